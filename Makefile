@@ -1,0 +1,46 @@
+# The two commands of the quick start: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 5000
+FLASK := $(VENV)/bin/flask --app wsgi
+
+.PHONY: run test test-postgres install browser lint bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test,serve]"
+	touch $@
+
+install: $(VENV)/.installed
+
+## Serve the standalone site with the demo department on http://127.0.0.1:$(PORT)
+run: install
+	$(FLASK) directory db upgrade
+	$(FLASK) directory load-demo --if-empty
+	$(FLASK) run --host 127.0.0.1 --port $(PORT)
+
+## Debian's Chromium for the browser tests (Playwright never downloads a browser here).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+## Run the whole suite (SQLite by default; set DIRECTORY_TEST_DATABASE_URL for PostgreSQL).
+test: install browser
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest -q
+
+test-postgres:
+	DIRECTORY_TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test $(MAKE) test
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: install
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) dist build instance .pytest_cache

@@ -1,0 +1,154 @@
+"""``flask directory ...``: migrations, import and export of profiles, demo content."""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+
+import click
+from flask import current_app
+from flask.cli import AppGroup
+from sqlalchemy import select
+
+from . import migrate
+from . import models as m
+from .db import get_session
+from .interchange import (
+    ImportRefused,
+    export_person,
+    import_documents,
+    read_document,
+    validate_document,
+)
+
+directory_cli = AppGroup("directory", help="Manage the faculty directory.")
+db_cli = AppGroup("db", help="The directory's own database migrations.")
+directory_cli.add_command(db_cli)
+
+
+def _engine():
+    return current_app.extensions["directory"].db.engine
+
+
+@db_cli.command("upgrade")
+@click.argument("revision", default="heads")
+def db_upgrade(revision: str) -> None:
+    """Upgrade the directory's tables to REVISION (default: the newest)."""
+    migrate.upgrade(_engine(), revision)
+
+
+@db_cli.command("downgrade")
+@click.argument("revision", default="-1")
+def db_downgrade(revision: str) -> None:
+    """Downgrade the directory's tables to REVISION ("base" removes them all)."""
+    migrate.downgrade(_engine(), revision)
+
+
+@db_cli.command("revision")
+@click.option("-m", "--message", required=True)
+@click.option("--autogenerate/--empty", default=True)
+def db_revision(message: str, autogenerate: bool) -> None:
+    """Write a new migration (developers of the plugin only)."""
+    migrate.revision(_engine(), message, autogenerate)
+
+
+@db_cli.command("current")
+def db_current() -> None:
+    """Show the directory's current migration."""
+    migrate.current(_engine())
+
+
+def _import(documents: list[tuple[str, object]]) -> None:
+    session = get_session()
+    try:
+        result = import_documents(session, documents)
+        session.commit()
+    except ImportRefused as refused:
+        session.rollback()
+        click.echo(f"Nothing was imported: {len(refused.problems)} problem(s).", err=True)
+        for problem in refused.problems:
+            click.echo(f"  {problem}", err=True)
+        sys.exit(1)
+    for note in result.notes:
+        click.echo(f"note: {note}")
+    click.echo(
+        f"Imported {len(result.people)} profile(s): "
+        f"{result.created} new, {result.updated} updated; "
+        f"{result.publications_created} new publication(s), "
+        f"{result.publications_matched} matched existing ones."
+    )
+
+
+@directory_cli.command("import-profile")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+def import_profile(files: tuple[str, ...]) -> None:
+    """Import profile documents (all or nothing; every problem is listed)."""
+    limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
+    documents, problems = [], []
+    for name in files:
+        doc, found = read_document(Path(name).read_bytes(), name, limit)
+        problems.extend(found)
+        if not found:
+            documents.append((name, doc))
+    if problems:
+        # Report the readable files' problems too, so one run lists everything.
+        for name, doc in documents:
+            problems.extend(validate_document(doc, name))
+        click.echo(f"Nothing was imported: {len(problems)} problem(s).", err=True)
+        for problem in problems:
+            click.echo(f"  {problem}", err=True)
+        sys.exit(1)
+    _import(documents)
+
+
+@directory_cli.command("export-profile")
+@click.argument("slug")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="File (default: stdout).")
+def export_profile(slug: str, output: str | None) -> None:
+    """Export one profile as an interchange document."""
+    session = get_session()
+    person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+    if person is None:
+        raise click.ClickException(f"No person with slug {slug!r}.")
+    text = json.dumps(export_person(session, person), ensure_ascii=False, indent=2)
+    if output:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+    else:
+        click.echo(text)
+
+
+@directory_cli.command("export")
+@click.option("--all", "export_all", is_flag=True, required=True, help="Export every profile.")
+@click.argument("directory", type=click.Path(file_okay=False))
+def export_all_profiles(export_all: bool, directory: str) -> None:
+    """Export every profile into DIRECTORY, one <slug>.json each (the backup)."""
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    session = get_session()
+    people = session.scalars(select(m.Person).order_by(m.Person.slug)).all()
+    for person in people:
+        text = json.dumps(export_person(session, person), ensure_ascii=False, indent=2)
+        (target / f"{person.slug}.json").write_text(text + "\n", encoding="utf-8")
+    click.echo(f"Exported {len(people)} profile(s) to {target}.")
+
+
+def demo_documents() -> list[tuple[str, object]]:
+    """The demo department's documents, shipped in the package."""
+    folder = resources.files("directory").joinpath("demo")
+    return [
+        (entry.name, json.loads(entry.read_text("utf-8")))
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".json")
+    ]
+
+
+@directory_cli.command("load-demo")
+@click.option("--if-empty", is_flag=True, help="Only when the directory has nobody yet.")
+def load_demo(if_empty: bool) -> None:
+    """Load the demo department (idempotent: loading again changes nothing)."""
+    if if_empty and get_session().scalar(select(m.Person.id).limit(1)) is not None:
+        click.echo("The directory already has people; demo not loaded.")
+        return
+    _import(demo_documents())

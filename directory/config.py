@@ -1,0 +1,109 @@
+"""Every setting of the directory plugin, with its default, in one place.
+
+A host sets any of these keys in its Flask config before calling ``Directory(app)``;
+:func:`apply_defaults` fills in the rest. No other module invents a default.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: URL prefix the blueprint is mounted under ("/directory", "/people" or "" for the site root).
+DIRECTORY_URL_PREFIX = "/directory"
+
+#: SQLAlchemy URL of the directory's database. ``None`` means an SQLite file
+#: ``directory.sqlite3`` in the app's instance folder. Ignored when DIRECTORY_ENGINE is set.
+DIRECTORY_DATABASE_URL: str | None = None
+
+#: An existing SQLAlchemy Engine (or a zero-argument callable returning one) to share the host's
+#: database, e.g. ``lambda: db.engine`` for a Flask-SQLAlchemy host.
+#: ``None``: use DIRECTORY_DATABASE_URL.
+DIRECTORY_ENGINE: Any = None
+
+#: Extra keyword arguments for ``sqlalchemy.create_engine`` (pool sizes, echo...).
+DIRECTORY_ENGINE_OPTIONS: dict[str, Any] = {}
+
+#: Template every directory page extends; a host points this at its own layout, which must
+#: provide the blocks ``title``, ``head`` and ``content`` (see docs/embedding.md).
+DIRECTORY_BASE_TEMPLATE = "directory/base.html"
+
+#: The department's name, shown in titles, feeds and structured data.
+DIRECTORY_DEPARTMENT_NAME = "Department of Computer Science"
+
+#: The institution the department belongs to (structured data, feeds).
+DIRECTORY_INSTITUTION_NAME = "Example University"
+
+#: How the plugin learns who is signed in: "flask_login" (``current_user``), "remote_user"
+#: (the WSGI environ's REMOTE_USER set by the web server's SSO module), "g" (``flask.g.user``),
+#: "builtin" (the standalone site's own login) or "callable" (DIRECTORY_IDENTITY_CALLABLE).
+DIRECTORY_IDENTITY_SOURCE = "builtin"
+
+#: With DIRECTORY_IDENTITY_SOURCE = "callable": a function returning the signed-in user's stable
+#: key (username, eppn or email) as a string, or ``None`` for anonymous.
+DIRECTORY_IDENTITY_CALLABLE: Any = None
+
+#: Attribute of the host's user object (Flask-Login ``current_user`` or ``g.user``) that holds the
+#: stable key used to map host identities to people. Never the host's primary key.
+DIRECTORY_IDENTITY_ATTRIBUTE = "username"
+
+#: Who is a department admin: a list of identity keys, a callable ``f(key) -> bool``, or ``None``
+#: (nobody). The safe default is nobody.
+DIRECTORY_ADMINS: Any = None
+
+#: Enable the built-in login form (standalone and demo site only). Off unless enabled.
+DIRECTORY_BUILTIN_LOGIN = False
+
+#: Failed built-in login attempts allowed per account within DIRECTORY_LOGIN_LOCKOUT_MINUTES.
+DIRECTORY_LOGIN_MAX_ATTEMPTS = 5
+
+#: Minutes an account stays locked after too many failed built-in logins.
+DIRECTORY_LOGIN_LOCKOUT_MINUTES = 15
+
+#: Role categories whose changes wait for approval by their advisor or an admin before they are
+#: public, e.g. ``["phd_student", "masters_student"]``. Empty: changes are public at once.
+DIRECTORY_APPROVAL_ROLES: list[str] = []
+
+#: Months after which a profile nobody confirmed shows up in the admin's stale report.
+DIRECTORY_STALE_AFTER_MONTHS = 12
+
+#: Days an invitation link to claim a profile stays valid.
+DIRECTORY_INVITATION_DAYS = 14
+
+#: Largest accepted photo upload, in bytes.
+DIRECTORY_PHOTO_MAX_BYTES = 5 * 1024 * 1024
+
+#: Largest accepted photo, in pixels (width × height); larger images are refused as possible
+#: decompression bombs.
+DIRECTORY_PHOTO_MAX_PIXELS = 40_000_000
+
+#: Edge length in pixels that stored photos are resized to fit within.
+DIRECTORY_PHOTO_SIZE = 600
+
+#: Largest accepted import file (interchange JSON, BibTeX, ORCID), in bytes.
+DIRECTORY_IMPORT_MAX_BYTES = 5 * 1024 * 1024
+
+#: Number of items per page in listings and the JSON API.
+DIRECTORY_PAGE_SIZE = 50
+
+#: Seconds a rendered public page may be cached (0 disables the page cache).
+DIRECTORY_CACHE_SECONDS = 0
+
+#: Whether the plugin sets security headers (CSP, nosniff, frame-ancestors, referrer policy) on
+#: its own responses. A host that sets its own may turn this off.
+DIRECTORY_SECURITY_HEADERS = True
+
+#: Whether the plugin protects its forms with CSRF tokens itself when the host has no
+#: Flask-WTF CSRFProtect. Leave on.
+DIRECTORY_CSRF = True
+
+
+def defaults() -> dict[str, Any]:
+    """Return every ``DIRECTORY_*`` setting with its default value."""
+    return {name: value for name, value in globals().items() if name.startswith("DIRECTORY_")}
+
+
+def apply_defaults(config: dict[str, Any]) -> None:
+    """Fill in every setting the host has not set."""
+    for name, value in defaults().items():
+        # Copy mutable defaults so one app's changes never leak into another's.
+        config.setdefault(name, value.copy() if isinstance(value, list | dict) else value)

@@ -1,0 +1,69 @@
+"""The plugin's own Alembic lineage: its own version table, only ``directory_*`` tables.
+
+Used by ``flask directory db ...`` and by tests; a host never needs its own Alembic
+environment to know about these tables (see :func:`include_object` for the host filter).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine
+
+from .resources import resource_dir
+
+VERSION_TABLE = "alembic_version_directory"
+TABLE_PREFIX = "directory_"
+
+
+def include_object(
+    obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
+) -> bool:
+    """Alembic filter keeping only the plugin's tables (and their indexes and constraints)."""
+    if type_ == "table":
+        return bool(name and name.startswith(TABLE_PREFIX))
+    table = getattr(obj, "table", None)
+    if table is not None:
+        return table.name.startswith(TABLE_PREFIX)
+    return True
+
+
+def exclude_directory_tables(
+    obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
+) -> bool:
+    """The one-line filter for a *host's* migration environment: pass it as
+    ``include_object=exclude_directory_tables`` so the host's ``flask db migrate`` never sees
+    the directory's tables or its version table."""
+    if type_ == "table":
+        return not (name and (name.startswith(TABLE_PREFIX) or name == VERSION_TABLE))
+    table = getattr(obj, "table", None)
+    if table is not None:
+        return not table.name.startswith(TABLE_PREFIX)
+    return True
+
+
+def alembic_config(engine: Engine) -> Config:
+    """An Alembic Config for the plugin's lineage bound to ``engine``."""
+    config = Config()
+    config.set_main_option("script_location", str(resource_dir("migrations")))
+    config.set_main_option("version_table", VERSION_TABLE)
+    config.attributes["engine"] = engine
+    return config
+
+
+def upgrade(engine: Engine, revision: str = "heads") -> None:
+    command.upgrade(alembic_config(engine), revision)
+
+
+def downgrade(engine: Engine, revision: str = "base") -> None:
+    command.downgrade(alembic_config(engine), revision)
+
+
+def revision(engine: Engine, message: str, autogenerate: bool = True) -> None:
+    command.revision(alembic_config(engine), message=message, autogenerate=autogenerate)
+
+
+def current(engine: Engine) -> None:
+    command.current(alembic_config(engine), verbose=False)

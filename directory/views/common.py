@@ -1,0 +1,108 @@
+"""Request-wide pieces of the blueprint: template helpers, security headers, error pages."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from flask import Response, current_app, render_template
+from markupsafe import Markup, escape
+
+from .. import models
+from ..identity import current_viewer
+from ..markdown import render_inline, render_markdown
+from . import blueprint
+
+MONTHS = (
+    "Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Sep.", "Oct.", "Nov.", "Dec.",
+)  # fmt: skip
+
+
+def month_year(year: int | None, month: int | None = None) -> str:
+    """'July 2025', 'Aug. 2024' or '2024'."""
+    if not year:
+        return ""
+    if month and 1 <= month <= 12:
+        return f"{MONTHS[month - 1]} {year}"
+    return str(year)
+
+
+def date_range(entry: object) -> str:
+    """'Aug. 2021 – July 2025', '2023 – present'."""
+    start = month_year(getattr(entry, "start_year", None), getattr(entry, "start_month", None))
+    if getattr(entry, "is_current", False):
+        end = "present"
+    else:
+        end = month_year(getattr(entry, "end_year", None), getattr(entry, "end_month", None))
+    if start and end and start != end:
+        return f"{start} – {end}"
+    return start or end
+
+
+def obfuscated_email(email: str | None) -> Markup:
+    """An address people can read and simple harvesters cannot: 'name at host dot edu',
+    without a mailto link, with the parts in separate elements."""
+    if not email or "@" not in email:
+        return Markup("")
+    user, _, host = email.partition("@")
+    host_parts = Markup('<span class="obf-sep"> dot </span>').join(
+        escape(p) for p in host.split(".")
+    )
+    return Markup('<span class="email-obf">{}<span class="obf-sep"> at </span>{}</span>').format(
+        user, host_parts
+    )
+
+
+@blueprint.app_template_filter("directory_markdown")
+def _markdown_filter(text: str | None) -> Markup:
+    return render_markdown(text)
+
+
+@blueprint.app_template_filter("directory_inline")
+def _inline_filter(text: str | None) -> Markup:
+    return render_inline(text)
+
+
+def _department_name() -> str:
+    return current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+
+
+@blueprint.record_once
+def _template_globals(state) -> None:
+    """Jinja globals (not context variables) so that imported macros see them too; all are
+    prefixed ``directory_`` to stay out of the host's way."""
+    state.app.jinja_env.globals.update(
+        directory_viewer=current_viewer,
+        directory_label=models.label,
+        directory_vocab=models,
+        directory_month_year=month_year,
+        directory_date_range=date_range,
+        directory_email=obfuscated_email,
+        directory_department=_department_name,
+        directory_today=date.today,
+    )
+
+
+CSP = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
+)
+
+
+@blueprint.after_request
+def _security_headers(response: Response) -> Response:
+    if current_app.config["DIRECTORY_SECURITY_HEADERS"]:
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
+        response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
+    return response
+
+
+@blueprint.errorhandler(404)
+def _not_found(error: Exception) -> tuple[str, int]:
+    return render_template("directory/errors/404.html"), 404
+
+
+@blueprint.errorhandler(403)
+def _forbidden(error: Exception) -> tuple[str, int]:
+    return render_template("directory/errors/403.html"), 403

@@ -1,0 +1,155 @@
+"""Test fixtures: one app and schema per session; every test inside a rolled-back transaction.
+
+The database comes from DIRECTORY_TEST_DATABASE_URL (default: in-memory SQLite); CI runs the
+suite on SQLite and on the PostgreSQL server.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask, session
+from sqlalchemy import Connection
+from sqlalchemy.orm import Session
+
+from directory import Directory, migrate
+from directory import models as m
+from directory.names import make_slug, sort_name
+
+DATABASE_URL = os.environ.get("DIRECTORY_TEST_DATABASE_URL", "sqlite://")
+TEST_USER_KEY = "_test_user"
+ADMINS = ["admin"]
+
+
+def _test_identity() -> str | None:
+    return session.get(TEST_USER_KEY)
+
+
+def make_app(**config: Any) -> Flask:
+    """A minimal host app; tests sign users in through the session (see ``login``)."""
+    app = Flask("directory_test_host")
+    app.config.update(
+        SECRET_KEY="test",
+        TESTING=True,
+        SERVER_NAME="directory.test",
+        DIRECTORY_DATABASE_URL=DATABASE_URL,
+        DIRECTORY_IDENTITY_SOURCE="callable",
+        DIRECTORY_IDENTITY_CALLABLE=_test_identity,
+        DIRECTORY_ADMINS=ADMINS,
+    )
+    app.config.update(config)
+    Directory(app)
+    return app
+
+
+@pytest.fixture(scope="session")
+def app() -> Iterator[Flask]:
+    app = make_app()
+    engine = app.extensions["directory"].db.engine
+    # Start from nothing, even if an earlier run on this server was interrupted.
+    migrate.downgrade(engine, "base")
+    migrate.upgrade(engine)
+    yield app
+    migrate.downgrade(engine, "base")
+    app.extensions["directory"].db.dispose()
+
+
+@pytest.fixture
+def connection(app: Flask) -> Iterator[Connection]:
+    """An outer transaction every session of the test joins through savepoints; rolled back."""
+    state = app.extensions["directory"].db
+    conn = state.engine.connect()
+    outer = conn.begin()
+    state.sessionmaker.configure(bind=conn, join_transaction_mode="create_savepoint")
+    try:
+        yield conn
+    finally:
+        state.sessionmaker.configure(
+            bind=state.engine, join_transaction_mode="conservative_savepoint"
+        )
+        outer.rollback()
+        conn.close()
+
+
+@pytest.fixture
+def db(app: Flask, connection: Connection) -> Iterator[Session]:
+    """The test's own session for arranging and checking data. No app context stays pushed:
+    Flask would reuse it for the client's requests, sharing ``g`` between them."""
+    session = app.extensions["directory"].db.new_session()
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+@pytest.fixture
+def client(app: Flask, connection: Connection):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app: Flask, connection: Connection):
+    return app.test_cli_runner()
+
+
+def login(client, key: str | None) -> None:
+    """Sign ``key`` in (None signs out) for the following requests of ``client``."""
+    with client.session_transaction() as sess:
+        if key is None:
+            sess.pop(TEST_USER_KEY, None)
+        else:
+            sess[TEST_USER_KEY] = key
+
+
+@pytest.fixture
+def make_person(db: Session):
+    """Factory: ``make_person(full_name="Ada Lovelace", role="faculty", **overrides)``."""
+
+    def factory(full_name: str = "Ada Lovelace", **overrides: Any) -> m.Person:
+        values: dict[str, Any] = {
+            "full_name": full_name,
+            "slug": make_slug(full_name),
+            "sort_name": sort_name(full_name),
+            "role": "faculty",
+        }
+        values.update(overrides)
+        person = m.Person(**values)
+        db.add(person)
+        db.commit()
+        return person
+
+    return factory
+
+
+@pytest.fixture
+def make_publication(db: Session):
+    """Factory: a publication with authors (names or Person objects) on their profiles."""
+
+    def factory(title: str = "A Paper", authors: tuple = ("Ada Lovelace",), **overrides: Any):
+        pub = m.Publication(title=title, year=overrides.pop("year", 2024), **overrides)
+        for i, author in enumerate(authors):
+            if isinstance(author, m.Person):
+                pub.authorships.append(
+                    m.Authorship(position=i, name=author.full_name, person=author)
+                )
+            else:
+                pub.authorships.append(m.Authorship(position=i, name=author))
+        db.add(pub)
+        db.flush()
+        for author in authors:
+            if isinstance(author, m.Person):
+                db.add(m.ProfilePublication(person_id=author.id, publication_id=pub.id))
+        db.commit()
+        return pub
+
+    return factory
+
+
+@pytest.fixture
+def demo(runner) -> None:
+    """The demo department, loaded through the real CLI command."""
+    result = runner.invoke(args=["directory", "load-demo"])
+    assert result.exit_code == 0, result.output

@@ -1,0 +1,78 @@
+"""The plugin's Alembic lineage builds exactly the models' schema, and goes down and up again."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import Engine, create_engine, inspect, text
+from sqlalchemy.engine import make_url
+
+from directory import migrate
+from directory.db import make_engine
+from directory.models import Base
+
+from .conftest import DATABASE_URL
+
+
+@pytest.fixture
+def empty_engine(tmp_path) -> Iterator[Engine]:
+    """A database of its own: a temporary SQLite file, or a scratch PostgreSQL database."""
+    url = make_url(DATABASE_URL)
+    if url.get_backend_name() == "sqlite":
+        engine = make_engine(f"sqlite:///{tmp_path / 'migrations.sqlite3'}")
+        yield engine
+        engine.dispose()
+        return
+    name = f"directory_mig_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    engine = make_engine(url.set(database=name).render_as_string(hide_password=False))
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{name}"'))
+        admin.dispose()
+
+
+def _diff(engine: Engine) -> list:
+    with engine.connect() as conn:
+        context = MigrationContext.configure(
+            conn,
+            opts={"include_object": migrate.include_object, "compare_type": True},
+        )
+        return compare_metadata(context, Base.metadata)
+
+
+def _tables(engine: Engine) -> set[str]:
+    return set(inspect(engine).get_table_names())
+
+
+def test_upgrade_matches_models_then_down_and_up_again(empty_engine: Engine) -> None:
+    migrate.upgrade(empty_engine)
+    assert _diff(empty_engine) == []
+    tables = _tables(empty_engine)
+    assert migrate.VERSION_TABLE in tables
+    assert all(t.startswith("directory_") for t in tables - {migrate.VERSION_TABLE})
+    assert set(Base.metadata.tables) <= tables
+
+    migrate.downgrade(empty_engine, "base")
+    assert _tables(empty_engine) <= {migrate.VERSION_TABLE}
+
+    migrate.upgrade(empty_engine)
+    assert _diff(empty_engine) == []
+
+
+def test_host_filter_hides_every_directory_table() -> None:
+    for name in Base.metadata.tables:
+        assert migrate.exclude_directory_tables(None, name, "table", True, None) is False
+    assert (
+        migrate.exclude_directory_tables(None, migrate.VERSION_TABLE, "table", True, None) is False
+    )
+    assert migrate.exclude_directory_tables(None, "users", "table", True, None) is True

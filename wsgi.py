@@ -1,0 +1,45 @@
+"""The standalone site: the directory on its own, with the built-in demo login available.
+
+    flask --app wsgi run            # development
+    gunicorn wsgi:app               # production (set SECRET_KEY and DIRECTORY_* in the env)
+
+Settings come from environment variables named like the config keys (``DIRECTORY_DATABASE_URL``,
+``SECRET_KEY``...), parsed as JSON when possible.
+"""
+
+from __future__ import annotations
+
+import os
+
+from flask import Flask, redirect, url_for
+
+from directory import Directory
+
+
+def create_app(config: dict | None = None) -> Flask:
+    app = Flask(__name__, instance_relative_config=True)
+    app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY", "dev-only-not-secret")
+    app.config["DIRECTORY_BUILTIN_LOGIN"] = True
+    for key, value in os.environ.items():
+        if key.startswith("DIRECTORY_"):
+            app.config[key] = _loads(value)
+    app.config.update(config or {})
+    Directory(app)
+
+    @app.route("/")
+    def home():
+        return redirect(url_for("directory.index"))
+
+    return app
+
+
+def _loads(value: str):
+    import json
+
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+app = create_app()

@@ -505,6 +505,26 @@ def _entry_dict(obj: Any, names: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+def publication_data(pub: m.Publication) -> dict[str, Any]:
+    """A publication in the interchange shape (without profile-specific fields such as
+    ``selected`` or relations by ref): for exports, BibTeX and the API. Load authorships (with
+    their people), links, awards and badges eagerly when converting many."""
+    data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
+    data["authors"] = [
+        {
+            "name": a.name,
+            "person": a.person.slug if a.person else None,
+            "co_first": a.co_first,
+            "corresponding": a.corresponding,
+        }
+        for a in pub.authorships
+    ]
+    data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
+    data["awards"] = [a.name for a in pub.awards]
+    data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
+    return data
+
+
 def export_person(session: Session, person: m.Person) -> dict[str, Any]:
     """The complete profile document of ``person`` (every entry, whatever its visibility):
     this is the backup format, so only admins and the owner may be given it."""
@@ -554,19 +574,7 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
     publications = []
     for row in rows:
         pub = row.publication
-        data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
-        data["authors"] = [
-            {
-                "name": a.name,
-                "person": a.person.slug if a.person else None,
-                "co_first": a.co_first,
-                "corresponding": a.corresponding,
-            }
-            for a in pub.authorships
-        ]
-        data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
-        data["awards"] = [a.name for a in pub.awards]
-        data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
+        data = publication_data(pub)
         # Relations to papers outside this profile can't be expressed by ref; they are kept
         # on the shared record when it is re-imported next to the other profile.
         data["relations"] = [

@@ -39,12 +39,12 @@ SIMPLE_ENTRIES: dict[str, type[m.Base]] = {
 DATE_FIELDS = {"last_confirmed", "deadline", "expires_on"}
 PERSON_FIELDS = (
     "slug", "full_name", "sort_name", "native_name", "name_variants", "role", "rank", "title",
-    "unit", "email", "office", "address", "phone", "pronouns", "interests", "bio",
-    "last_confirmed", "user_key", "active", "visibility",
+    "unit", "institution", "email", "office", "address", "phone", "pronouns", "interests", "bio",
+    "section_intros", "last_confirmed", "user_key", "active", "visibility",
 )  # fmt: skip
 PUBLICATION_FIELDS = (
     "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
-    "arxiv_id", "volume", "number", "pages", "publisher", "location", "note", "labels",
+    "arxiv_id", "volume", "number", "pages", "article", "publisher", "location", "note", "labels",
     "citation_key", "bibtex", "visibility",
 )  # fmt: skip
 

@@ -281,6 +281,9 @@ class Person(VersionedMixin, Base):
     rank: Mapped[str | None] = mapped_column(String(32))
     title: Mapped[str | None] = mapped_column(String(300))
     unit: Mapped[str | None] = mapped_column(String(200))
+    #: The institution, when the department directory spans several or the person is hosted
+    #: elsewhere; empty means DIRECTORY_INSTITUTION_NAME.
+    institution: Mapped[str | None] = mapped_column(String(200))
     email: Mapped[str | None] = mapped_column(String(254))
     office: Mapped[str | None] = mapped_column(String(200))
     address: Mapped[str | None] = mapped_column(Text)
@@ -289,6 +292,9 @@ class Person(VersionedMixin, Base):
     #: One-line research interests, shown on cards and searched.
     interests: Mapped[str | None] = mapped_column(Text)
     bio: Mapped[str | None] = mapped_column(Text)
+    #: Short Markdown introductions shown under a profile section's heading, by section name
+    #: ("students": "I am very fortunate to work with...").
+    section_intros: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     last_confirmed: Mapped[date | None] = mapped_column(Date)
     #: The host's stable identity key (username, eppn or email) bound to this person.
     user_key: Mapped[str | None] = mapped_column(String(254), unique=True)
@@ -428,7 +434,7 @@ class ResearchProject(EntryMixin, Base):
         back_populates="parent", order_by="ResearchProject.position"
     )
     publications: Mapped[list[Publication]] = relationship(
-        secondary=project_publications, order_by="Publication.year.desc()"
+        secondary=project_publications, order_by="Publication.year"
     )
 
 
@@ -521,6 +527,8 @@ class Publication(VersionedMixin, Base):
     volume: Mapped[str | None] = mapped_column(String(40))
     number: Mapped[str | None] = mapped_column(String(40))
     pages: Mapped[str | None] = mapped_column(String(40))
+    #: Article number in journals that number articles instead of pages ("Article 18").
+    article: Mapped[str | None] = mapped_column(String(40))
     publisher: Mapped[str | None] = mapped_column(String(200))
     location: Mapped[str | None] = mapped_column(String(200))
     note: Mapped[str | None] = mapped_column(Text)

@@ -34,7 +34,7 @@ def person_data(person: m.Person) -> dict[str, Any]:
         "name": person.unit or current_app.config["DIRECTORY_DEPARTMENT_NAME"],
         "parentOrganization": {
             "@type": "CollegeOrUniversity",
-            "name": current_app.config["DIRECTORY_INSTITUTION_NAME"],
+            "name": person.institution or current_app.config["DIRECTORY_INSTITUTION_NAME"],
         },
     }
     if person.areas:

@@ -2,7 +2,7 @@
 
 Revision ID: 0001_initial
 Revises: 
-Create Date: 2026-11-30 01:07:10.256317
+Create Date: 2026-11-30 01:10:42.290822
 """
 
 from alembic import op
@@ -42,6 +42,7 @@ def upgrade() -> None:
     sa.Column('rank', sa.String(length=32), nullable=True),
     sa.Column('title', sa.String(length=300), nullable=True),
     sa.Column('unit', sa.String(length=200), nullable=True),
+    sa.Column('institution', sa.String(length=200), nullable=True),
     sa.Column('email', sa.String(length=254), nullable=True),
     sa.Column('office', sa.String(length=200), nullable=True),
     sa.Column('address', sa.Text(), nullable=True),
@@ -49,6 +50,7 @@ def upgrade() -> None:
     sa.Column('pronouns', sa.String(length=40), nullable=True),
     sa.Column('interests', sa.Text(), nullable=True),
     sa.Column('bio', sa.Text(), nullable=True),
+    sa.Column('section_intros', sa.JSON(), nullable=False),
     sa.Column('last_confirmed', sa.Date(), nullable=True),
     sa.Column('user_key', sa.String(length=254), nullable=True),
     sa.Column('active', sa.Boolean(), nullable=False),
@@ -278,6 +280,7 @@ def upgrade() -> None:
     sa.Column('volume', sa.String(length=40), nullable=True),
     sa.Column('number', sa.String(length=40), nullable=True),
     sa.Column('pages', sa.String(length=40), nullable=True),
+    sa.Column('article', sa.String(length=40), nullable=True),
     sa.Column('publisher', sa.String(length=200), nullable=True),
     sa.Column('location', sa.String(length=200), nullable=True),
     sa.Column('note', sa.Text(), nullable=True),

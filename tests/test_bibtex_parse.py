@@ -1,0 +1,763 @@
+"""BibTeX import/export (directory.bibtex): one fixture per real-world quirk, plus round trips."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from directory.bibtex import (
+    MAX_BIBTEX_BYTES,
+    BibtexTooLarge,
+    ParsedEntry,
+    ParseResult,
+    make_citation_key,
+    normalise_arxiv,
+    normalise_doi,
+    parse_bibtex,
+    publication_to_bibtex,
+    publication_to_csl,
+    publications_to_bibtex,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures" / "bibtex"
+
+ROUND_TRIP_FIELDS = ("title", "authors", "venue", "year", "month", "type", "doi", "arxiv_id")
+
+
+def load(name: str) -> ParseResult:
+    return parse_bibtex((FIXTURES / name).read_bytes())
+
+
+def by_key(result: ParseResult) -> dict[str, ParsedEntry]:
+    return {entry.key: entry for entry in result.entries}
+
+
+def names(entry: ParsedEntry) -> list[str]:
+    return [author["name"] for author in entry.data["authors"]]
+
+
+def paper_links(data: dict) -> list[dict]:
+    return [link for link in data["links"] if link["kind"] == "paper"]
+
+
+def author(name: str, co_first: bool = False, corresponding: bool = False) -> dict:
+    return {"name": name, "person": None, "co_first": co_first, "corresponding": corresponding}
+
+
+# --- 1. free text before, between and after entries ----------------------------------------
+
+
+def test_front_matter_and_free_text_are_ignored() -> None:
+    result = load("front_matter.bib")
+
+    assert result.problems == []
+    assert [e.key for e in result.entries] == ["wei2023mitosis"]
+    entry = result.entries[0]
+    assert entry.line == 8
+    assert entry.data["title"] == "Mitosis: Transparently Self-Replicating Page-Tables"
+    assert names(entry) == ["Xingda Wei", "Rong Chen"]
+    assert entry.data["venue"].startswith("Proceedings of the 17th USENIX Symposium")
+
+
+# --- 2. @string macros and # concatenation --------------------------------------------------
+
+
+def test_string_macros_resolve_inside_concatenations() -> None:
+    entries = by_key(load("strings.bib"))
+
+    concat = entries["concat2024"].data
+    assert concat["venue"] == (
+        "Proceedings of the USENIX Symposium on Operating Systems Design and Implementation 2024"
+    )
+    assert concat["publisher"] == "ACM"  # @string( ... ) with parentheses
+    assert concat["year"] == 2024  # bare number
+    # A macro defined from another macro, referenced in a different case.
+    assert entries["nested2023"].data["venue"] == (
+        "Proceedings of the 29th ACM Symposium on Operating Systems Principles"
+    )
+    assert entries["nested2023"].data["year"] == 2023  # quoted number
+    assert entries["concat2024"].warnings == []
+
+
+def test_undefined_macro_is_kept_and_warned_about() -> None:
+    entry = by_key(load("strings.bib"))["undefined2022"]
+
+    assert entry.data["venue"] == "tocs"
+    assert any("tocs" in w and "undefined" in w for w in entry.warnings)
+
+
+# --- 3. months ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "month", "year"),
+    [
+        ("macro", 7, 2020),
+        ("upper", 12, 2020),
+        ("number", 3, 2020),
+        ("padded", 9, 2020),
+        ("fullname", 2, 2020),
+        ("abbrdot", 11, 2020),
+        ("withday", 8, 2020),
+        ("biblatex", 5, 2021),
+    ],
+)
+def test_month_forms(key: str, month: int, year: int) -> None:
+    entry = by_key(load("months.bib"))[key]
+
+    assert entry.data["month"] == month
+    assert entry.data["year"] == year
+    assert entry.warnings == []
+
+
+def test_impossible_month_is_dropped_with_warning() -> None:
+    entry = by_key(load("months.bib"))["bogus"]
+
+    assert entry.data["month"] is None
+    assert any("'13'" in w for w in entry.warnings)
+
+
+# --- 4. crossref ----------------------------------------------------------------------------
+
+
+def test_crossref_child_inherits_missing_fields() -> None:
+    entries = by_key(load("crossref.bib"))
+    child = entries["child2024"].data
+
+    assert child["venue"] == (
+        "18th USENIX Symposium on Operating Systems Design and Implementation (OSDI 24)"
+    )
+    assert (child["year"], child["month"]) == (2024, 7)
+    assert child["publisher"] == "USENIX Association"
+    assert child["location"] == "Santa Clara, CA"
+    assert child["pages"] == "1–15"  # its own field
+    assert child["title"] == "A Paper in Proceedings"  # not the parent's title
+    assert child["doi"] is None  # the volume's DOI is not the paper's
+    assert child["type"] == "conference"
+
+
+def test_crossref_child_fields_win_over_parent() -> None:
+    override = by_key(load("crossref.bib"))["override2024"].data
+
+    assert override["year"] == 2025
+    assert override["month"] == 7
+
+
+def test_crossref_parents_imported_only_when_they_are_publications() -> None:
+    result = load("crossref.bib")
+    entries = by_key(result)
+
+    assert "osdi2024" not in entries  # a @proceedings container
+    assert entries["handbook2022"].data["type"] == "book"  # a @book is a publication
+    chapter = entries["chapter2022"].data
+    assert chapter["type"] == "chapter"
+    assert chapter["venue"] == "The Handbook of Systems"
+    assert (chapter["publisher"], chapter["year"]) == ("Springer", 2022)
+    assert result.problems == []
+
+
+def test_crossref_to_missing_parent_is_a_warning() -> None:
+    orphan = by_key(load("crossref.bib"))["orphan2021"]
+
+    assert orphan.data["year"] == 2021
+    assert any("nowhere" in w for w in orphan.warnings)
+
+
+# --- 5. LaTeX -------------------------------------------------------------------------------
+
+
+def test_latex_markup_becomes_unicode() -> None:
+    data = by_key(load("latex.bib"))["latex2024"].data
+
+    assert data["title"] == (
+        "BERT über Çaça: Étude of Nested Emphasis & Co. — α-Tests for GPUs, 10–20%"
+    )
+    assert names(by_key(load("latex.bib"))["latex2024"]) == [
+        "Jörg Müller",
+        "René François",
+        "Paul Erdős",
+        "Małgorzata Straßer",
+        "Søren Østergaard",
+    ]
+    assert data["venue"] == "Journal of LaTeX Users"
+    assert data["pages"] == "100–110"
+    assert data["abstract"] == (
+        "We use “quotes” and a tie here. The second line is joined to the first."
+    )
+    assert data["doi"] == "10.1000/abc_def"
+
+
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        (r"{\"u}ber", "über"),
+        (r"Gon\c calves", "Gonçalves"),
+        (r"\v{S}koda", "Škoda"),
+        (r"Stra\ss e", "Straße"),
+        (r"\'{\i}", "í"),
+        (r"C\# \$5 \_x \{y\}", "C# $5 _x {y}"),
+        (r"$O(n^{2})$ \ldots{} done", "O(n^2) … done"),
+        (r"{\sc Small} \textbf{bold}", "Small bold"),
+    ],
+)
+def test_latex_fragments_in_titles(latex: str, text: str) -> None:
+    result = parse_bibtex("@misc{k, title = {" + latex + "}, author = {A, B}, year = 2020}")
+
+    assert result.entries[0].data["title"] == text
+
+
+# --- 6. comments and trailing commas --------------------------------------------------------
+
+
+def test_comments_are_ignored_and_trailing_commas_accepted() -> None:
+    result = load("comments.bib")
+
+    assert result.problems == []
+    assert [e.key for e in result.entries] == ["live2020", "trailing2021"]
+    live = result.entries[0]
+    assert live.data["title"] == "A Live Entry"
+    assert names(live) == ["Xingda Wei"]  # the commented-out author line is gone
+    assert live.warnings == []
+    trailing = result.entries[1].data
+    assert (trailing["title"], trailing["year"]) == ("Trailing Comma After the Last Field", 2021)
+
+
+def test_raw_text_is_kept_exactly_even_where_comments_were_hidden() -> None:
+    source = (FIXTURES / "comments.bib").read_text(encoding="utf-8")
+    live = load("comments.bib").entries[0]
+
+    assert live.raw in source
+    assert "% a comment after a field" in live.raw
+    assert "% author = {Nobody, Old}," in live.raw
+    assert live.raw.startswith("@article{live2020,") and live.raw.endswith("}")
+    assert live.line == source[: source.index(live.raw)].count("\n") + 1
+
+
+def test_percent_inside_values_is_not_a_comment() -> None:
+    text = (
+        "@misc{k,\n"
+        "  title = {Saves 50\\% of Cost},\n"
+        "  url = {https://example.org/search?q=a,%20b},\n"
+        "  year = 2020 % trailing comment\n"
+        "}\n"
+    )
+
+    entry = parse_bibtex(text).entries[0]
+
+    assert entry.data["title"] == "Saves 50% of Cost"
+    assert entry.data["links"][0]["url"] == "https://example.org/search?q=a,%20b"
+    assert entry.data["year"] == 2020
+    assert entry.warnings == ["entry has no authors"]
+
+
+# --- 7. malformed entries -------------------------------------------------------------------
+
+
+def test_malformed_entries_become_problems_and_the_rest_still_parses() -> None:
+    result = load("malformed.bib")
+
+    assert [e.key for e in result.entries] == ["good1", "good2", "good3"]
+    assert [e.line for e in result.entries] == [1, 13, 35]
+    problems = [(p.line, p.key) for p in result.problems]
+    assert problems == [
+        (8, "unclosed"),
+        (20, None),
+        (25, "good1"),
+        (30, "Good2"),
+        (42, "lastunclosed"),
+    ]
+    messages = [p.message for p in result.problems]
+    assert "closing brace" in messages[0]
+    assert "citation key" in messages[1]
+    assert "Duplicate citation key 'good1'" in messages[2] and "line 1" in messages[2]
+    assert "Duplicate citation key 'Good2'" in messages[3] and "line 13" in messages[3]
+    assert "end" in messages[4] and "closing brace" in messages[4]
+    # The duplicate did not replace the original.
+    assert result.entries[0].data["title"] == "First Good Entry"
+
+
+def test_entry_with_empty_key_is_a_problem() -> None:
+    result = parse_bibtex("@misc{ok, title = {Fine}}\n@misc{, title = {No key}}\n")
+
+    assert [e.key for e in result.entries] == ["ok"]
+    assert [(p.line, p.key) for p in result.problems] == [(2, None)]
+    assert "citation key" in result.problems[0].message
+
+
+def test_duplicate_field_keeps_first_value_with_warning() -> None:
+    entry = parse_bibtex("@misc{k, title = {First}, title = {Second}}").entries[0]
+
+    assert entry.data["title"] == "First"
+    assert any("title" in w and "more than once" in w for w in entry.warnings)
+
+
+# --- 8. size and encoding -------------------------------------------------------------------
+
+
+def test_invalid_utf8_is_a_problem_not_an_exception() -> None:
+    result = load("latin1.bib")
+
+    assert result.entries == []
+    assert len(result.problems) == 1
+    assert result.problems[0].line == 2
+    assert "UTF-8" in result.problems[0].message
+
+
+def test_utf8_bom_is_accepted() -> None:
+    data = "\ufeff@misc{k, title = {Caf\u00e9}, year = 2020}".encode()
+
+    result = parse_bibtex(data)
+
+    assert result.problems == []
+    assert result.entries[0].data["title"] == "Café"
+    assert result.entries[0].raw.startswith("@misc{k,")
+
+
+@pytest.mark.parametrize("as_bytes", [True, False])
+def test_input_over_the_limit_raises(as_bytes: bool) -> None:
+    text = "@misc{k, title = {" + "x" * 2000 + "}}"
+
+    with pytest.raises(BibtexTooLarge) as excinfo:
+        parse_bibtex(text.encode() if as_bytes else text, max_bytes=1024)
+
+    assert "1024 bytes" in str(excinfo.value)
+    assert "1 KiB" in str(excinfo.value)
+
+
+def test_limit_counts_utf8_bytes_not_characters() -> None:
+    text = "@misc{k, title = {" + "魏" * 400 + "}}"  # ~1220 bytes, ~420 characters
+
+    with pytest.raises(BibtexTooLarge):
+        parse_bibtex(text, max_bytes=1024)
+    assert parse_bibtex(text, max_bytes=2048).entries[0].data["title"] == "魏" * 400
+
+
+def test_default_limit_is_five_mebibytes() -> None:
+    assert MAX_BIBTEX_BYTES == 5 * 1024 * 1024
+    with pytest.raises(BibtexTooLarge, match="5 MiB"):
+        parse_bibtex(b" " * (MAX_BIBTEX_BYTES + 1))
+
+
+# --- authors, links and al-folio fields -----------------------------------------------------
+
+
+def test_author_markers_set_co_first_and_corresponding() -> None:
+    entry = by_key(load("alfolio.bib"))["wei2023mitosis"]
+
+    assert entry.data["authors"] == [
+        author("Xingda Wei", co_first=True),
+        author("Rong Chen", co_first=True),
+        author("Jane Doe", co_first=True),
+        author("Richard Roe", co_first=True),
+        author("John Smith", corresponding=True),
+    ]
+
+
+def test_co_first_and_corresponding_fields() -> None:
+    data = by_key(load("alfolio.bib"))["fields2022"].data
+
+    assert data["authors"] == [
+        author("Xingda Wei", co_first=True),
+        author("Rong Chen", co_first=True),
+        author("Jane Doe", corresponding=True),
+    ]
+    assert data["selected"] is False
+
+
+def test_names_keep_braced_groups_and_unicode() -> None:
+    entry = by_key(load("alfolio.bib"))["unicode2021"]
+
+    # Unbraced "Simon and Schuster" is two people in BibTeX; the braced name is one.
+    assert names(entry) == [
+        "魏星达",
+        "Jörg Müller",
+        "World Health Organization",
+        "Simon",
+        "Schuster",
+    ]
+
+
+def test_alfolio_links_and_extras() -> None:
+    data = by_key(load("alfolio.bib"))["wei2023mitosis"].data
+
+    assert [(link["kind"], link["url"]) for link in data["links"]] == [
+        ("paper", "mitosis.pdf"),
+        ("publisher", "https://www.usenix.org/conference/osdi23/presentation/wei"),
+        ("website", "https://mitosis.example.org"),
+        ("code", "https://github.com/example/mitosis"),
+        ("slides", "https://example.org/mitosis-slides.pdf"),
+        ("video", "https://youtu.be/abc"),
+        ("poster", "https://example.org/poster.pdf"),
+        ("blog", "https://blog.example.org/mitosis"),
+        ("website", "https://example.org/mitosis"),
+        ("other", "https://example.org/supp.zip"),
+    ]
+    assert all(link["label"] is None for link in data["links"])
+    assert data["venue_short"] == "OSDI"
+    assert data["awards"] == ["Best Paper Award", "Distinguished Artifact Award", "Best Paper"]
+    assert data["badges"] == [
+        {"name": "Artifacts Available", "issuer": None},
+        {"name": "Artifacts Functional", "issuer": None},
+        {"name": "Results Reproduced", "issuer": "ACM"},
+    ]
+    assert data["labels"] == ["systems", "memory"]  # keywords stay out
+    assert data["selected"] is True
+    assert data["key"] == "wei2023mitosis"
+
+
+def test_doi_url_becomes_publisher_link_and_doi() -> None:
+    data = by_key(load("alfolio.bib"))["fields2022"].data
+
+    assert data["doi"] == "10.1145/3600006"
+    assert data["links"] == [
+        {"kind": "publisher", "url": "https://doi.org/10.1145/3600006", "label": None}
+    ]
+
+
+def test_every_data_dict_has_the_full_shape() -> None:
+    keys = {
+        "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
+        "arxiv_id", "volume", "number", "pages", "publisher", "location", "note", "authors",
+        "links", "awards", "badges", "labels", "selected", "key",
+    }  # fmt: skip
+    for name in ("types.bib", "alfolio.bib", "crossref.bib", "latex.bib"):
+        for entry in load(name).entries:
+            assert set(entry.data) == keys, entry.key
+
+
+# --- types and status -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "pub_type", "status", "arxiv_id"),
+    [
+        ("conf", "conference", "published", None),
+        ("conf2", "conference", "published", None),
+        ("ws", "workshop", "published", None),
+        ("jour", "journal", "published", None),
+        ("gsarxiv", "preprint", "preprint", "2401.01234"),
+        ("dblp", "preprint", "preprint", "2312.00001"),
+        ("misc_arxiv", "preprint", "preprint", "2305.11111"),
+        ("misc_url", "preprint", "preprint", "2306.22222"),
+        ("misc_plain", "other", "published", None),
+        ("phd", "thesis", "published", None),
+        ("msc", "thesis", "published", None),
+        ("book", "book", "published", None),
+        ("incoll", "chapter", "published", None),
+        ("inbook", "chapter", "published", None),
+        ("tr", "report", "published", None),
+        ("unpub", "other", "under_review", None),
+        ("toappear", "conference", "accepted", None),
+        ("statusfield", "conference", "under_review", None),
+        ("pubstate", "journal", "accepted", None),
+        ("odd", "other", "published", None),
+    ],
+)
+def test_type_status_and_arxiv(key: str, pub_type: str, status: str, arxiv_id: str | None) -> None:
+    data = by_key(load("types.bib"))[key].data
+
+    assert (data["type"], data["status"], data["arxiv_id"]) == (pub_type, status, arxiv_id)
+
+
+def test_arxiv_gets_one_preprint_link() -> None:
+    entries = by_key(load("types.bib"))
+
+    assert entries["misc_arxiv"].data["links"] == [
+        {"kind": "preprint", "url": "https://arxiv.org/abs/2305.11111", "label": None}
+    ]
+    # An arXiv URL already in the entry is not duplicated by the normalised one.
+    assert [link["url"] for link in entries["misc_url"].data["links"]] == [
+        "https://arxiv.org/abs/2306.22222v1"
+    ]
+
+
+def test_venue_fields_by_entry_type() -> None:
+    entries = by_key(load("types.bib"))
+
+    assert entries["phd"].data["venue"] == "Shanghai Jiao Tong University"
+    assert entries["tr"].data["venue"] == "MIT"
+    assert entries["tr"].data["number"] == "TR-1"
+    assert entries["jour"].data["volume"] == "41"
+    assert entries["misc_plain"].data["venue"] == "Invited talk at Foo"
+    assert entries["book"].data["publisher"] == "MIT Press"
+    assert any("@weird" in w for w in entries["odd"].warnings)
+
+
+# --- identifiers and keys -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("https://doi.org/10.1145/ABC", "10.1145/abc"),
+        ("http://dx.doi.org/10.1145/3600006.3613157", "10.1145/3600006.3613157"),
+        ("doi:10.1000/XYZ.", "10.1000/xyz"),
+        ("10.1002/%28SICI%291097", "10.1002/(sici)1097"),
+        ("not a doi", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_normalise_doi(value: str | None, expected: str | None) -> None:
+    assert normalise_doi(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("arXiv:2401.01234v2", "2401.01234"),
+        ("https://arxiv.org/abs/2401.01234v3", "2401.01234"),
+        ("https://arxiv.org/pdf/1907.12345v1.pdf", "1907.12345"),
+        ("arXiv preprint arXiv:2312.9999", "2312.9999"),
+        ("hep-th/9901001v2", "hep-th/9901001"),
+        ("https://arxiv.org/abs/math.GT/0309136", "math.GT/0309136"),
+        ("10.1145/1234.56789", None),
+        ("nothing here", None),
+        (None, None),
+    ],
+)
+def test_normalise_arxiv(value: str | None, expected: str | None) -> None:
+    assert normalise_arxiv(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("pub", "key"),
+    [
+        (
+            {
+                "authors": [{"name": "Xingda Wei"}],
+                "year": 2023,
+                "title": "Mitosis: Page Tables",
+            },
+            "wei2023mitosis",
+        ),
+        (
+            {"authors": [{"name": "Jörg Müller"}], "year": 2020, "title": "The Über Paper"},
+            "muller2020uber",
+        ),
+        ({"authors": [{"name": "Martin King Jr."}], "title": "On Dreams"}, "kingdreams"),
+        ({"authors": [], "year": 2021, "title": "A 中文 Title"}, "anon2021title"),
+    ],
+)
+def test_make_citation_key(pub: dict, key: str) -> None:
+    assert make_citation_key(pub) == key
+    assert key.isascii()
+
+
+# --- export ---------------------------------------------------------------------------------
+
+
+def sample_publication() -> dict:
+    return {
+        "title": "Fast & Furious: 100% _under_ Déjà vu {x} ~ ^ \\ # $ 中文 über BERT -- ok",
+        "venue": "Proceedings of the ACM SIGOPS 29th Symposium on Operating Systems Principles",
+        "venue_short": "SOSP",
+        "year": 2023,
+        "month": 10,
+        "type": "conference",
+        "status": "published",
+        "abstract": "We cut 50% of the cost & more.",
+        "doi": "10.1145/3600006.3613157",
+        "arxiv_id": "2309.12345",
+        "volume": None,
+        "number": None,
+        "pages": "1–15",
+        "publisher": "ACM",
+        "location": "Koblenz, Germany",
+        "note": None,
+        "authors": [
+            author("Xingda Wei", co_first=True),
+            author("Tianxia Wang", co_first=True),
+            author("Rong Chen", corresponding=True),
+            author("魏星达"),
+            author("Ludwig van Beethoven"),
+        ],
+        "links": [
+            {"kind": "paper", "url": "https://example.org/a_b%20c.pdf", "label": None},
+            {"kind": "code", "url": "https://github.com/x/y", "label": None},
+        ],
+        "awards": ["Best Paper Award"],
+        "badges": [{"name": "Artifacts Available", "issuer": "ACM"}],
+        "labels": ["systems"],
+        "selected": True,
+        "key": "wei2023fast",
+    }
+
+
+def test_export_escapes_latex_specials() -> None:
+    text = publication_to_bibtex(sample_publication())
+
+    title_line = next(line for line in text.splitlines() if line.strip().startswith("title"))
+    for escaped in (r"\&", r"\%", r"\_", r"\{", r"\}", r"\#", r"\$", r"\textasciitilde{}"):
+        assert escaped in title_line
+    assert r"\textasciicircum{}" in title_line and r"\textbackslash{}" in title_line
+    assert "{BERT}" in title_line  # protected against lower-casing styles
+    assert "-{}-" in title_line  # a literal double hyphen, not an en dash
+    assert "  author = {Xingda Wei and Tianxia Wang and Rong Chen and 魏星达 and " in text
+    assert "  month = oct,\n" in text
+    assert "  pages = {1--15},\n" in text
+    assert "  doi = {10.1145/3600006.3613157},\n" in text
+    assert "  eprint = {2309.12345},\n  archiveprefix = {arXiv},\n" in text
+    assert r"  url = {https://example.org/a_b\%20c.pdf}," in text
+    assert "  abbr = {SOSP},\n" in text and "  award = {Best Paper Award},\n" in text
+    assert "  selected = {true},\n" in text
+    assert text.startswith("@inproceedings{wei2023fast,\n") and text.endswith("}\n")
+
+
+def test_round_trip_keeps_the_publication() -> None:
+    pub = sample_publication()
+
+    result = parse_bibtex(publication_to_bibtex(pub))
+
+    assert result.problems == []
+    data = result.entries[0].data
+    for name in ROUND_TRIP_FIELDS:
+        assert data[name] == pub[name], name
+    assert paper_links(data) == paper_links(pub)
+    for name in ("venue_short", "status", "abstract", "pages", "publisher", "location"):
+        assert data[name] == pub[name], name
+    for name in ("awards", "badges", "labels", "selected", "key"):
+        assert data[name] == pub[name], name
+    assert [lk for lk in data["links"] if lk["kind"] == "code"] == pub["links"][1:]
+
+
+@pytest.mark.parametrize(
+    ("pub_type", "venue", "arxiv_id", "status"),
+    [
+        ("conference", "EuroSys", None, "published"),
+        ("workshop", "HotOS", None, "published"),  # no "Workshop" in the venue
+        ("conference", "Workshop Proceedings Track", None, "accepted"),
+        ("journal", "ACM TOCS", None, "under_review"),
+        ("journal", "arXiv Journal of Nothing", None, "published"),
+        ("journal", None, "2401.00001", "published"),
+        ("preprint", None, "2401.00002", "preprint"),
+        ("preprint", "SSRN", None, "preprint"),
+        ("thesis", "SJTU", None, "published"),
+        ("book", "Lecture Notes in Computer Science", None, "published"),
+        ("chapter", "Handbook", None, "published"),
+        ("report", "MIT", None, "published"),
+        ("talk", "Invited talk at Foo", None, "published"),
+        ("other", None, None, "published"),
+    ],
+)
+def test_round_trip_every_type(
+    pub_type: str, venue: str | None, arxiv_id: str | None, status: str
+) -> None:
+    pub = {
+        "title": "Title",
+        "venue": venue,
+        "year": 2024,
+        "month": None,
+        "type": pub_type,
+        "status": status,
+        "doi": None,
+        "arxiv_id": arxiv_id,
+        "authors": [author("Ann Author")],
+        "links": [],
+    }
+
+    data = parse_bibtex(publication_to_bibtex(pub, key="k")).entries[0].data
+
+    for name in (*ROUND_TRIP_FIELDS, "status"):
+        assert data[name] == pub[name], name
+
+
+@pytest.mark.parametrize("fixture", ["types.bib", "alfolio.bib", "latex.bib", "crossref.bib"])
+def test_fixtures_round_trip_through_export(fixture: str) -> None:
+    originals = [e.data for e in load(fixture).entries]
+
+    again = parse_bibtex(publications_to_bibtex(originals))
+
+    assert again.problems == []
+    assert len(again.entries) == len(originals)
+    for before, entry in zip(originals, again.entries, strict=True):
+        after = entry.data
+        for name in ROUND_TRIP_FIELDS:
+            assert after[name] == before[name], (before["key"], name)
+        assert paper_links(after) == paper_links(before)[:2], before["key"]
+
+
+def test_export_does_not_modify_the_input() -> None:
+    pub = sample_publication()
+    before = copy.deepcopy(pub)
+
+    publication_to_bibtex(pub)
+    publication_to_csl(pub)
+
+    assert pub == before
+
+
+def test_publications_to_bibtex_makes_keys_unique() -> None:
+    base = {"authors": [author("Xingda Wei")], "year": 2023, "title": "Mitosis", "type": "journal"}
+    pubs = [dict(base), dict(base), dict(base), dict(base, key="wei2023mitosis")]
+
+    result = parse_bibtex(publications_to_bibtex(pubs))
+
+    assert result.problems == []
+    assert [e.key for e in result.entries] == [
+        "wei2023mitosis",
+        "wei2023mitosisb",
+        "wei2023mitosisc",
+        "wei2023mitosisd",
+    ]
+
+
+def test_explicit_key_argument_wins() -> None:
+    text = publication_to_bibtex({"title": "T", "key": "old"}, key="new key")
+
+    assert text.startswith("@misc{newkey,\n")
+
+
+# --- CSL-JSON -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pub_type", "csl_type"),
+    [
+        ("conference", "paper-conference"),
+        ("workshop", "paper-conference"),
+        ("journal", "article-journal"),
+        ("preprint", "article"),
+        ("thesis", "thesis"),
+        ("book", "book"),
+        ("chapter", "chapter"),
+        ("report", "report"),
+    ],
+)
+def test_csl_types(pub_type: str, csl_type: str) -> None:
+    assert publication_to_csl({"title": "T", "type": pub_type})["type"] == csl_type
+
+
+def test_csl_item() -> None:
+    item = publication_to_csl(sample_publication())
+
+    assert item["id"] == "wei2023fast"
+    assert item["title"] == sample_publication()["title"]
+    assert item["author"] == [
+        {"given": "Xingda", "family": "Wei"},
+        {"given": "Tianxia", "family": "Wang"},
+        {"given": "Rong", "family": "Chen"},
+        {"literal": "魏星达"},
+        {"given": "Ludwig", "family": "van Beethoven"},
+    ]
+    assert item["issued"] == {"date-parts": [[2023, 10]]}
+    assert item["container-title"].startswith("Proceedings of the ACM SIGOPS")
+    assert item["container-title-short"] == "SOSP"
+    assert item["DOI"] == "10.1145/3600006.3613157"
+    assert item["URL"] == "https://example.org/a_b%20c.pdf"
+    assert item["page"] == "1–15"
+    assert item["publisher"] == "ACM"
+
+
+def test_csl_with_explicit_id_and_sparse_publication() -> None:
+    item = publication_to_csl(
+        {"title": "Only a Title", "type": "preprint", "arxiv_id": "2401.01234", "year": 2024},
+        id="custom",
+    )
+
+    assert item["id"] == "custom"
+    assert item["issued"] == {"date-parts": [[2024]]}
+    assert item["URL"] == "https://arxiv.org/abs/2401.01234"
+    assert "author" not in item and "DOI" not in item and "container-title" not in item

@@ -660,9 +660,7 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
         records.values(),
         key=lambda r: (-(r.year or 0), (r.person.sort_name if r.person else r.name).casefold()),
     )
-    advisors = {
-        a.person.id: a.person for r in everyone for a in r.advisors if a.person is not None
-    }
+    advisors = {a.person.id: a.person for r in everyone for a in r.advisors if a.person is not None}
     shown = [
         r
         for r in everyone

@@ -14,4 +14,13 @@ blueprint = Blueprint(
     static_url_path="/static",
 )
 
-from . import common, listing, profile  # noqa: E402,F401 - registers routes
+from . import (  # noqa: E402,F401 - registers routes
+    alumni,
+    common,
+    listing,
+    news,
+    profile,
+    publications,
+    recruiting,
+    sitemap,
+)

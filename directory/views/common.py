@@ -38,6 +38,11 @@ def date_range(entry: object) -> str:
     return start or end
 
 
+def long_date(day: date | None) -> str:
+    """'7 March 2026' (portable: no platform-specific strftime flags)."""
+    return f"{day.day} {day.strftime('%B')} {day.year}" if day else ""
+
+
 def obfuscated_email(email: str | None) -> Markup:
     """An address people can read and simple harvesters cannot: 'name at host dot edu',
     without a mailto link, with the parts in separate elements."""
@@ -79,6 +84,7 @@ def _template_globals(state) -> None:
         directory_email=obfuscated_email,
         directory_department=_department_name,
         directory_today=date.today,
+        directory_long_date=long_date,
     )
 
 

@@ -28,8 +28,9 @@ def recruiting() -> str:
 
 
 def notice_title(notice: m.RecruitingNotice) -> str:
+    """'PhD students with Xingda Wei (Fall 2026)', or the notice's own title."""
     level = m.label(m.RECRUITING_LEVELS, notice.level)
-    title = notice.title or f"{notice.owner.full_name} is recruiting {level.lower()}"
+    title = notice.title or f"{level} with {notice.owner.full_name}"
     return f"{title} ({notice.term})" if notice.term else title
 
 

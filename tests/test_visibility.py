@@ -160,6 +160,9 @@ def world(db) -> World:
     db.add(area)
     owner = _person(db, "Olive Owner", rank="professor", title="Professor", areas=[area])
     result = World(owner_slug=owner.slug, area_slug=area.slug, hidden_person_slugs={})
+    # A public paper related to (e.g. an extended version of) a paper of every level: the
+    # relation must not show a paper the viewer may not see.
+    relating = _paper(db, "Relating paper", owner)
     for level in LEVELS:
         tokens = result.tokens.setdefault(level, [])
         # One entry of every kind on the public owner's profile.
@@ -168,7 +171,8 @@ def world(db) -> World:
             _entry(db, kind, owner, tokens[-1], level, area)
         # A publication.
         tokens.append(token(level, "Paper"))
-        _paper(db, tokens[-1], owner, visibility=level)
+        paper = _paper(db, tokens[-1], owner, visibility=level)
+        relating.relations.append(m.PublicationRelation(kind="extended_version_of", target=paper))
         # A profile with this visibility, whose own entries are all public: a hidden profile
         # must take its notices, news, papers, photo, links and areas with it.
         name = token(level, "Person")

@@ -8,6 +8,7 @@ from flask import Response, current_app, render_template
 from markupsafe import Markup, escape
 
 from .. import models
+from ..access import can_view
 from ..identity import current_viewer
 from ..markdown import render_inline, render_markdown
 from . import blueprint
@@ -71,6 +72,12 @@ def _department_name() -> str:
     return current_app.config["DIRECTORY_DEPARTMENT_NAME"]
 
 
+def _can_view(obj: object) -> bool:
+    """For templates: whether the current viewer may see ``obj`` (anything with a visibility),
+    e.g. the target of a publication's relation, loaded without a visibility filter."""
+    return can_view(current_viewer(), obj)
+
+
 @blueprint.record_once
 def _template_globals(state) -> None:
     """Jinja globals (not context variables) so that imported macros see them too; all are
@@ -85,6 +92,7 @@ def _template_globals(state) -> None:
         directory_department=_department_name,
         directory_today=date.today,
         directory_long_date=long_date,
+        directory_can_view=_can_view,
     )
 
 

@@ -17,6 +17,8 @@ class Bar:
     height: float
     selected: bool
     show_label: bool
+    #: A label that may be dropped where space is short (every other shown label).
+    minor_label: bool
 
     @property
     def center(self) -> float:
@@ -68,6 +70,7 @@ def bar_chart(
                 height=bar_height,
                 selected=selected is not None and key == selected,
                 show_label=(len(counts) - 1 - i) % every == 0,
+                minor_label=(len(counts) - 1 - i) % (2 * every) != 0,
             )
         )
     return BarChart(width, height, top + plot_height, height - 6.0, bars)

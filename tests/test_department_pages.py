@@ -419,7 +419,7 @@ def test_papers_per_year_chart_is_server_svg_with_a_text_alternative(
     client, make_person, make_publication
 ) -> None:
     ada = make_person()
-    make_publication("A", authors=(ada,), year=2020)
+    make_publication("A", authors=(ada,), year=2020, venue="Solo")
     make_publication("B", authors=(ada,), year=2022)
     make_publication("C", authors=(ada,), year=2022)
     html = get(client, "/directory/publications?year=2022")
@@ -433,6 +433,9 @@ def test_papers_per_year_chart_is_server_svg_with_a_text_alternative(
     rows = re.findall(r"<a href=\"[^\"]*year=(\d+)[^\"]*\"[^>]*>\d+</a></th><td>(\d+)</td>", table)
     assert rows == [("2022", "2"), ("2020", "1")]
     assert "3 from 2020 to 2022" in html
+    # One year alone makes no chart.
+    html = get(client, "/directory/publications?venue=Solo")
+    assert "1 paper match" in html and "<svg" not in html
 
 
 def test_bibtex_export_holds_what_is_shown_on_every_page(

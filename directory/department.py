@@ -18,7 +18,7 @@ from datetime import date
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
-from sqlalchemy.orm import Session, aliased, contains_eager, selectinload
+from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
 
 from . import models as m
 from .access import (
@@ -159,6 +159,8 @@ def card_options() -> tuple[Any, ...]:
     """What a person card (and its JSON-LD) needs, loaded for all cards at once. The photo's
     bytes stay in the database: the card only needs to know there is one, and its etag."""
     return (
+        defer(m.Person.bio),
+        defer(m.Person.address),
         selectinload(m.Person.areas),
         selectinload(m.Person.links),
         selectinload(m.Person.photo).load_only(m.PersonPhoto.etag, m.PersonPhoto.alt_text),

@@ -75,6 +75,27 @@ def connection(app: Flask) -> Iterator[Connection]:
 
 
 @pytest.fixture
+def join_test_transaction(app: Flask, connection: Connection):
+    """For tests that build their own host app on the test database (``DIRECTORY_ENGINE`` =
+    ``test_engine``): ``join(host)`` puts that host's directory sessions inside this test's
+    rolled-back transaction too, so hosts see the ``db`` fixture's rows and leave nothing."""
+
+    def join(host: Flask) -> Flask:
+        host.extensions["directory"].db.sessionmaker.configure(
+            bind=connection, join_transaction_mode="create_savepoint"
+        )
+        return host
+
+    return join
+
+
+@pytest.fixture
+def test_engine(app: Flask):
+    """The engine of the test database, for host apps to share (``DIRECTORY_ENGINE``)."""
+    return app.extensions["directory"].db.engine
+
+
+@pytest.fixture
 def db(app: Flask, connection: Connection) -> Iterator[Session]:
     """The test's own session for arranging and checking data. No app context stays pushed:
     Flask would reuse it for the client's requests, sharing ``g`` between them."""
@@ -102,6 +123,14 @@ def login(client, key: str | None) -> None:
             sess.pop(TEST_USER_KEY, None)
         else:
             sess[TEST_USER_KEY] = key
+
+
+@pytest.fixture
+def fast_password_hashing(monkeypatch) -> None:
+    """Cheap password hashes for tests that sign in many times (scrypt takes ~0.4 s here)."""
+    from directory import accounts
+
+    monkeypatch.setattr(accounts, "PASSWORD_HASH_METHOD", "pbkdf2:sha256:1000")
 
 
 @pytest.fixture

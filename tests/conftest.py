@@ -7,12 +7,16 @@ suite on SQLite and on the PostgreSQL server.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask, session
-from sqlalchemy import Connection
+from sqlalchemy import Connection, create_engine, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from directory import Directory, migrate
@@ -22,6 +26,26 @@ from directory.names import make_slug, sort_name
 DATABASE_URL = os.environ.get("DIRECTORY_TEST_DATABASE_URL", "sqlite://")
 TEST_USER_KEY = "_test_user"
 ADMINS = ["admin"]
+
+
+@contextmanager
+def scratch_database(folder: Path) -> Iterator[str]:
+    """The URL of an empty database of its own, on the test database's server: an SQLite file
+    in ``folder``, or a new PostgreSQL database dropped afterwards."""
+    url = make_url(DATABASE_URL)
+    if url.get_backend_name() == "sqlite":
+        yield f"sqlite:///{folder / f'scratch-{uuid.uuid4().hex[:8]}.sqlite3'}"
+        return
+    name = f"directory_scratch_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 def _test_identity() -> str | None:

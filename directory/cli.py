@@ -162,6 +162,31 @@ def load_demo(if_empty: bool) -> None:
     _import(demo_documents())
 
 
+@directory_cli.command("bind-user")
+@click.argument("slug")
+@click.argument("key", required=False)
+@click.option("--unbind", is_flag=True, help="Remove the person's identity key.")
+def bind_user(slug: str, key: str | None, unbind: bool) -> None:
+    """Bind the host's identity KEY (username, eppn or email) to the person SLUG, so that who
+    signs in with KEY is that person in the directory."""
+    if bool(key) == unbind:
+        raise click.UsageError("Give a KEY, or --unbind.")
+    session = get_session()
+    person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+    if person is None:
+        raise click.ClickException(f"No person with slug {slug!r}.")
+    key = key.strip() if key else None
+    holder = session.scalar(select(m.Person).where(m.Person.user_key == key)) if key else None
+    if holder is not None and holder is not person:
+        raise click.ClickException(f"The key {key!r} is already bound to {holder.full_name}.")
+    person.user_key = key
+    session.commit()
+    if key:
+        click.echo(f"{person.full_name} is now whoever signs in as {key!r}.")
+    else:
+        click.echo(f"{person.full_name} has no identity key now.")
+
+
 # ----------------------------------------------------------------------------- built-in login
 #: The demo people who get accounts: the three transcribed home pages and one of the students.
 DEMO_ACCOUNT_SLUGS = ("xingda-wei", "danyang-zhuo", "jiangfei-duan", "alexander-du")

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from directory import models as m
 from directory.accounts import LocalAccount
 
+from .conftest import login
 from .test_builtin_login import sign_in
 
 
@@ -94,3 +95,29 @@ def test_demo_accounts_sign_in_with_the_printed_passwords_and_run_again(runner, 
     fresh = site.test_client()
     assert sign_in(fresh, "admin", logins["admin"]).status_code == 200
     assert sign_in(fresh, "admin", again["admin"]).status_code == 302
+
+
+def test_bind_user_maps_a_host_identity_to_a_person(app, connection, db, make_person) -> None:
+    make_person()
+    make_person("Alan Turing", user_key="alan@example.edu")
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["directory", "bind-user", "ada-lovelace", "ada@example.edu"])
+    assert result.exit_code == 0, result.output
+    assert "Ada Lovelace is now whoever signs in as 'ada@example.edu'." in result.output
+
+    taken = runner.invoke(args=["directory", "bind-user", "ada-lovelace", "alan@example.edu"])
+    assert taken.exit_code == 1
+    assert "already bound to Alan Turing" in taken.output
+
+    client = app.test_client()
+    login(client, "ada@example.edu")
+    html = client.get("/directory/").get_data(as_text=True)
+    assert "Signed in as <strong>Ada Lovelace</strong>" in html
+    db.expire_all()
+    assert db.scalar(select(m.Person.user_key).where(m.Person.slug == "ada-lovelace")) == (
+        "ada@example.edu"
+    )
+    unbound = runner.invoke(args=["directory", "bind-user", "ada-lovelace", "--unbind"])
+    assert unbound.exit_code == 0
+    db.expire_all()
+    assert db.scalar(select(m.Person.user_key).where(m.Person.slug == "ada-lovelace")) is None

@@ -15,7 +15,7 @@ from pathlib import Path
 import flask_migrate
 import pytest
 from flask import Flask
-from sqlalchemy import delete, inspect
+from sqlalchemy import delete, func, inspect, select
 
 from directory import models as m
 from directory.csrf import DirectoryForm
@@ -209,6 +209,16 @@ def test_fragments_on_the_hosts_home_page(client, host) -> None:
     assert "<h2>Faculty recruiting now</h2>" in html
     assert 'href="/people/people/ada-lovelace#recruiting">Ada Lovelace</a>' in html
     assert "<h2>Our chair</h2>" in html
+
+
+def test_removing_a_person_removes_their_entries_in_the_shared_database(host) -> None:
+    add_person(host, "Ada Lovelace")
+    with host.app_context():
+        session = get_session()
+        session.delete(session.scalar(select(m.Person)))
+        session.commit()
+        assert session.scalar(select(func.count()).select_from(m.NewsItem)) == 0
+        assert session.scalar(select(func.count()).select_from(m.RecruitingNotice)) == 0
 
 
 class ProbeForm(DirectoryForm):

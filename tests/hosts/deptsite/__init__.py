@@ -26,6 +26,7 @@ from wtforms import PasswordField, StringField, TextAreaField
 from wtforms.validators import InputRequired
 
 from directory import Directory
+from directory.db import enable_sqlite_foreign_keys
 from directory.migrate import exclude_directory_tables
 
 
@@ -93,6 +94,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.update(test_config or {})
 
     db.init_app(app)
+    with app.app_context():
+        enable_sqlite_foreign_keys(db.engine)  # the directory's cascades need them
     migrate.init_app(app, db, include_object=exclude_directory_tables)
     login_manager.init_app(app)
     login_manager.login_view = "site.login"

@@ -101,3 +101,31 @@ def test_the_content_security_policy_can_be_widened_by_the_host(mounted) -> None
     assert client.get("/people/").headers["Content-Security-Policy"] == policy
     quiet = mounted("/people", DIRECTORY_SECURITY_HEADERS=False).test_client()
     assert "Content-Security-Policy" not in quiet.get("/people/").headers
+
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "directory"
+
+
+def page_templates() -> list[Path]:
+    """Templates rendered as whole pages: not the standalone base, macros or fragments."""
+    return [
+        path
+        for path in sorted(TEMPLATES.rglob("*.html"))
+        if path.name != "base.html"
+        and not path.name.startswith("_")
+        and "fragments" not in path.parts
+    ]
+
+
+@pytest.mark.parametrize("path", page_templates(), ids=lambda p: str(p.relative_to(TEMPLATES)))
+def test_every_page_extends_the_configured_layout(path) -> None:
+    assert path.read_text().lstrip().startswith("{% extends config.DIRECTORY_BASE_TEMPLATE %}")
+
+
+@pytest.mark.parametrize(
+    "path", sorted(TEMPLATES.rglob("*.html")), ids=lambda p: str(p.relative_to(TEMPLATES))
+)
+def test_templates_link_through_url_for_without_inline_code(path) -> None:
+    source = path.read_text()
+    assert not re.search(r'(?:href|src|action)="/', source), "a link not built with url_for"
+    assert not re.search(r"<style|\sstyle=|<script(?![^>]*application/ld\+json)", source)

@@ -10,6 +10,7 @@ from flask import Flask
 
 from .config import apply_defaults
 from .db import DatabaseState, close_session
+from .identity import check_settings
 
 __all__ = ["Directory"]
 __version__ = "0.1.0"
@@ -31,12 +32,14 @@ class Directory:
 
     def init_app(self, app: Flask) -> None:
         apply_defaults(app.config)
+        check_settings(app.config)
         app.extensions["directory"] = DirectoryState(app)
         app.teardown_appcontext(close_session)
 
         from .cli import directory_cli
         from .views import blueprint
 
-        prefix = app.config["DIRECTORY_URL_PREFIX"].rstrip("/") or None
-        app.register_blueprint(blueprint, url_prefix=prefix)
+        # "/people", "people/" and "/people" are the same mount point; "/" or "" is the root.
+        prefix = app.config["DIRECTORY_URL_PREFIX"].strip("/")
+        app.register_blueprint(blueprint, url_prefix=f"/{prefix}" if prefix else None)
         app.cli.add_command(directory_cli)

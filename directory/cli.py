@@ -14,7 +14,15 @@ from sqlalchemy import select
 
 from . import migrate
 from . import models as m
+from .accounts import (
+    LocalAccount,
+    new_password,
+    normalise_username,
+    password_problem,
+    save_account,
+)
 from .db import get_session
+from .identity import is_admin_key
 from .interchange import (
     ImportRefused,
     export_person,
@@ -152,3 +160,115 @@ def load_demo(if_empty: bool) -> None:
         click.echo("The directory already has people; demo not loaded.")
         return
     _import(demo_documents())
+
+
+@directory_cli.command("bind-user")
+@click.argument("slug")
+@click.argument("key", required=False)
+@click.option("--unbind", is_flag=True, help="Remove the person's identity key.")
+def bind_user(slug: str, key: str | None, unbind: bool) -> None:
+    """Bind the host's identity KEY (username, eppn or email) to the person SLUG, so that who
+    signs in with KEY is that person in the directory."""
+    if bool(key) == unbind:
+        raise click.UsageError("Give a KEY, or --unbind.")
+    session = get_session()
+    person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+    if person is None:
+        raise click.ClickException(f"No person with slug {slug!r}.")
+    key = key.strip() if key else None
+    holder = session.scalar(select(m.Person).where(m.Person.user_key == key)) if key else None
+    if holder is not None and holder is not person:
+        raise click.ClickException(f"The key {key!r} is already bound to {holder.full_name}.")
+    person.user_key = key
+    session.commit()
+    if key:
+        click.echo(f"{person.full_name} is now whoever signs in as {key!r}.")
+    else:
+        click.echo(f"{person.full_name} has no identity key now.")
+
+
+# ----------------------------------------------------------------------------- built-in login
+#: The demo people who get accounts: the three transcribed home pages and one of the students.
+DEMO_ACCOUNT_SLUGS = ("xingda-wei", "danyang-zhuo", "jiangfei-duan", "alexander-du")
+DEMO_ADMIN = "admin"
+
+
+def _require_builtin_login() -> None:
+    if not current_app.config["DIRECTORY_BUILTIN_LOGIN"]:
+        raise click.ClickException(
+            "The built-in login is off (DIRECTORY_BUILTIN_LOGIN); accounts would not be used. "
+            "A host site signs people in itself (see docs/embedding.md)."
+        )
+
+
+def _prompt_password() -> str:
+    while True:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+        problem = password_problem(password)
+        if not problem:
+            return password
+        click.echo(problem, err=True)
+
+
+@directory_cli.command("create-account")
+@click.argument("username")
+@click.option("--person", "slug", help="Bind this person (by slug) to the account.")
+@click.option("--reset", is_flag=True, help="Give an existing account a new password; unlock it.")
+def create_account(username: str, slug: str | None, reset: bool) -> None:
+    """Create a built-in login account USERNAME (standalone site only); the password is asked
+    for (twice, not echoed)."""
+    _require_builtin_login()
+    session = get_session()
+    person = None
+    if slug:
+        person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+        if person is None:
+            raise click.ClickException(f"No person with slug {slug!r}.")
+    exists = session.scalar(
+        select(LocalAccount.id).where(LocalAccount.username == normalise_username(username))
+    )
+    if exists and not reset:
+        raise click.ClickException(
+            f"The account {username!r} exists; add --reset to give it a new password."
+        )
+    password = _prompt_password()
+    try:
+        account, created = save_account(session, username, password, person)
+    except ValueError as problem:
+        session.rollback()
+        raise click.ClickException(str(problem)) from None
+    session.commit()
+    what = "Created" if created else "Reset"
+    bound = f", bound to {person.full_name}" if person else ""
+    admin = " (a department admin)" if is_admin_key(account.username) else ""
+    click.echo(f"{what} the account {account.username!r}{bound}{admin}.")
+
+
+@directory_cli.command("create-demo-accounts")
+def create_demo_accounts() -> None:
+    """Give the demo department's people and an admin built-in logins with fresh passwords,
+    and print them (running it again prints new ones)."""
+    _require_builtin_login()
+    session = get_session()
+    rows = []
+    for slug in DEMO_ACCOUNT_SLUGS:
+        person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+        if person is None:
+            click.echo(f"note: {slug} is not in the directory (load-demo first); skipped.")
+            continue
+        password = new_password()
+        account, _ = save_account(session, person.user_key or slug, password, person)
+        rows.append((account.username, password, person.full_name))
+    password = new_password()
+    save_account(session, DEMO_ADMIN, password)
+    role = (
+        "department admin"
+        if is_admin_key(DEMO_ADMIN)
+        else "not an admin until DIRECTORY_ADMINS names it"
+    )
+    rows.append((DEMO_ADMIN, password, role))
+    session.commit()
+    width = max(len(row[0]) for row in rows)
+    click.echo("Demo sign-ins (passwords are new on every run):")
+    for username, password, who in rows:
+        click.echo(f"  {username.ljust(width)}  {password}  {who}")

@@ -741,3 +741,6 @@ ENTRY_MODELS: dict[str, type[Base]] = {
     "advising": AdvisingRelation,
     "recruiting": RecruitingNotice,
 }
+
+
+from . import accounts  # noqa: E402,F401 - the built-in login's table, on the same metadata

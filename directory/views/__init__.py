@@ -11,12 +11,15 @@ blueprint = Blueprint(
     __name__,
     template_folder=str(resource_dir("templates")),
     static_folder=str(resource_dir("static")),
-    static_url_path="/static",
+    # Not "/static": mounted at the site root, that would be the host's own static route.
+    static_url_path="/assets",
 )
 
 from . import (  # noqa: E402,F401 - registers routes
     alumni,
+    auth,
     common,
+    fragments,
     listing,
     news,
     profile,

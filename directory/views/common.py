@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import date
 
-from flask import Response, current_app, render_template
+from flask import Response, current_app, render_template, url_for
 from markupsafe import Markup, escape
 
 from .. import models
 from ..access import can_view
+from ..csrf import csrf_token
 from ..identity import current_viewer
 from ..markdown import render_inline, render_markdown
 from . import blueprint
@@ -76,6 +77,12 @@ def _can_view(obj: object) -> bool:
     """For templates: whether the current viewer may see ``obj`` (anything with a visibility),
     e.g. the target of a publication's relation, loaded without a visibility filter."""
     return can_view(current_viewer(), obj)
+def assets() -> Markup:
+    """The directory's stylesheet, for the ``<head>`` of every page that shows directory
+    content: the standalone base calls it, a host's layout calls it once (its rules only
+    touch elements inside ``.directory``)."""
+    href = url_for("directory.static", filename="directory.css")
+    return Markup('<link rel="stylesheet" href="{}">').format(href)
 
 
 @blueprint.record_once
@@ -93,19 +100,18 @@ def _template_globals(state) -> None:
         directory_today=date.today,
         directory_long_date=long_date,
         directory_can_view=_can_view,
+        directory_assets=assets,
+        directory_csrf_token=csrf_token,
     )
-
-
-CSP = (
-    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-    "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
-)
 
 
 @blueprint.after_request
 def _security_headers(response: Response) -> Response:
-    if current_app.config["DIRECTORY_SECURITY_HEADERS"]:
-        response.headers.setdefault("Content-Security-Policy", CSP)
+    config = current_app.config
+    if config["DIRECTORY_SECURITY_HEADERS"]:
+        response.headers.setdefault(
+            "Content-Security-Policy", config["DIRECTORY_CONTENT_SECURITY_POLICY"]
+        )
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
         response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")

@@ -733,3 +733,5 @@ ENTRY_MODELS: dict[str, type[Base]] = {
     "advising": AdvisingRelation,
     "recruiting": RecruitingNotice,
 }
+
+from . import editing_models  # noqa: E402,F401

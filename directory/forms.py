@@ -35,6 +35,11 @@ from wtforms.validators import (
 )
 from wtforms.widgets import CheckboxInput, ListWidget
 
+try:
+    from wtforms import SelectChoice
+except ImportError:  # pragma: no cover - WTForms before 3.3
+    SelectChoice = None
+
 from . import models as m
 
 YEAR = [Optional(), NumberRange(1900, 2200, message="Enter a year such as 2024.")]
@@ -67,8 +72,16 @@ def markdown(label: str, required: bool = False, **kw: Any) -> TextAreaField:
     )
 
 
-def vocab(vocabulary: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
-    return list(vocabulary)
+def options(pairs: Any) -> list[Any]:
+    """Select choices from (value, label) pairs, as the installed WTForms wants them
+    (WTForms 3.3 deprecates plain tuples in favour of SelectChoice)."""
+    if SelectChoice is None:  # pragma: no cover - older WTForms
+        return list(pairs)
+    return [SelectChoice(value, label) for value, label in pairs]
+
+
+def vocab(vocabulary: tuple[tuple[str, str], ...]) -> list[Any]:
+    return options(vocabulary)
 
 
 class MultiCheckboxField(SelectMultipleField):
@@ -178,9 +191,9 @@ class ResearchProjectForm(EntryForm):
             .where(m.ResearchProject.owner_id == owner.id)
             .order_by(m.ResearchProject.position)
         )
-        self.parent_id.choices = [("", "— (a top-level project)")] + [
-            (str(p.id), p.title) for p in projects
-        ]
+        self.parent_id.choices = options(
+            [("", "— (a top-level project)")] + [(str(p.id), p.title) for p in projects]
+        )
 
     def load(self, obj: Any) -> None:
         self.parent_id.data = str(obj.parent_id) if obj.parent_id else ""
@@ -256,7 +269,7 @@ class RecruitingNoticeForm(EntryForm):
         from sqlalchemy import select
 
         areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
-        self.areas.choices = [(a.id, a.name) for a in areas]
+        self.areas.choices = options([(a.id, a.name) for a in areas])
 
     def load(self, obj: Any) -> None:
         self.areas.data = [a.id for a in obj.areas]
@@ -280,7 +293,7 @@ ADVISING_SIDES = (
 
 
 class AdvisingRelationForm(EntryForm):
-    side = SelectField("Relation", choices=list(ADVISING_SIDES), default="student")
+    side = SelectField("Relation", choices=options(ADVISING_SIDES), default="student")
     other_id = SelectField(
         "Department member",
         coerce=str,
@@ -304,7 +317,7 @@ class AdvisingRelationForm(EntryForm):
         people = session.scalars(
             select(m.Person).where(m.Person.id != owner.id).order_by(m.Person.sort_name)
         )
-        self.other_id.choices = [("", "—")] + [(str(p.id), p.full_name) for p in people]
+        self.other_id.choices = options([("", "—")] + [(str(p.id), p.full_name) for p in people])
 
     def load(self, obj: Any) -> None:
         owner_is_advisor = obj.advisor_id == obj.owner_id
@@ -388,7 +401,7 @@ class ProfileForm(VersionedForm):
     )
     pronouns = text("Pronouns", 40)
     title = text("Title", 300, description="e.g. Assistant Professor")
-    rank = SelectField("Faculty rank", choices=[("", "—"), *m.FACULTY_RANKS], default="")
+    rank = SelectField("Faculty rank", choices=options([("", "—"), *m.FACULTY_RANKS]), default="")
     unit = text("Unit", 200, description="Lab, group or institute")
     email = StringField(
         "Email", [Optional(), Length(max=254), Email(message="Enter an email address.")]
@@ -420,7 +433,7 @@ class ProfileForm(VersionedForm):
         from sqlalchemy import select
 
         areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
-        self.areas.choices = [(a.id, a.name) for a in areas]
+        self.areas.choices = options([(a.id, a.name) for a in areas])
 
     def load(self, person: m.Person) -> None:
         for name in self.PLAIN:

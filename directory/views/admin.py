@@ -183,7 +183,7 @@ def admin_merge() -> Any:
     people = list(session.scalars(select(m.Person).order_by(m.Person.sort_name)))
     form = forms.MergeForm()
     choices = [("", "—")] + [(str(p.id), f"{p.full_name} ({p.slug})") for p in people]
-    form.keep_id.choices = form.merge_id.choices = choices
+    form.keep_id.choices = form.merge_id.choices = forms.options(choices)
     if not form.validate_on_submit():
         status = 400 if request.method == "POST" else 200
         return render_template("directory/admin/merge.html", form=form), status
@@ -213,9 +213,9 @@ def admin_areas(area_id: int | None = None) -> Any:
         abort(404)
     areas = list(session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name)))
     form = forms.AreaForm(obj=area if request.method == "GET" else None)
-    form.parent_id.choices = [("", "—")] + [
-        (str(a.id), a.name) for a in areas if area is None or a.id != area.id
-    ]
+    form.parent_id.choices = forms.options(
+        [("", "—")] + [(str(a.id), a.name) for a in areas if area is None or a.id != area.id]
+    )
     if request.method == "GET" and area is not None:
         form.parent_id.data = str(area.parent_id) if area.parent_id else ""
         form.version.data = area.version

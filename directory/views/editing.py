@@ -123,7 +123,6 @@ def _actor_names(records: list[Any]) -> dict[int, str]:
         dict(
             get_session()
             .execute(select(m.Person.id, m.Person.full_name).where(m.Person.id.in_(ids)))
-            .tuples()
             .all()
         )
         if ids
@@ -477,7 +476,8 @@ def confirm_advising(slug: str, relation_id: int) -> Response:
         abort(403)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
-    changes = ChangeSet(session, current_viewer(), relation.owner, approval_exempt=True)
+    owner = session.get(m.Person, relation.owner_id)
+    changes = ChangeSet(session, current_viewer(), owner, approval_exempt=True)
     changes.update("advising", relation)
     if relation.student_id == person.id:
         relation.student_confirmed = True
@@ -558,13 +558,16 @@ def delegates(slug: str) -> Any:
     )
     taken = {d.delegate_id for d in current} | {person.id}
     form = forms.DelegateForm()
-    form.delegate_id.choices = [("", "—")] + [
-        (str(p.id), p.full_name)
-        for p in session.scalars(
-            select(m.Person).where(m.Person.active.is_(True)).order_by(m.Person.sort_name)
-        )
-        if p.id not in taken
-    ]
+    form.delegate_id.choices = forms.options(
+        [("", "—")]
+        + [
+            (str(p.id), p.full_name)
+            for p in session.scalars(
+                select(m.Person).where(m.Person.active.is_(True)).order_by(m.Person.sort_name)
+            )
+            if p.id not in taken
+        ]
+    )
     if form.validate_on_submit():
         session.add(Delegation(person_id=person.id, delegate_id=int(form.delegate_id.data)))
         session.commit()

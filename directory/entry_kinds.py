@@ -38,6 +38,8 @@ class EntryKind:
             )
         if self.name == "news":
             return f"[{entry.year}] {describe('news', {'body': entry.body})}"
+        if self.name == "projects" and entry.parent_id:
+            return f"↳ {entry.title}"
         if self.name == "education":
             return f"{entry.degree}, {entry.institution}"
         if self.name == "experience":

@@ -104,17 +104,22 @@ def wants_preview() -> bool:
     return request.method == "POST" and "preview" in request.form
 
 
-def conflict_context(kind: str, entity_id: int, base_version: int | None) -> dict[str, Any]:
-    """What changed since the user's version, for the conflict message."""
+def conflict_context(
+    kind: str, entity_id: int, base_version: int | None, form: Any
+) -> dict[str, Any]:
+    """What changed since the user's version, for the conflict message, in the words of the
+    form the user is looking at."""
     session = get_session()
     records = changes_since(session, kind, entity_id, base_version)
     people = _actor_names(records)
-    return {
-        "conflict": [
-            {"record": r, "who": people.get(r.id, r.actor_key), "rows": diff(r.before, r.after)}
-            for r in records
-        ]
-    }
+    conflict = []
+    for record in records:
+        rows = diff(record.before, record.after)
+        for row in rows:
+            if row["field"] in form:
+                row["label"] = form[row["field"]].label.text
+        conflict.append({"record": record, "who": people[record.id], "rows": rows})
+    return {"conflict": conflict}
 
 
 def _actor_names(records: list[Any]) -> dict[int, str]:
@@ -282,7 +287,7 @@ def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
         if current is None:
             return render_edit_form(form, person=person, title=title, action=new_url,
                                     status=409, gone=True)  # fmt: skip
-        context = conflict_context(kind, current.id, form.base_version())
+        context = conflict_context(kind, current.id, form.base_version(), form)
         # The next save is a deliberate overwrite of what the user has now seen.
         form.version.data = current.version
         return render_edit_form(
@@ -399,7 +404,7 @@ def edit_profile(slug: str) -> Any:
     except (Conflict, StaleDataError):
         session.rollback()
         session.refresh(person)
-        context = conflict_context(PERSON, person.id, form.base_version())
+        context = conflict_context(PERSON, person.id, form.base_version(), form)
         form.version.data = person.version
         return render_edit_form(form, person=person, title="Profile details", action=action,
                                 status=409, **context)  # fmt: skip
@@ -652,7 +657,7 @@ def edit_publication(slug: str, pub_id: int | None = None) -> Any:
                                     gone=True)  # fmt: skip
         current = session.get(m.Publication, pub_id)
         session.refresh(current)
-        context = conflict_context("publication", pub_id, form.base_version())
+        context = conflict_context("publication", pub_id, form.base_version(), form)
         form.version.data = current.version
         return render_edit_form(form, person=person, title=title, action=action, status=409,
                                 **context)  # fmt: skip

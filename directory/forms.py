@@ -367,15 +367,21 @@ LINK_KINDS_BY_HOST = {
 }
 
 
+def labelled_lines(text_value: str | None) -> list[tuple[str, str]]:
+    """Non-empty lines of ``value`` or ``Label | value``, as (label, value); label may be ""."""
+    pairs = []
+    for raw in (text_value or "").splitlines():
+        label, _, value = raw.strip().rpartition("|")
+        if value.strip():
+            pairs.append((label.strip(), value.strip()))
+    return pairs
+
+
 def parse_links(text_value: str) -> list[dict[str, str | None]]:
     """Lines of ``URL`` or ``Label | URL``; the kind comes from the host (or 'other')."""
     links = []
-    for raw in (text_value or "").splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        label, _, url = line.rpartition("|")
-        url, label = url.strip(), label.strip() or None
+    for label, url in labelled_lines(text_value):
+        label = label or None
         host = urlsplit(url).hostname or ""
         kind = LINK_KINDS_BY_HOST.get(host, "homepage" if label is None else "other")
         if url.lower().endswith(".pdf") and label and "cv" in label.lower():

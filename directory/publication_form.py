@@ -16,7 +16,7 @@ from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAr
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
 from . import models as m
-from .forms import MONTH, YEAR, VersionedForm, http_url, text, vocab
+from .forms import MONTH, YEAR, VersionedForm, http_url, labelled_lines, text, vocab
 
 CORRESPONDING = re.compile(r"\s*(†|\(corresponding\))\s*", re.IGNORECASE)
 
@@ -56,12 +56,7 @@ def parse_links(value: str) -> list[dict[str, Any]]:
     """``URL`` (the paper itself) or ``Label | URL``; a label naming a known kind ("Code",
     "Slides") sets the kind, any other label is shown as written."""
     links = []
-    for raw in (value or "").splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        label, _, url = line.rpartition("|")
-        label, url = label.strip(), url.strip()
+    for label, url in labelled_lines(value):
         kind = _LINK_KIND_BY_WORD.get(label.lower(), "other") if label else "paper"
         links.append({"kind": kind, "url": url, "label": label if kind == "other" else None})
     return links
@@ -75,12 +70,7 @@ def format_links(links: list[Any]) -> str:
 
 def parse_badges(value: str) -> list[dict[str, Any]]:
     """``Name`` or ``Issuer | Name`` per line."""
-    badges = []
-    for raw in (value or "").splitlines():
-        issuer, _, name = raw.strip().rpartition("|")
-        if name.strip():
-            badges.append({"name": name.strip(), "issuer": issuer.strip() or None})
-    return badges
+    return [{"name": name, "issuer": issuer or None} for issuer, name in labelled_lines(value)]
 
 
 def link_author(session: Session, name: str) -> int | None:

@@ -3,6 +3,7 @@ resized; bombs, non-images and damaged files are refused with a clear message.""
 
 from __future__ import annotations
 
+import functools
 import io
 
 import pytest
@@ -57,6 +58,7 @@ def test_a_photo_is_resized_stripped_and_served(client, db, ada) -> None:
     )
 
 
+@functools.cache
 def bomb() -> bytes:
     # 20000 × 20000 one-bit pixels compress to a few kilobytes but would take 400 MB
     # once decoded into RGB.

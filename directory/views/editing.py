@@ -84,6 +84,17 @@ def owned_entry(spec: Any, person: m.Person, entry_id: int) -> Any:
     return entry if entry is not None and entry.owner_id == person.id else None
 
 
+def entry_or_abort(slug: str, kind: str, entry_id: int) -> tuple[m.Person, Any, Any]:
+    """Load → check for one stored entry: the editable person, the kind, the entry (404 when
+    the entry is not on that person's profile, whatever the form claims)."""
+    person = editable_person_or_abort(slug)
+    spec = kind_or_404(kind)
+    entry = owned_entry(spec, person, entry_id)
+    if entry is None:
+        abort(404)
+    return person, spec, entry
+
+
 def editor_url(person: m.Person, anchor: str | None = None) -> str:
     viewer = current_viewer()
     if viewer.person_id == person.id:
@@ -309,11 +320,7 @@ def _first_position(spec: Any, person: m.Person) -> int:
 
 @blueprint.route("/people/<slug>/edit/<kind>/<int:entry_id>/delete", methods=["POST"])
 def delete_entry(slug: str, kind: str, entry_id: int) -> Response:
-    person = editable_person_or_abort(slug)
-    spec = kind_or_404(kind)
-    entry = owned_entry(spec, person, entry_id)
-    if entry is None:
-        abort(404)
+    person, spec, entry = entry_or_abort(slug, kind, entry_id)
     form = forms.VersionedActionForm()
     if not form.validate_on_submit():
         abort(400)
@@ -337,11 +344,7 @@ def delete_entry(slug: str, kind: str, entry_id: int) -> Response:
 
 @blueprint.route("/people/<slug>/edit/<kind>/<int:entry_id>/move", methods=["POST"])
 def move_entry(slug: str, kind: str, entry_id: int) -> Any:
-    person = editable_person_or_abort(slug)
-    spec = kind_or_404(kind)
-    entry = owned_entry(spec, person, entry_id)
-    if entry is None:
-        abort(404)
+    person, spec, entry = entry_or_abort(slug, kind, entry_id)
     form = forms.MoveForm()
     if not form.validate_on_submit():
         abort(400)

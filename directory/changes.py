@@ -230,8 +230,17 @@ def revert(session: Session, viewer: Viewer, person: m.Person, record: ChangeRec
         changes.delete(record.entity_kind, obj)
     else:
         changes.update(record.entity_kind, obj)
-        apply_snapshot(session, record.entity_kind, obj, record.before)
+        # Only what that change altered goes back; later edits to other fields stay.
+        apply_snapshot(
+            session, record.entity_kind, obj, changed_fields(record.before, record.after)
+        )
     return changes.commit()
+
+
+def changed_fields(base: dict[str, Any] | None, target: dict[str, Any] | None) -> dict[str, Any]:
+    """The part of ``base`` whose values ``target`` differs in (what a change touched)."""
+    base, target = base or {}, target or {}
+    return {key: base.get(key) for key in {**base, **target} if base.get(key) != target.get(key)}
 
 
 def apply_pending(session: Session, viewer: Viewer, pending: PendingChange) -> None:
@@ -253,7 +262,10 @@ def apply_pending(session: Session, viewer: Viewer, pending: PendingChange) -> N
             changes.delete(pending.entity_kind, obj)
         else:
             changes.update(pending.entity_kind, obj)
-            apply_snapshot(session, pending.entity_kind, obj, pending.proposed or {})
+            # Only the fields the author changed: an admin's edit made meanwhile to another
+            # field (a role, an address) is not undone by approving.
+            proposal = changed_fields(pending.proposed, pending.before)
+            apply_snapshot(session, pending.entity_kind, obj, proposal)
     pending.status = "approved"
     pending.decided_by_key = viewer.key
     pending.decided_at = datetime.now(UTC)

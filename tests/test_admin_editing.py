@@ -228,3 +228,27 @@ def test_an_edit_waits_and_a_rejection_tells_the_student_why(
     login(client, "bob")
     assert "Please tone it down" in client.get("/directory/me").get_data(as_text=True)
     assert db.get(m.NewsItem, item.id).body == "Original"
+
+
+def test_approving_applies_only_what_the_student_changed(
+    client, db, make_person, approval_app
+) -> None:
+    bob = make_person("Bob Builder", role="phd_student", user_key="bob", title="Student")
+    login(client, "bob")
+    post(
+        client,
+        "/directory/people/bob-builder/edit/profile",
+        {"full_name": "Bob Builder", "title": "Student", "bio": "New bio",
+         "visibility": "public", "version": str(bob.version)},
+    )  # fmt: skip
+    pending = db.scalar(select(PendingChange))
+    assert pending.entity_kind == "person"
+    db.expire_all()
+    person = db.get(m.Person, bob.id)
+    person.title = "PhD candidate"  # an admin's edit meanwhile
+    db.commit()
+    login(client, "admin")
+    assert post(client, f"/directory/approvals/{pending.id}/approve").status_code == 302
+    db.expire_all()
+    person = db.get(m.Person, bob.id)
+    assert (person.bio, person.title) == ("New bio", "PhD candidate")

@@ -360,3 +360,16 @@ def test_profile_page_offers_edit_link_only_to_editors(client, make_person) -> N
     assert "Edit profile" in public_page(client)
     login(client, "admin")
     assert "Edit profile" in public_page(client)
+
+
+def test_reverting_an_old_change_keeps_later_edits_to_other_fields(client, make_person, db) -> None:
+    ada = make_person(user_key="ada")
+    login(client, "ada")
+    post(client, f"{BASE}/news/new", {"year": "2026", "body": "Text"})
+    item = news(db, ada)[0]
+    post(client, f"{BASE}/news/{item.id}", {"year": "2025", "body": "Text", "version": "1"})
+    post(client, f"{BASE}/news/{item.id}", {"year": "2025", "body": "Better", "version": "2"})
+    year_change = db.scalars(select(ChangeRecord).where(ChangeRecord.action == "update")).first()
+    post(client, f"/directory/people/ada-lovelace/history/{year_change.id}/revert")
+    [reverted] = news(db, ada)
+    assert (reverted.year, reverted.body) == (2026, "Better")

@@ -213,7 +213,7 @@ def revert(session: Session, viewer: Viewer, person: m.Person, record: ChangeRec
     """Undo ``record``: put back its before-state (an addition is deleted, a deletion
     restored). The revert is itself a change, recorded (or held for approval) like any other."""
     obj = load_entity(session, record.entity_kind, record.entity_id)
-    if record.action in ("delete",) or (record.before and obj is None and record.after is None):
+    if record.action == "delete":
         changes = ChangeSet(session, viewer, person, action="restore", source_id=record.id)
         restored = new_entity(record.entity_kind, person)
         apply_snapshot(session, record.entity_kind, restored, record.before or {})
@@ -247,7 +247,7 @@ def apply_pending(session: Session, viewer: Viewer, pending: PendingChange) -> N
     """Carry out an approved proposal on the live records, recorded in the history as done
     by the approver on behalf of the author."""
     person = pending.person
-    changes = ChangeSet(session, viewer, person, approval_exempt=True, source_id=None)
+    changes = ChangeSet(session, viewer, person, approval_exempt=True)
     if pending.action == "create":
         obj = new_entity(pending.entity_kind, person)
         apply_snapshot(session, pending.entity_kind, obj, pending.proposed or {})

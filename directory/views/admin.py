@@ -3,7 +3,7 @@ report), the approval queue (admins and advisors), and claiming a profile by inv
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
@@ -408,8 +408,6 @@ def reject(pending_id: int) -> Response:
     if not form.validate_on_submit():
         flash("Say why the change is rejected; the author sees the reason.", "error")
         return redirect(url_for("directory.approvals", _anchor=f"pending-{pending_id}"))
-    from datetime import UTC, datetime
-
     pending.status = "rejected"
     pending.reason = form.reason.data
     pending.decided_by_key = viewer.key

@@ -15,4 +15,12 @@ blueprint = Blueprint(
     static_url_path="/assets",
 )
 
-from . import auth, common, fragments, listing, profile  # noqa: E402,F401 - registers routes
+from . import (  # noqa: E402,F401 - registers routes
+    admin,
+    auth,
+    common,
+    editing,
+    fragments,
+    listing,
+    profile,
+)

@@ -1,7 +1,7 @@
 """editing: history, approvals, invitations, delegates
 
 Revision ID: editing_1
-Revises: 0001_initial
+Revises: embedding_1
 Create Date: 2026-11-30 01:19:02.375381
 """
 
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 revision = "editing_1"
-down_revision = '0001_initial'
+down_revision = "embedding_1"
 branch_labels = None
 depends_on = None
 

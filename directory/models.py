@@ -733,3 +733,5 @@ ENTRY_MODELS: dict[str, type[Base]] = {
     "advising": AdvisingRelation,
     "recruiting": RecruitingNotice,
 }
+
+from . import search  # noqa: E402,F401 - the search index table

@@ -64,6 +64,7 @@ from .markdown import render_markdown
 #: The kinds of things found, in the order results are grouped.
 KINDS = ("person", "publication", "notice")
 KIND_LABELS = {"person": "People", "publication": "Publications", "notice": "Recruiting"}
+KIND_NOUNS = {"person": "people", "publication": "publications", "notice": "recruiting notices"}
 
 #: The FTS5 table (SQLite) and the GIN index (PostgreSQL) are created by the migration with
 #: raw DDL; :func:`directory.migrate.include_object` knows them by this prefix.
@@ -287,7 +288,11 @@ def _notice_document(notice: m.RecruitingNotice) -> dict[str, Any]:
         "expires_on": notice.expires_on,
         "ref": owner.slug,
         "title": notice_title(notice),
-        "summary": _join(owner.full_name, m.label(m.RECRUITING_LEVELS, notice.level)),
+        "summary": _join(
+            owner.full_name,
+            f"apply by {notice.deadline.isoformat()}" if notice.deadline else None,
+            "funded" if notice.funded else None,
+        ),
         "body": description,
         "title_tokens": tokenize(notice_title(notice)),
         "body_tokens": tokenize(
@@ -601,9 +606,11 @@ def highlight(text: str, terms: Sequence[Term], length: int | None = None) -> Ma
         out.append(escape(text[position:span_begin]))
         out.append(Markup("<mark>{}</mark>").format(text[span_begin:span_end]))
         position = span_end
-    out.append(escape(text[position:end]))
     if end < len(text):
+        out.append(escape(text[position:end].rstrip(" ,;:")))
         out.append(Markup("…"))
+    else:
+        out.append(escape(text[position:end]))
     return Markup("").join(out)
 
 

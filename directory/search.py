@@ -365,6 +365,8 @@ class _SQLite:
         session.execute(delete(_FTS).where(_FTS.c.rowid.in_(ids)))
 
     def add(self, session: Session, ids: Select) -> None:
+        # Rows left behind by anything that bypassed this module must not collide.
+        session.execute(delete(_FTS).where(_FTS.c.rowid.in_(ids)))
         session.execute(
             insert(_FTS).from_select(
                 ["rowid", "title_tokens", "body_tokens"],
@@ -373,6 +375,9 @@ class _SQLite:
                 ),
             )
         )
+
+    def clear(self, session: Session) -> None:
+        session.execute(delete(_FTS))
 
 
 #: Ranking only: the same tokens with positions and weights (title above body), which
@@ -407,6 +412,9 @@ class _PostgreSQL:
         pass
 
     def add(self, session: Session, ids: Select) -> None:
+        pass
+
+    def clear(self, session: Session) -> None:
         pass
 
 
@@ -489,7 +497,7 @@ def search(
     counted = stmt.with_only_columns(SearchDocument.kind, func.count()).group_by(
         SearchDocument.kind
     )
-    results.counts = {kind: 0 for kind in KINDS} | dict(session.execute(counted).tuples().all())
+    results.counts = {kind: 0 for kind in KINDS} | {kind: n for kind, n in session.execute(counted)}
     results.total = sum(results.counts[k] for k in wanted)
     rows = session.execute(
         stmt.add_columns(rank.label("rank"))
@@ -653,6 +661,7 @@ def reindex(session: Session, kind: str, ids: Iterable[int] | None = None) -> in
 
 def rebuild(session: Session) -> int:
     """Rebuild the whole index (``flask directory reindex``). Flushes; the caller commits."""
+    _engine_for(session).clear(session)
     return sum(reindex(session, kind) for kind in KINDS)
 
 

@@ -1,0 +1,384 @@
+"""Search: the same answers on SQLite and PostgreSQL, safe with any input, Unicode names,
+visibility, an index that follows every change, and the search page."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from sqlalchemy import delete, func, select
+
+from directory import models as m
+from directory import search as index
+from directory.cli import demo_documents
+from directory.identity import ANONYMOUS, Viewer
+from directory.interchange import import_documents
+
+from .conftest import login
+
+#: Queries run on the demo department. Each must give exactly what the reference matcher
+#: (plain Python over the stored tokens) gives, on whichever database the suite runs on.
+SHARED_QUERIES = (
+    "xingda",
+    "Xingda Wei",
+    "wei",
+    "WEI serverless",
+    "danyang zhuo",
+    "zhuo",
+    "OSDI'26",
+    "osdi 2023",
+    "rdma",
+    "RDMA-enabled transaction",
+    "llm sched",
+    "machine learning systems",
+    "distributed",
+    "storage",
+    "phd",
+    "fall 2026",
+    "duke",
+    "ipads",
+    "kv",
+    "gpu",
+    "sjtu",
+    "eurosys",
+    "a",
+    "s",
+    "serverless computing",
+    "remote fork",
+    "transaction processing",
+    "haibo chen",
+    "the",
+    "nosuchwordanywhere",
+)
+
+
+def found(results: index.SearchResults) -> set[tuple[str, str]]:
+    return {(hit.kind, hit.ref) for hit in results.hits}
+
+
+def reference(db, query: str, today: date) -> set[tuple[str, int]]:
+    """What an anonymous search must find, computed without any database text search."""
+    terms = index.parse_query(query)
+    return {
+        (doc.kind, doc.object_id)
+        for doc in db.scalars(select(index.SearchDocument))
+        if doc.listed
+        and doc.visibility == "public"
+        and (doc.expires_on is None or doc.expires_on > today)
+        and index.matches(f"{doc.title_tokens} {doc.body_tokens}".split(), terms)
+    }
+
+
+def test_shared_queries_give_the_reference_answers(app, db, demo) -> None:
+    today = date.today()
+    assert db.scalar(select(index.SearchDocument.id).limit(1)) is not None
+    nonempty = 0
+    with app.test_request_context():
+        for query in SHARED_QUERIES:
+            results = index.search(db, query, ANONYMOUS, limit=500)
+            expected = reference(db, query, today)
+            assert {(hit.kind, hit.object_id) for hit in results.hits} == expected, query
+            assert results.total == len(expected) == sum(results.counts.values()), query
+            nonempty += bool(expected)
+    assert nonempty >= 25
+
+
+def test_known_answers_on_the_demo_are_the_same_on_every_database(app, db, demo) -> None:
+    with app.test_request_context():
+
+        def top(query: str) -> tuple[str, str]:
+            hit = index.search(db, query, ANONYMOUS, limit=1).hits[0]
+            return hit.kind, hit.ref
+
+        assert top("xingda") == ("person", "xingda-wei")
+        assert top("Danyang Zhuo") == ("person", "danyang-zhuo")
+        assert top("xing") == ("person", "xingda-wei")  # the last word is a prefix
+
+        llm = index.search(db, "llm sched", ANONYMOUS)
+        assert [hit.title.striptags() for hit in llm.hits] == [
+            "Simple is Better: Multiplication May Be All You Need for LLM Request Scheduling"
+        ]
+        assert found(index.search(db, "duke", ANONYMOUS)) == {
+            ("person", "danyang-zhuo"),
+            ("notice", "danyang-zhuo"),
+        }
+        osdi26 = index.search(db, "OSDI'26", ANONYMOUS)
+        assert {hit.title.striptags() for hit in osdi26.hits} == {
+            "Simple is Better: Multiplication May Be All You Need for LLM Request Scheduling",
+            "SDCs in the Wild: Characterizing and Diagnosing SDC-defective GPUs in Production "
+            "LLM Training",
+        }
+        assert index.search(db, "xingda", ANONYMOUS).counts == {
+            "person": 1,
+            "publication": 25,
+            "notice": 2,
+        }
+
+
+NASTY_INPUTS = (
+    "",
+    "   ",
+    '"',
+    "'",
+    "''",
+    '"unterminated',
+    "*",
+    "**",
+    "xingda*",
+    "-xingda",
+    "^xingda",
+    "NOT",
+    "AND OR NOT",
+    "wei AND",
+    "NEAR(wei chen, 2)",
+    "title_tokens:wei",
+    "directory_search_fts:wei",
+    "wei:* & !chen | (x",
+    "'wei':*",
+    "\\",
+    "\x00",
+    "wei\x00chen",
+    "%_%",
+    "' OR 1=1 --",
+    "); DROP TABLE directory_people; --",
+    "<script>alert(1)</script>",
+    "😀 🎓",
+    "é",
+    "ß",
+    "𠀋",
+    "x" * 5000,
+    " ".join(["wei"] * 500),
+)
+
+
+@pytest.mark.parametrize("query", NASTY_INPUTS, ids=range(len(NASTY_INPUTS)))
+def test_any_input_is_safe(app, db, client, make_person, query) -> None:
+    make_person("Wei Chen", interests="Operating systems")
+    with app.test_request_context():
+        results = index.search(db, query, ANONYMOUS)
+    assert len(results.terms) <= index.MAX_QUERY_TERMS
+    response = client.get("/directory/search", query_string={"q": query})
+    assert response.status_code == 200
+    assert "<script>alert(1)" not in response.get_data(as_text=True)
+    for kind in index.KINDS:
+        assert (
+            client.get("/directory/search", query_string={"q": query, "kind": kind}).status_code
+            == 200
+        )
+
+
+def test_operators_are_words_not_syntax(app, db, make_person) -> None:
+    make_person("Wei Chen", interests="near and not or")
+    make_person("Ada Lovelace")
+    with app.test_request_context():
+        # "OR" would widen an FTS5 query and "-" would exclude: here they are plain words.
+        assert found(index.search(db, "wei OR ada", ANONYMOUS)) == set()
+        assert found(index.search(db, "wei -chen", ANONYMOUS)) == {("person", "wei-chen")}
+        assert found(index.search(db, "NEAR(not", ANONYMOUS)) == {("person", "wei-chen")}
+
+
+def test_unicode_names_are_found_however_they_are_typed(app, db, make_person) -> None:
+    make_person("Xingda Wei", native_name="魏星达", slug="xingda-wei")
+    make_person("José Müller", slug="jose-muller")
+    make_person("Søren Kierkegaard", slug="soren")
+    make_person("Yuki Sato", native_name="佐藤ゆき", slug="yuki")
+    with app.test_request_context():
+        for query in ("魏星达", "星达", "魏", "魏星", "Wei 魏"):
+            assert found(index.search(db, query, ANONYMOUS)) == {("person", "xingda-wei")}, query
+        assert found(index.search(db, "星魏", ANONYMOUS)) == set()
+        for query in ("jose", "JOSÉ", "muller", "Müller", "mul", "josé müll"):
+            assert found(index.search(db, query, ANONYMOUS)) == {("person", "jose-muller")}, query
+        assert found(index.search(db, "søren", ANONYMOUS)) == {("person", "soren")}
+        assert found(index.search(db, "ゆき", ANONYMOUS)) == {("person", "yuki")}
+        hit = index.search(db, "星达", ANONYMOUS).hits[0]
+        assert str(hit.title) == "Xingda Wei 魏<mark>星达</mark>"
+
+
+def test_visibility_levels_owner_and_admin(app, db, make_person, make_publication) -> None:
+    make_person("Public Lantern", interests="lantern")
+    private = make_person("Private Lantern", interests="lantern", visibility="private")
+    make_person("Member Lantern", interests="lantern", visibility="members")
+    make_person("Gone Lantern", interests="lantern", active=False)
+    paper = make_publication("Lantern paper", authors=(private,), visibility="private")
+    paper.created_by_id = private.id
+    db.commit()
+    member = Viewer(key="someone")
+    owner = Viewer(key="private-key", person_id=private.id)
+    admin = Viewer(key="admin", is_admin=True)
+    with app.test_request_context():
+        refs = {v: found(index.search(db, "lantern", v)) for v in (ANONYMOUS, member, owner)}
+        admin_refs = found(index.search(db, "lantern", admin))
+    assert refs[ANONYMOUS] == {("person", "public-lantern")}
+    assert refs[member] == {("person", "public-lantern"), ("person", "member-lantern")}
+    assert refs[owner] == refs[member] | {
+        ("person", "private-lantern"),
+        ("publication", paper.uid),
+    }
+    # Inactive people are listed nowhere, even for admins (as on the department listing).
+    assert ("person", "gone-lantern") not in admin_refs
+    assert ("person", "private-lantern") in admin_refs
+
+
+def test_notices_follow_their_owner_and_expire(app, db, make_person) -> None:
+    today = date.today()
+    open_owner = make_person("Open Owner")
+    hidden_owner = make_person("Hidden Owner", visibility="private")
+    for owner, text, expires in (
+        (open_owner, "lanternopen", None),
+        (open_owner, "lanternlater", today + timedelta(days=1)),
+        (open_owner, "lanternexpired", today),
+        (hidden_owner, "lanternhidden", None),
+    ):
+        db.add(
+            m.RecruitingNotice(owner_id=owner.id, level="phd", description=text, expires_on=expires)
+        )
+    db.commit()
+    with app.test_request_context():
+
+        def words(viewer: Viewer, when: date = today) -> set[str]:
+            results = index.search(db, "lantern", viewer, today=when)
+            return {hit.snippet.striptags() for hit in results.hits}
+
+        assert words(ANONYMOUS) == {"lanternopen", "lanternlater"}
+        assert words(ANONYMOUS, today + timedelta(days=1)) == {"lanternopen"}
+        assert words(Viewer(key="x", person_id=hidden_owner.id)) == {
+            "lanternopen",
+            "lanternlater",
+            "lanternhidden",
+        }
+        hidden_owner.visibility = "public"
+        db.commit()
+        assert "lanternhidden" in words(ANONYMOUS)
+
+
+def test_the_index_follows_edits_deletes_and_imports(app, db, make_person, make_publication):
+    ada = make_person(bio="Works on **engines**.")
+    pub = make_publication("Analytical Engines", authors=(ada,), abstract="About looms.")
+    area = m.ResearchArea(slug="computing", name="Computing History")
+    ada.areas.append(area)
+    db.commit()
+
+    def refs(query: str) -> set[tuple[str, str]]:
+        with app.test_request_context():
+            return found(index.search(db, query, ANONYMOUS))
+
+    assert refs("engines") == {("person", "ada-lovelace"), ("publication", pub.uid)}
+    assert refs("looms") == {("publication", pub.uid)}
+    assert refs("history") == {("person", "ada-lovelace")}
+
+    ada.bio = "Works on poetry."
+    pub.authorships[0].name = "Augusta Ada King"
+    area.name = "Mathematics"
+    db.commit()
+    assert refs("engines") == {("publication", pub.uid)}
+    assert refs("poetry") == {("person", "ada-lovelace")}
+    assert refs("augusta") == {("publication", pub.uid)}
+    assert refs("history") == set()
+    assert refs("mathematics") == {("person", "ada-lovelace")}
+
+    db.delete(pub)
+    db.commit()
+    assert refs("looms") == set()
+
+    # Bulk statements bypass the session's bookkeeping: the affected kinds are rebuilt.
+    db.add(m.RecruitingNotice(owner_id=ada.id, level="phd", description="lantern"))
+    db.commit()
+    assert refs("lantern") == {("notice", "ada-lovelace")}
+    db.execute(delete(m.RecruitingNotice))
+    db.commit()
+    assert refs("lantern") == set()
+
+    # A rolled-back change leaves the index as it was.
+    ada.bio = "Temporary words."
+    db.flush()
+    db.rollback()
+    assert refs("temporary") == set()
+    assert refs("poetry") == {("person", "ada-lovelace")}
+
+    db.delete(ada)
+    db.commit()
+    assert refs("poetry") == set()
+    assert db.scalar(select(index.SearchDocument.id)) is None
+
+
+def test_reimporting_a_profile_keeps_one_document_each(app, db, demo) -> None:
+    before = db.scalar(select(func.count()).select_from(index.SearchDocument))
+    import_documents(db, demo_documents())
+    db.commit()
+    after = db.scalar(select(func.count()).select_from(index.SearchDocument))
+    assert before == after
+    assert index.rebuild(db) == after
+    db.commit()
+
+
+def test_reindex_command_rebuilds_the_index(runner, db, make_person) -> None:
+    make_person(interests="lantern")
+    db.execute(delete(index.SearchDocument))
+    db.commit()
+    result = runner.invoke(args=["directory", "reindex"])
+    assert result.exit_code == 0, result.output
+    assert "Indexed 1 document(s)." in result.output
+
+
+# ----------------------------------------------------------------------------- the page
+
+
+def test_page_groups_results_by_kind_and_marks_matches(client, demo) -> None:
+    html = client.get("/directory/search?q=xingda").get_data(as_text=True)
+    assert html.index('<h2 id="results-person"') < html.index('<h2 id="results-publication"')
+    assert html.index('<h2 id="results-publication"') < html.index('<h2 id="results-notice"')
+    assert '<a href="/directory/people/xingda-wei"><mark>Xingda</mark> Wei</a>' in html
+    assert "28 results for “xingda”." in html
+    assert "See all 25 publications" in html
+    assert html.count('class="search-hit search-hit--publication"') == 5
+
+
+def test_page_of_one_kind_is_paginated(app, client, demo) -> None:
+    app.config["DIRECTORY_PAGE_SIZE"] = 10
+    try:
+        first = client.get("/directory/search?q=xingda&kind=publication").get_data(as_text=True)
+        third = client.get("/directory/search?q=xingda&kind=publication&page=3").get_data(
+            as_text=True
+        )
+    finally:
+        app.config["DIRECTORY_PAGE_SIZE"] = 50
+    assert first.count("search-hit--publication") == 10
+    assert "Page 1 of 3" in first and 'rel="next"' in first and 'rel="prev"' not in first
+    assert third.count("search-hit--publication") == 5
+    assert '<ol class="search-results" start="21">' in third
+    assert "search-hit--person" not in first
+
+
+def test_page_escapes_what_owners_wrote(client, make_person) -> None:
+    make_person(
+        "Mallory <img src=x onerror=alert(1)>",
+        slug="mallory",
+        interests='lantern <script>alert("x")</script> & more',
+    )
+    html = client.get("/directory/search?q=lantern").get_data(as_text=True)
+    assert "<img src=x" not in html and "<script>alert" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<mark>lantern</mark> &lt;script&gt;" in html
+
+
+def test_page_without_a_query_or_without_results(client, make_person) -> None:
+    make_person()
+    empty = client.get("/directory/search").get_data(as_text=True)
+    assert 'id="search-q"' in empty and "results for" not in empty
+    none = client.get("/directory/search?q=nothing+here").get_data(as_text=True)
+    assert "No results for “nothing here”." in none
+
+
+def test_header_search_box_on_other_pages(client, make_person) -> None:
+    make_person()
+    html = client.get("/directory/").get_data(as_text=True)
+    assert 'action="/directory/search"' in html
+    assert '<label class="visually-hidden" for="site-search-q">' in html
+
+
+def test_signed_in_members_find_member_profiles_on_the_page(client, make_person) -> None:
+    make_person("Member Lantern", interests="lantern", visibility="members")
+    link = 'href="/directory/people/member-lantern"'
+    assert link not in client.get("/directory/search?q=lantern").get_data(as_text=True)
+    login(client, "someone")
+    assert link in client.get("/directory/search?q=lantern").get_data(as_text=True)

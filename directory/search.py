@@ -45,6 +45,7 @@ from sqlalchemy import (
     column,
     delete,
     event,
+    exists,
     func,
     insert,
     inspect,
@@ -455,10 +456,15 @@ class SearchResults:
 
 def _shown_to(viewer: Viewer, today: date) -> Any:
     """Documents ``viewer`` may find: visible to them, listed, and (notices) not expired."""
-    d = SearchDocument
-    clauses = [d.listed.is_(True), or_(d.expires_on.is_(None), d.expires_on > today)]
-    clauses.append(visibility_clause(viewer, d, d.owner_id))
-    return and_(*clauses)
+    d, shown = SearchDocument, m.ProfilePublication
+    # A paper every department author has hidden from their profile is shown nowhere.
+    on_a_profile = exists().where(shown.publication_id == d.object_id, shown.hidden.is_(False))
+    return and_(
+        d.listed.is_(True),
+        or_(d.expires_on.is_(None), d.expires_on > today),
+        or_(d.kind != "publication", on_a_profile),
+        visibility_clause(viewer, d, d.owner_id),
+    )
 
 
 def matching_ids(session: Session, query: str, viewer: Viewer, kind: str) -> Select | None:
@@ -530,7 +536,9 @@ def _url(doc: SearchDocument) -> str:
     return f"{url}#recruiting" if doc.kind == "notice" else url
 
 
-def publication_urls(session: Session, viewer: Viewer, ids: Sequence[int]) -> dict[int, str]:
+def publication_urls(
+    session: Session, viewer: Viewer, ids: Sequence[int], external: bool = False
+) -> dict[int, str]:
     """Where each publication is shown to ``viewer``: on the profile of its first author in
     the department whose profile the viewer may see and who has not hidden it."""
     if not ids:
@@ -551,7 +559,10 @@ def publication_urls(session: Session, viewer: Viewer, ids: Sequence[int]) -> di
     )
     urls: dict[int, str] = {}
     for pub_id, slug, uid in rows:
-        urls.setdefault(pub_id, url_for("directory.profile", slug=slug) + f"#pub-{uid}")
+        if pub_id not in urls:
+            urls[pub_id] = url_for(
+                "directory.profile", slug=slug, _anchor=f"pub-{uid}", _external=external
+            )
     return urls
 
 

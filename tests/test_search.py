@@ -1,118 +1,24 @@
-"""Search: the same answers on SQLite and PostgreSQL, safe with any input, Unicode names,
-visibility, an index that follows every change, and the search page."""
+"""Search: safe with any input, Unicode names, visibility, an index that follows every change,
+and the search page (the demo-based comparison of the engines is in test_search_demo.py)."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
 
 import pytest
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 
 from directory import models as m
 from directory import search as index
-from directory.cli import demo_documents
 from directory.identity import ANONYMOUS, Viewer
-from directory.interchange import import_documents
 
 from .conftest import login
 
+
 #: Queries run on the demo department. Each must give exactly what the reference matcher
 #: (plain Python over the stored tokens) gives, on whichever database the suite runs on.
-SHARED_QUERIES = (
-    "xingda",
-    "Xingda Wei",
-    "wei",
-    "WEI serverless",
-    "danyang zhuo",
-    "zhuo",
-    "OSDI'26",
-    "osdi 2023",
-    "rdma",
-    "RDMA-enabled transaction",
-    "llm sched",
-    "machine learning systems",
-    "distributed",
-    "storage",
-    "phd",
-    "fall 2026",
-    "duke",
-    "ipads",
-    "kv",
-    "gpu",
-    "sjtu",
-    "eurosys",
-    "a",
-    "s",
-    "serverless computing",
-    "remote fork",
-    "transaction processing",
-    "haibo chen",
-    "the",
-    "nosuchwordanywhere",
-)
-
-
 def found(results: index.SearchResults) -> set[tuple[str, str]]:
     return {(hit.kind, hit.ref) for hit in results.hits}
-
-
-def reference(db, query: str, today: date) -> set[tuple[str, int]]:
-    """What an anonymous search must find, computed without any database text search."""
-    terms = index.parse_query(query)
-    return {
-        (doc.kind, doc.object_id)
-        for doc in db.scalars(select(index.SearchDocument))
-        if doc.listed
-        and doc.visibility == "public"
-        and (doc.expires_on is None or doc.expires_on > today)
-        and index.matches(f"{doc.title_tokens} {doc.body_tokens}".split(), terms)
-    }
-
-
-def test_shared_queries_give_the_reference_answers(app, db, demo) -> None:
-    today = date.today()
-    assert db.scalar(select(index.SearchDocument.id).limit(1)) is not None
-    nonempty = 0
-    with app.test_request_context():
-        for query in SHARED_QUERIES:
-            results = index.search(db, query, ANONYMOUS, limit=500)
-            expected = reference(db, query, today)
-            assert {(hit.kind, hit.object_id) for hit in results.hits} == expected, query
-            assert results.total == len(expected) == sum(results.counts.values()), query
-            nonempty += bool(expected)
-    assert nonempty >= 25
-
-
-def test_known_answers_on_the_demo_are_the_same_on_every_database(app, db, demo) -> None:
-    with app.test_request_context():
-
-        def top(query: str) -> tuple[str, str]:
-            hit = index.search(db, query, ANONYMOUS, limit=1).hits[0]
-            return hit.kind, hit.ref
-
-        assert top("xingda") == ("person", "xingda-wei")
-        assert top("Danyang Zhuo") == ("person", "danyang-zhuo")
-        assert top("xing") == ("person", "xingda-wei")  # the last word is a prefix
-
-        llm = index.search(db, "llm sched", ANONYMOUS)
-        assert [hit.title.striptags() for hit in llm.hits] == [
-            "Simple is Better: Multiplication May Be All You Need for LLM Request Scheduling"
-        ]
-        assert found(index.search(db, "duke", ANONYMOUS)) == {
-            ("person", "danyang-zhuo"),
-            ("notice", "danyang-zhuo"),
-        }
-        osdi26 = index.search(db, "OSDI'26", ANONYMOUS)
-        assert {hit.title.striptags() for hit in osdi26.hits} == {
-            "Simple is Better: Multiplication May Be All You Need for LLM Request Scheduling",
-            "SDCs in the Wild: Characterizing and Diagnosing SDC-defective GPUs in Production "
-            "LLM Training",
-        }
-        assert index.search(db, "xingda", ANONYMOUS).counts == {
-            "person": 1,
-            "publication": 25,
-            "notice": 2,
-        }
 
 
 NASTY_INPUTS = (
@@ -160,11 +66,8 @@ def test_any_input_is_safe(app, db, client, make_person, query) -> None:
     response = client.get("/directory/search", query_string={"q": query})
     assert response.status_code == 200
     assert "<script>alert(1)" not in response.get_data(as_text=True)
-    for kind in index.KINDS:
-        assert (
-            client.get("/directory/search", query_string={"q": query, "kind": kind}).status_code
-            == 200
-        )
+    paged = client.get("/directory/search", query_string={"q": query, "kind": "publication"})
+    assert paged.status_code == 200
 
 
 def test_operators_are_words_not_syntax(app, db, make_person) -> None:
@@ -301,16 +204,6 @@ def test_the_index_follows_edits_deletes_and_imports(app, db, make_person, make_
     assert db.scalar(select(index.SearchDocument.id)) is None
 
 
-def test_reimporting_a_profile_keeps_one_document_each(app, db, demo) -> None:
-    before = db.scalar(select(func.count()).select_from(index.SearchDocument))
-    import_documents(db, demo_documents())
-    db.commit()
-    after = db.scalar(select(func.count()).select_from(index.SearchDocument))
-    assert before == after
-    assert index.rebuild(db) == after
-    db.commit()
-
-
 def test_reindex_command_rebuilds_the_index(runner, db, make_person) -> None:
     make_person(interests="lantern")
     db.execute(delete(index.SearchDocument))
@@ -321,32 +214,6 @@ def test_reindex_command_rebuilds_the_index(runner, db, make_person) -> None:
 
 
 # ----------------------------------------------------------------------------- the page
-
-
-def test_page_groups_results_by_kind_and_marks_matches(client, demo) -> None:
-    html = client.get("/directory/search?q=xingda").get_data(as_text=True)
-    assert html.index('<h2 id="results-person"') < html.index('<h2 id="results-publication"')
-    assert html.index('<h2 id="results-publication"') < html.index('<h2 id="results-notice"')
-    assert '<a href="/directory/people/xingda-wei"><mark>Xingda</mark> Wei</a>' in html
-    assert "28 results for “xingda”." in html
-    assert "See all 25 publications" in html
-    assert html.count('class="search-hit search-hit--publication"') == 5
-
-
-def test_page_of_one_kind_is_paginated(app, client, demo) -> None:
-    app.config["DIRECTORY_PAGE_SIZE"] = 10
-    try:
-        first = client.get("/directory/search?q=xingda&kind=publication").get_data(as_text=True)
-        third = client.get("/directory/search?q=xingda&kind=publication&page=3").get_data(
-            as_text=True
-        )
-    finally:
-        app.config["DIRECTORY_PAGE_SIZE"] = 50
-    assert first.count("search-hit--publication") == 10
-    assert "Page 1 of 3" in first and 'rel="next"' in first and 'rel="prev"' not in first
-    assert third.count("search-hit--publication") == 5
-    assert '<ol class="search-results" start="21">' in third
-    assert "search-hit--person" not in first
 
 
 def test_page_escapes_what_owners_wrote(client, make_person) -> None:

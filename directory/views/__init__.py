@@ -14,4 +14,4 @@ blueprint = Blueprint(
     static_url_path="/static",
 )
 
-from . import common, listing, profile, search  # noqa: E402,F401 - registers routes
+from . import api, common, listing, profile, search  # noqa: E402,F401 - registers routes

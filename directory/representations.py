@@ -21,46 +21,22 @@ from .markdown import render_markdown
 from .profiles import Profile
 from .search import notice_title
 
+#: The date fields of entries that span time (see models.DateRangeMixin).
+DATE_RANGE = ("start_year", "start_month", "end_year", "end_month", "is_current")
+
 #: Fields of each profile entry kind in the API (besides ``id``), in the models' column names.
 ENTRY_FIELDS: dict[str, tuple[type[m.Base], tuple[str, ...]]] = {
     "news": (m.NewsItem, ("year", "month", "day", "body", "url", "archived")),
     "education": (
         m.Education,
-        (
-            "degree",
-            "field",
-            "institution",
-            "unit",
-            "place",
-            "advisors",
-            "thesis",
-            "thesis_url",
-            "note",
-            "start_year",
-            "start_month",
-            "end_year",
-            "end_month",
-            "is_current",
-        ),
-    ),  # fmt: skip
+        ("degree", "field", "institution", "unit", "place", "advisors", "thesis", "thesis_url")
+        + ("note", *DATE_RANGE),
+    ),
     "experience": (
         m.Experience,
-        (
-            "kind",
-            "title",
-            "organisation",
-            "place",
-            "hosts",
-            "hosts_label",
-            "description",
-            "url",
-            "start_year",
-            "start_month",
-            "end_year",
-            "end_month",
-            "is_current",
-        ),
-    ),  # fmt: skip
+        ("kind", "title", "organisation", "place", "hosts", "hosts_label", "description")
+        + ("url", *DATE_RANGE),
+    ),
     "projects": (m.ResearchProject, ("title", "summary", "url", "status")),
     "teaching": (
         m.Teaching,
@@ -74,6 +50,14 @@ ENTRY_FIELDS: dict[str, tuple[type[m.Base], tuple[str, ...]]] = {
     ),
     "custom_sections": (m.CustomSection, ("title", "body")),
 }
+
+PUBLICATION_FIELDS = (
+    "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi", "arxiv_id",
+    "volume", "number", "pages", "publisher", "location", "note",
+)  # fmt: skip
+ADVISING_FIELDS = (
+    "role", "degree", "status", "start_year", "end_year", "thesis", "placement", "note",
+)  # fmt: skip
 
 
 def json_type(model: type[m.Base], name: str) -> dict[str, Any]:
@@ -150,26 +134,7 @@ def publication(pub: m.Publication, viewer: Viewer, url: str | None) -> dict[str
             }
             for a in pub.authorships
         ],
-        **{
-            name: getattr(pub, name)
-            for name in (
-                "venue",
-                "venue_short",
-                "year",
-                "month",
-                "type",
-                "status",
-                "abstract",
-                "doi",
-                "arxiv_id",
-                "volume",
-                "number",
-                "pages",
-                "publisher",
-                "location",
-                "note",
-            )
-        },  # fmt: skip
+        **{name: getattr(pub, name) for name in PUBLICATION_FIELDS},
         "type_label": m.label(m.PUBLICATION_TYPES, pub.type),
         "labels": list(pub.labels or []),
         "links": [{"kind": k.kind, "label": k.label, "url": k.url} for k in pub.links],
@@ -216,19 +181,7 @@ def _advising(rel: m.AdvisingRelation, side: str, viewer: Viewer) -> dict[str, A
     return {
         "name": rel.advisor_display if side == "advisor" else rel.student_display,
         "person": person_ref(other, viewer),
-        **{
-            name: getattr(rel, name)
-            for name in (
-                "role",
-                "degree",
-                "status",
-                "start_year",
-                "end_year",
-                "thesis",
-                "placement",
-                "note",
-            )
-        },  # fmt: skip
+        **{name: getattr(rel, name) for name in ADVISING_FIELDS},
     }
 
 

@@ -15,8 +15,6 @@ from directory.identity import ANONYMOUS, Viewer
 from .conftest import login
 
 
-#: Queries run on the demo department. Each must give exactly what the reference matcher
-#: (plain Python over the stored tokens) gives, on whichever database the suite runs on.
 def found(results: index.SearchResults) -> set[tuple[str, str]]:
     return {(hit.kind, hit.ref) for hit in results.hits}
 

@@ -15,11 +15,7 @@ from directory.interchange import import_documents
 
 # Every test of this module sees the demo department, loaded once (see shared_demo.py).
 from .shared_demo import connection, demo_connection  # noqa: F401
-
-
-def found(results: index.SearchResults) -> set[tuple[str, str]]:
-    return {(hit.kind, hit.ref) for hit in results.hits}
-
+from .test_search import found
 
 #: Queries run on the demo department. Each must give exactly what the reference matcher
 #: (plain Python over the stored tokens) gives, on whichever database the suite runs on.

@@ -41,6 +41,7 @@ from sqlalchemy import (
     UniqueConstraint,
     and_,
     bindparam,
+    case,
     cast,
     column,
     delete,
@@ -49,6 +50,7 @@ from sqlalchemy import (
     func,
     insert,
     inspect,
+    literal,
     literal_column,
     or_,
     select,
@@ -419,13 +421,38 @@ class _PostgreSQL:
         pass
 
 
-def _engine_for(session: Session) -> _SQLite | _PostgreSQL:
-    name = session.get_bind().dialect.name
-    if name == "sqlite":
-        return _SQLite()
-    if name == "postgresql":
-        return _PostgreSQL()
-    raise NotImplementedError(f"Search supports SQLite and PostgreSQL, not {name}")
+class _Portable:
+    """Any other database: LIKE over the space-separated tokens. No index, so slower on a big
+    directory, but the same answers (and writes never fail for want of an engine)."""
+
+    @staticmethod
+    def _contains(tokens: Any, term: Term) -> Any:
+        spaced = literal(" ") + tokens + literal(" ")
+        return spaced.contains(f" {term.text}" + ("" if term.prefix else " "), autoescape=True)
+
+    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
+        d = SearchDocument
+        everything = d.title_tokens + literal(" ") + d.body_tokens
+        stmt = select(d).where(*(self._contains(everything, t) for t in terms))
+        rank = sum(case((self._contains(d.title_tokens, t), 1), else_=0) for t in terms)
+        return stmt, rank
+
+    def remove(self, session: Session, ids: Select) -> None:
+        pass
+
+    def add(self, session: Session, ids: Select) -> None:
+        pass
+
+    def clear(self, session: Session) -> None:
+        pass
+
+
+#: The engine used for each dialect; any other gets :class:`_Portable`.
+ENGINES: dict[str, type] = {"sqlite": _SQLite, "postgresql": _PostgreSQL}
+
+
+def _engine_for(session: Session) -> _SQLite | _PostgreSQL | _Portable:
+    return ENGINES.get(session.get_bind().dialect.name, _Portable)()
 
 
 # ----------------------------------------------------------------------------- searching

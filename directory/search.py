@@ -258,7 +258,8 @@ def _publication_document(pub: m.Publication) -> dict[str, Any]:
             _join(pub.venue_short or pub.venue, str(pub.year) if pub.year else None, sep=" "),
             _author_line(pub),
         ),
-        "body": pub.abstract or "",
+        # The full venue first, so that a match on it shows in the snippet.
+        "body": _join(pub.venue, pub.abstract, sep="\n"),
         "title_tokens": tokenize(pub.title),
         "body_tokens": tokenize(
             pub.venue,
@@ -344,7 +345,25 @@ PG_VECTOR_SQL = (
 )
 
 
-class _SQLite:
+class _Engine:
+    """How one kind of database finds documents, and keeps its own structure (if it has one
+    beside the documents table) in step with the documents."""
+
+    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
+        """A select of the documents matching every term, and a rank (higher is better)."""
+        raise NotImplementedError
+
+    def remove(self, session: Session, ids: Select) -> None:
+        """The documents ``ids`` are about to be deleted."""
+
+    def add(self, session: Session, ids: Select) -> None:
+        """The documents ``ids`` were just written."""
+
+    def clear(self, session: Session) -> None:
+        """Every document is about to be rewritten."""
+
+
+class _SQLite(_Engine):
     """FTS5 with the ``ascii`` tokenizer: it splits on spaces only, since stored tokens hold
     nothing but letters and digits, so it stores exactly our tokens."""
 
@@ -391,7 +410,7 @@ PG_RANK_VECTOR_SQL = (
 )
 
 
-class _PostgreSQL:
+class _PostgreSQL(_Engine):
     """A GIN index on a tsvector built from the stored tokens as they are (array_to_tsvector
     applies no parser and no dictionary); the query is a tsquery cast from quoted lexemes."""
 
@@ -411,17 +430,8 @@ class _PostgreSQL:
         # Normalisation 1 (divide by 1 + log of the length) favours short documents, as bm25.
         return stmt, func.ts_rank(self.rank_vector, query, 1)
 
-    def remove(self, session: Session, ids: Select) -> None:
-        pass
 
-    def add(self, session: Session, ids: Select) -> None:
-        pass
-
-    def clear(self, session: Session) -> None:
-        pass
-
-
-class _Portable:
+class _Portable(_Engine):
     """Any other database: LIKE over the space-separated tokens. No index, so slower on a big
     directory, but the same answers (and writes never fail for want of an engine)."""
 
@@ -437,21 +447,12 @@ class _Portable:
         rank = sum(case((self._contains(d.title_tokens, t), 1), else_=0) for t in terms)
         return stmt, rank
 
-    def remove(self, session: Session, ids: Select) -> None:
-        pass
-
-    def add(self, session: Session, ids: Select) -> None:
-        pass
-
-    def clear(self, session: Session) -> None:
-        pass
-
 
 #: The engine used for each dialect; any other gets :class:`_Portable`.
-ENGINES: dict[str, type] = {"sqlite": _SQLite, "postgresql": _PostgreSQL}
+ENGINES: dict[str, type[_Engine]] = {"sqlite": _SQLite, "postgresql": _PostgreSQL}
 
 
-def _engine_for(session: Session) -> _SQLite | _PostgreSQL | _Portable:
+def _engine_for(session: Session) -> _Engine:
     return ENGINES.get(session.get_bind().dialect.name, _Portable)()
 
 
@@ -467,6 +468,7 @@ class SearchHit:
     summary: Markup
     snippet: Markup
     url: str | None
+    #: Higher is better; only comparable within one search.
     rank: float
 
 

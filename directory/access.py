@@ -18,6 +18,13 @@ def visible_levels(viewer: Viewer) -> tuple[str, ...]:
     return ("public", "members") if viewer.is_authenticated else ("public",)
 
 
+def strictest_visibility(*levels: str) -> str:
+    """The most restrictive of some visibility levels: a public notice on a members-only
+    profile is shown to members only."""
+    order = {"public": 0, "members": 1, "private": 2}
+    return max(levels, key=lambda level: order.get(level, 2))
+
+
 def can_view(viewer: Viewer, obj: Any, owner_id: int | None = None) -> bool:
     """Whether ``viewer`` may see ``obj`` (anything with a ``visibility``)."""
     if obj.visibility in visible_levels(viewer):
@@ -157,3 +164,9 @@ def can_confirm_advising(viewer: Viewer, relation: Any) -> bool:
         sides = [p for p in (relation.advisor, relation.student) if p is not None]
         return any(can_edit_person(viewer, p) for p in sides)
     return other is not None and can_edit_person(viewer, other)
+
+
+def can_see_email(viewer: Viewer) -> bool:
+    """Whether the JSON API gives ``viewer`` people's email addresses: signed-in members only
+    (pages show addresses in a form harvesters can't read; the API would hand them out)."""
+    return viewer.is_authenticated

@@ -17,10 +17,12 @@ blueprint = Blueprint(
 
 from . import (  # noqa: E402,F401 - registers routes
     admin,
+    api,
     auth,
     common,
     editing,
     fragments,
     listing,
     profile,
+    search,
 )

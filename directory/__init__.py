@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from flask import Flask
 
+from . import search
 from .config import apply_defaults
 from .db import DatabaseState, close_session
 from .identity import check_settings
@@ -33,7 +34,8 @@ class Directory:
     def init_app(self, app: Flask) -> None:
         apply_defaults(app.config)
         check_settings(app.config)
-        app.extensions["directory"] = DirectoryState(app)
+        state = app.extensions["directory"] = DirectoryState(app)
+        search.install(state.db.sessionmaker)
         app.teardown_appcontext(close_session)
 
         from .cli import directory_cli

@@ -12,7 +12,7 @@ from flask import current_app
 from flask.cli import AppGroup
 from sqlalchemy import select
 
-from . import migrate
+from . import migrate, search
 from . import models as m
 from .accounts import (
     LocalAccount,
@@ -45,6 +45,10 @@ def _engine():
 def db_upgrade(revision: str) -> None:
     """Upgrade the directory's tables to REVISION (default: the newest)."""
     migrate.upgrade(_engine(), revision)
+    session = get_session()
+    if search.rebuild_if_empty(session):
+        session.commit()
+        click.echo("Built the search index.")
 
 
 @db_cli.command("downgrade")
@@ -140,6 +144,15 @@ def export_all_profiles(export_all: bool, directory: str) -> None:
         text = json.dumps(export_person(session, person), ensure_ascii=False, indent=2)
         (target / f"{person.slug}.json").write_text(text + "\n", encoding="utf-8")
     click.echo(f"Exported {len(people)} profile(s) to {target}.")
+
+
+@directory_cli.command("reindex")
+def reindex() -> None:
+    """Rebuild the search index from the directory's content."""
+    session = get_session()
+    count = search.rebuild(session)
+    session.commit()
+    click.echo(f"Indexed {count} document(s).")
 
 
 def demo_documents() -> list[tuple[str, object]]:

@@ -743,4 +743,5 @@ ENTRY_MODELS: dict[str, type[Base]] = {
 }
 
 
-from . import accounts  # noqa: E402,F401 - the built-in login's table, on the same metadata
+# Modules whose tables live on the same metadata (imported last: they import this module).
+from . import accounts, editing_models, search  # noqa: E402,F401,I001

@@ -77,6 +77,8 @@ def _can_view(obj: object) -> bool:
     """For templates: whether the current viewer may see ``obj`` (anything with a visibility),
     e.g. the target of a publication's relation, loaded without a visibility filter."""
     return can_view(current_viewer(), obj)
+
+
 def assets() -> Markup:
     """The directory's stylesheet, for the ``<head>`` of every page that shows directory
     content: the standalone base calls it, a host's layout calls it once (its rules only

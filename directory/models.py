@@ -741,3 +741,5 @@ ENTRY_MODELS: dict[str, type[Base]] = {
     "advising": AdvisingRelation,
     "recruiting": RecruitingNotice,
 }
+
+from . import pubimport  # noqa: E402,F401

@@ -34,8 +34,37 @@ from directory.db import make_engine  # noqa: E402
 from directory.pubimport import apply_plan, plan_import  # noqa: E402
 
 # Titles: a few common words and a larger vocabulary of specific ones, as real titles have.
-COMMON = "for a the of in with systems efficient scalable towards using".split()
-SYLLABLES = "ra to mi ne ko sa lu ve di pa zo ri ka te no gu".split()
+COMMON = [
+    "for",
+    "a",
+    "the",
+    "of",
+    "in",
+    "with",
+    "systems",
+    "efficient",
+    "scalable",
+    "towards",
+    "using",
+]
+SYLLABLES = [
+    "ra",
+    "to",
+    "mi",
+    "ne",
+    "ko",
+    "sa",
+    "lu",
+    "ve",
+    "di",
+    "pa",
+    "zo",
+    "ri",
+    "ka",
+    "te",
+    "no",
+    "gu",
+]
 
 
 def _vocabulary(rng: random.Random, size: int = 1500) -> list[str]:
@@ -45,15 +74,44 @@ def _vocabulary(rng: random.Random, size: int = 1500) -> list[str]:
     return sorted(words)
 
 
-FIRST = "Xingda Rong Haibo Jane John María Wei Li Yun Ana Pierre Jörg Zoë Kai Ming".split()
-LAST = "Wei Chen Doe Smith Müller García Zhang Wang Liu Dubois Kim Novak".split()
+FIRST = [
+    "Xingda",
+    "Rong",
+    "Haibo",
+    "Jane",
+    "John",
+    "María",
+    "Wei",
+    "Li",
+    "Yun",
+    "Ana",
+    "Pierre",
+    "Jörg",
+    "Zoë",
+    "Kai",
+    "Ming",
+]
+LAST = [
+    "Wei",
+    "Chen",
+    "Doe",
+    "Smith",
+    "Müller",
+    "García",
+    "Zhang",
+    "Wang",
+    "Liu",
+    "Dubois",
+    "Kim",
+    "Novak",
+]
 VENUES = ("OSDI", "SOSP", "EuroSys", "NSDI", "ATC", "ASPLOS", "VLDB", "SIGMOD")
 
 
 def make_bibtex(entries: int, seed: int = 7) -> str:
     rng = random.Random(seed)
     vocabulary = _vocabulary(rng)
-    out = ['Publications of the example lab, generated for the benchmark.\n']
+    out = ["Publications of the example lab, generated for the benchmark.\n"]
     for venue in VENUES:
         out.append(f'@string{{{venue.lower()} = "Proceedings of {venue}"}}\n')
     for i in range(entries):
@@ -81,7 +139,7 @@ def make_bibtex(entries: int, seed: int = 7) -> str:
             f"@inproceedings{{p{i},\n"
             f"  title = {{{{{title[0]}}}{title[1:]}}},\n"
             f"  author = {{{author_field}}},\n"
-            f"  booktitle = {venue.lower()} # \" {year}\",\n"
+            f'  booktitle = {venue.lower()} # " {year}",\n'
             f"  year = {year},\n"
             f"  month = {('jan', 'apr', 'jul', 'oct')[i % 4]},\n"
             f"  pages = {{{i}--{i + 12}}},\n"

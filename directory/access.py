@@ -44,3 +44,13 @@ def can_edit_person(viewer: Viewer, person: Any) -> bool:
     if viewer.is_admin:
         return True
     return viewer.person_id is not None and viewer.person_id == person.id
+
+
+def can_import_publications(viewer: Viewer, person: Any) -> bool:
+    """Who may import papers into ``person``'s profile (and change how it lists them)."""
+    return can_edit_person(viewer, person)
+
+
+def can_manage_publication_records(viewer: Viewer) -> bool:
+    """Merging, splitting and linking shared publication records: department admins."""
+    return viewer.is_admin

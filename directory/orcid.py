@@ -185,7 +185,8 @@ def _work(summary: dict[str, Any], owner_name: str) -> tuple[dict[str, Any], lis
     if url:
         links.append({"kind": "paper", "url": url, "label": None})
     if arxiv_id and not any("arxiv.org/" in link["url"] for link in links):
-        links.append({"kind": "preprint", "url": f"https://arxiv.org/abs/{arxiv_id}", "label": None})
+        arxiv_url = f"https://arxiv.org/abs/{arxiv_id}"
+        links.append({"kind": "preprint", "url": arxiv_url, "label": None})
     if not title:
         warnings.append("work has no title")
     warnings.append(
@@ -412,7 +413,9 @@ def normalise_orcid_id(text: str) -> str | None:
     return m.group(1) if digits[-1] == expected else None
 
 
-def fetch_orcid_record(orcid_id: str, base_url: str, *, max_bytes: int, timeout: float = 15) -> bytes:
+def fetch_orcid_record(
+    orcid_id: str, base_url: str, *, max_bytes: int, timeout: float = 15
+) -> bytes:
     """Download ``orcid_id``'s public record (JSON) from the API at ``base_url``."""
     url = f"{base_url.rstrip('/')}/{orcid_id}/record"
     if not url.startswith(("https://", "http://")):

@@ -256,8 +256,10 @@ def entry_problem(data: dict[str, Any]) -> str | None:
             value = item if name is None else item.get(name)
             if value is not None and len(str(value)) > limit:
                 what = collection[:-1] + (f" {name}" if name else "")
-                return f"An {what} is longer than {limit} characters." if what[0] in "aeiou" else (
-                    f"A {what} is longer than {limit} characters."
+                return (
+                    f"An {what} is longer than {limit} characters."
+                    if what[0] in "aeiou"
+                    else (f"A {what} is longer than {limit} characters.")
                 )
     year = data.get("year")
     if year is not None and not 1000 <= year <= 2999:
@@ -466,7 +468,7 @@ def _plan_records(
         if record.kind not in existing:
             model = m.ENTRY_MODELS[record.kind]
             existing[record.kind] = {
-                _record_key(record.kind, {name: getattr(row, name) for name in _RECORD_KEYS[record.kind]})
+                _record_key(record.kind, {n: getattr(row, n) for n in _RECORD_KEYS[record.kind]})
                 for row in session.scalars(select(model).where(model.owner_id == person.id))
             }
         key = _record_key(record.kind, record.data)
@@ -502,7 +504,10 @@ def decision_choices(entry: PlannedEntry, plan: ImportPlan) -> list[tuple[str, s
             where = f"“{c.title}”" + (f" ({c.year})" if c.year else "")
         choices.append((f"link:{c.publication_id}", f"Same paper as {where}"))
         choices.append(
-            (f"version:{c.publication_id}", f"A different version of {where} (preprint ↔ published)")
+            (
+                f"version:{c.publication_id}",
+                f"A different version of {where} (preprint ↔ published)",
+            )
         )
     choices.append(("new", "A different paper: import it as new"))
     choices.append(("skip", "Skip this entry"))
@@ -541,7 +546,8 @@ class ImportSummary:
         parts = [f"{self.created} new paper{'s' if self.created != 1 else ''}"]
         parts.append(f"{self.linked} linked to existing department papers")
         if self.updated:
-            parts.append(f"{self.updated} existing paper{'s' if self.updated != 1 else ''} completed")
+            plural = "s" if self.updated != 1 else ""
+            parts.append(f"{self.updated} existing paper{plural} completed")
         if self.versions:
             parts.append(f"{self.versions} linked as versions")
         if self.records:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from functools import lru_cache
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -149,7 +149,9 @@ class AuthorIndex:
     LEVELS = ("exact", "short", "initials", "first_initial")
 
     def __init__(self, people: Iterable[tuple[int, str, list[str] | None, str | None]]):
-        self.keys: dict[str, dict[str, set[int]]] = {level: defaultdict(set) for level in self.LEVELS}
+        self.keys: dict[str, dict[str, set[int]]] = {
+            level: defaultdict(set) for level in self.LEVELS
+        }
         self.names: dict[int, str] = {}
         self._memo: dict[str, AuthorMatch] = {}
         for person_id, full_name, variants, native_name in people:
@@ -230,13 +232,12 @@ def link_coauthor_profiles(session: Session, publications: list[m.Publication]) 
     ids = [pub.id for pub in publications]
     existing: set[tuple[int, int]] = set()
     for chunk in _chunks(ids):
-        existing.update(
-            session.execute(
-                select(m.ProfilePublication.person_id, m.ProfilePublication.publication_id).where(
-                    m.ProfilePublication.publication_id.in_(chunk)
-                )
-            ).tuples()
+        rows = session.execute(
+            select(m.ProfilePublication.person_id, m.ProfilePublication.publication_id).where(
+                m.ProfilePublication.publication_id.in_(chunk)
+            )
         )
+        existing.update((person_id, pub_id) for person_id, pub_id in rows)
     for pub in publications:
         for authorship in pub.authorships:
             pid = authorship.person.id if authorship.person else authorship.person_id
@@ -408,7 +409,8 @@ class PublicationIndex:
             shared = sorted(mine & theirs[pid])
             if not shared:
                 continue
-            reason = f"title {score}% alike, {_year_text(known.year, year)}, shared author {shared[0]}"
+            when = _year_text(known.year, year)
+            reason = f"title {score}% alike, {when}, shared author {shared[0]}"
             result.append(Candidate(pid, known.title, known.year, known.venue, score, reason))
         return result
 
@@ -603,7 +605,8 @@ def merge_publications(session: Session, survivor: m.Publication, other: m.Publi
     award_names = {a.name for a in survivor.awards}
     for award in other.awards:
         if award.name not in award_names:
-            survivor.awards.append(m.PublicationAward(name=award.name, position=len(survivor.awards)))
+            position = len(survivor.awards)
+            survivor.awards.append(m.PublicationAward(name=award.name, position=position))
     badge_names = {b.name for b in survivor.badges}
     for badge in other.badges:
         if badge.name not in badge_names:
@@ -660,7 +663,9 @@ def merge_publications(session: Session, survivor: m.Publication, other: m.Publi
         if (new_source, new_target) == (source, target):
             continue
         if new_source != new_target and (new_source, new_target, kind) not in existing:
-            session.add(m.PublicationRelation(publication_id=new_source, target_id=new_target, kind=kind))
+            session.add(
+                m.PublicationRelation(publication_id=new_source, target_id=new_target, kind=kind)
+            )
             existing.add((new_source, new_target, kind))
     session.flush()
     session.execute(

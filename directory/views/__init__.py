@@ -14,4 +14,4 @@ blueprint = Blueprint(
     static_url_path="/static",
 )
 
-from . import common, listing, profile  # noqa: E402,F401 - registers routes
+from . import common, listing, profile, publications  # noqa: E402,F401 - registers routes

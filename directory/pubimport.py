@@ -373,7 +373,7 @@ def plan_import(
         if problem:
             entry.status, entry.reason = "error", problem
             continue
-        result = index.match(data)
+        result = index.match(data, own=profile_rows)
         if result.same is not None:
             entry.target_id = result.same
             earlier = claimed.get(result.same) if result.same > 0 else -result.same - 1

@@ -302,6 +302,8 @@ class PublicationIndex:
         self.by_doi: dict[str, int] = {}
         self.by_arxiv: dict[str, int] = {}
         self.known: dict[int, _Known] = {}
+        #: (normalised title, year) -> papers: a person's own paper read again.
+        self.by_title_year: dict[tuple[str, int | None], list[int]] = defaultdict(list)
         #: title word -> papers whose title has it (rare words find near-duplicates fast).
         self.postings: dict[str, list[int]] = defaultdict(list)
         self._surnames: dict[int, set[str]] = {}
@@ -329,6 +331,8 @@ class PublicationIndex:
         self.known[pid] = _Known(pid, title, year, venue, doi.lower() if doi else None, norm)
         for word in set(norm.split()):
             self.postings[word].append(pid)
+        if norm:
+            self.by_title_year[(norm, year)].append(pid)
 
     def add(self, pid: int, data: dict[str, Any]) -> None:
         """Make an entry about to be imported (``pid`` < 0) matchable by later entries."""
@@ -352,8 +356,16 @@ class PublicationIndex:
                 self._surnames[pid].add(surname(name))
         return {pid: self._surnames.get(pid, set()) for pid in pids}
 
-    def match(self, data: dict[str, Any], *, exclude: Iterable[int] = ()) -> MatchResult:
-        """Find ``data`` (an interchange publication dict) among the known papers."""
+    def match(
+        self, data: dict[str, Any], *, exclude: Iterable[int] = (), own: Iterable[int] = ()
+    ) -> MatchResult:
+        """Find ``data`` (an interchange publication dict) among the known papers.
+
+        ``own`` are the importer's papers: one with the same title and year (and no other DOI
+        or arXiv id) is the same paper read again, so that importing a file twice adds nothing
+        even for entries without identifiers. Elsewhere in the department the same title is
+        only a candidate.
+        """
         excluded = set(exclude)
         uid = data.get("uid")
         if uid and self.by_uid.get(uid) not in (None, *excluded):
@@ -369,6 +381,14 @@ class PublicationIndex:
                 other_doi = self.known[pid].doi
                 if not (doi and other_doi and doi != other_doi):
                     return MatchResult(pid, f"the same arXiv id ({arxiv_id})")
+        if own:
+            mine = set(own)
+            for pid in self.by_title_year.get(
+                (normalise_title(data.get("title")), data.get("year")), ()
+            ):
+                known = self.known[pid]
+                if pid in mine and pid not in excluded and not (doi and known.doi):
+                    return MatchResult(pid, "the same title and year")
         return MatchResult(candidates=self.candidates(data, excluded))
 
     def candidates(self, data: dict[str, Any], excluded: set[int] = frozenset()) -> list[Candidate]:

@@ -64,6 +64,18 @@ from ..publications import (
 from . import blueprint
 from .profile import get_person_or_404
 
+try:  # WTForms 3.3 deprecates (value, label) tuples in favour of SelectChoice.
+    from wtforms.fields.choices import SelectChoice
+except ImportError:  # pragma: no cover - older WTForms
+    SelectChoice = None
+
+
+def _choices(pairs: list[tuple[str, str]]) -> list[Any]:
+    if SelectChoice is None:  # pragma: no cover
+        return pairs
+    return [SelectChoice(value, label) for value, label in pairs]
+
+
 # --------------------------------------------------------------------------------------------
 # Forms
 # --------------------------------------------------------------------------------------------
@@ -123,7 +135,9 @@ class PublicationVersionsForm(FlaskForm):
     other = StringField("Record id of the other version", validators=[InputRequired()])
     direction = RadioField(
         "Which is the preprint?",
-        choices=[("this", "This paper is the preprint"), ("other", "The other is the preprint")],
+        choices=_choices(
+            [("this", "This paper is the preprint"), ("other", "The other is the preprint")]
+        ),
         default="this",
         validators=[InputRequired()],
     )
@@ -146,7 +160,7 @@ def confirm_form_class(plan: ImportPlan) -> type[FlaskForm]:
                 f"decision-{entry.index}",
                 RadioField(
                     f"What is “{entry.title}”?",
-                    choices=decision_choices(entry, plan),
+                    choices=_choices(decision_choices(entry, plan)),
                     validators=[InputRequired("Choose what to do with this entry.")],
                 ),
             )

@@ -121,9 +121,10 @@ def test_preview_writes_nothing_and_confirm_writes_everything(client, db, wei, c
     assert response.status_code == 302
     assert count(db, m.Publication) == 2
     pub = db.scalar(select(m.Publication).where(m.Publication.doi == SOSP_DOI))
-    assert pub.venue == "Proceedings of the 29th ACM Symposium on Operating Systems Principles (SOSP '23)"
+    assert pub.venue.endswith("Symposium on Operating Systems Principles (SOSP '23)")
     assert pub.venue_short == "SOSP" and pub.month == 10
-    assert [a.name for a in pub.authorships] == ["Xingda Wei", "Rong Chen", "Jörg Müller", "Haibo Chen"]
+    names = ["Xingda Wei", "Rong Chen", "Jörg Müller", "Haibo Chen"]
+    assert [a.name for a in pub.authorships] == names
     assert [a.person_id for a in pub.authorships] == [wei.id, chen.id, None, None]
     assert pub.bibtex.startswith("@inproceedings{wei2023transactions")
     assert [link.kind for link in pub.links] == ["code"]
@@ -205,9 +206,7 @@ def test_every_quirk_fixture_imports_completely(client, db, wei, name) -> None:
     login(client, "wei")
     url, html = preview(client, "xingda-wei", data)
     assert "Cannot be imported" not in html
-    decisions = {
-        f"decision_{index}": "new" for index in re.findall(r'name="decision-(\d+)"', html)
-    }
+    decisions = {f"decision_{index}": "new" for index in re.findall(r'name="decision-(\d+)"', html)}
     confirm(client, url, html, **decisions)
     titles = set(db.scalars(select(m.Publication.title)))
     assert titles == {e.data["title"] for e in expected.entries}

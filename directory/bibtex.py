@@ -1172,7 +1172,7 @@ def _failure_message(block: ParsingFailedBlock) -> tuple[str | None, str]:
         detail = reason.strip()
     if kind == "string":
         what = "@string definition"
-    return key, f"Malformed {what}: {detail}."
+    return key, f"Malformed {what}: {detail.rstrip('.')}."
 
 
 def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> ParseResult:

@@ -544,7 +544,8 @@ class ImportSummary:
 
     def __str__(self) -> str:
         parts = [f"{self.created} new paper{'s' if self.created != 1 else ''}"]
-        parts.append(f"{self.linked} linked to existing department papers")
+        if self.linked:
+            parts.append(f"{self.linked} linked to existing department papers")
         if self.updated:
             plural = "s" if self.updated != 1 else ""
             parts.append(f"{self.updated} existing paper{plural} completed")

@@ -430,7 +430,7 @@ class PublicationIndex:
             if not shared:
                 continue
             when = _year_text(known.year, year)
-            reason = f"title {score}% alike, {when}, shared author {shared[0]}"
+            reason = f"title {score}% alike, {when}, shared author {shared[0].title()}"
             result.append(Candidate(pid, known.title, known.year, known.venue, score, reason))
         return result
 

@@ -87,7 +87,7 @@ def test_close_titles_are_only_candidates_with_year_and_surname(db) -> None:
     result = index.match(data)
     assert result.same is None
     assert [c.publication_id for c in result.candidates] == [existing.id]
-    assert "shared author wei" in result.candidates[0].reason
+    assert "shared author Wei" in result.candidates[0].reason
     # Two years apart, or no shared surname: not a candidate.
     assert not index.match({**data, "year": 2021}).candidates
     assert not index.match({**data, "authors": [{"name": "Jane Doe"}]}).candidates

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -267,6 +268,28 @@ def entry_problem(data: dict[str, Any]) -> str | None:
     return None
 
 
+_SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+def _safe_links(data: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """``data`` without links a page must not point at (``javascript:``, ``data:``...):
+    absolute http(s) addresses and site-relative paths (al-folio ``pdf = {paper.pdf}``) stay."""
+    links = data.get("links") or []
+    kept = []
+    for link in links:
+        scheme = _SCHEME_RE.match(link["url"])
+        if scheme is None or scheme.group(1).lower() in ("http", "https"):
+            kept.append(link)
+        else:
+            warnings.append(
+                f"The {link['kind']} link {link['url'][:60]!r} was dropped: only web "
+                "addresses (http, https) are kept."
+            )
+    if len(kept) == len(links):
+        return data
+    return {**data, "links": kept}
+
+
 #: Scalar fields an import may fill on an existing paper where they are empty.
 FILL_FIELDS = (
     "venue", "venue_short", "month", "abstract", "doi", "arxiv_id", "volume", "number", "pages",
@@ -369,6 +392,7 @@ def plan_import(
             raw=parsed.raw, warnings=list(parsed.warnings),
         )  # fmt: skip
         planned.append(entry)
+        data = entry.data = _safe_links(data, entry.warnings)
         problem = entry_problem(data)
         if problem:
             entry.status, entry.reason = "error", problem
@@ -436,6 +460,15 @@ def plan_import(
         )  # fmt: skip
         if entry.status == "on_profile" and not entry.changes:
             entry.reason += " Nothing to add."
+        pub = pubs[entry.target_id]
+        if entry.status == "department" and person.id not in (
+            *(a.person_id for a in pub.authorships),
+            *entry.fill.get("author_links", {}).values(),
+        ):
+            entry.warnings.append(
+                f"No author of the existing record matches {person.full_name} or their name "
+                "variants; the paper will be on the profile, but no author is linked to it."
+            )
 
     plan = ImportPlan(person_id=person.id, source=source, entries=planned)
     plan.records = _plan_records(session, person, list(records))

@@ -550,3 +550,73 @@ def test_cli_refuses_duplicates_without_a_rule_and_malformed_files(runner, db, w
     assert broken.exit_code == 1
     assert "error: line 8" in broken.output
     assert count(db, m.Publication) == 2
+
+
+def test_links_a_page_must_not_point_at_are_dropped(client, db, wei) -> None:
+    login(client, "wei")
+    text = (
+        b"@misc{x, title={Evil Links}, author={Wei, Xingda}, year=2020, "
+        b"url={javascript:alert(1)}, code={https://github.com/ok}, pdf={paper.pdf}}"
+    )
+    url, html = preview(client, "xingda-wei", text)
+    assert "was dropped: only web addresses" in html
+    confirm(client, url, html)
+    pub = db.scalar(select(m.Publication))
+    assert sorted(link.url for link in pub.links) == ["https://github.com/ok", "paper.pdf"]
+
+
+def test_the_same_paper_twice_in_one_file_is_imported_once(client, db, wei) -> None:
+    login(client, "wei")
+    text = (
+        b"@article{a, title={One Paper}, author={Wei, Xingda}, journal={J}, year=2020,"
+        b" doi={10.1145/1111.2222}}\n"
+        b"@article{b, title={One Paper (again)}, author={Wei, Xingda}, journal={J}, year=2020,"
+        b" doi={https://doi.org/10.1145/1111.2222}}\n"
+    )
+    url, html = preview(client, "xingda-wei", text)
+    assert "Repeated in this file: skipped" in html
+    assert "Same paper as the entry on line 1" in html
+    confirm(client, url, html)
+    assert count(db, m.Publication) == 1
+
+
+def test_an_orcid_record_can_be_fetched_when_enabled(client, db, app, wei, monkeypatch) -> None:
+    """The fetch goes to a stand-in API on this machine's loopback address: no network."""
+    import threading
+
+    from werkzeug.serving import make_server
+    from werkzeug.wrappers import Request, Response
+
+    record = (FIXTURES / "orcid" / "record.json").read_bytes()
+
+    @Request.application
+    def fake_orcid(request: Request) -> Response:
+        if request.path == "/v3.0/0000-0002-1825-0097/record":
+            return Response(record, mimetype="application/json")
+        return Response("not found", status=404)
+
+    server = make_server("127.0.0.1", 0, fake_orcid)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        monkeypatch.setitem(app.config, "DIRECTORY_ORCID_FETCH", True)
+        monkeypatch.setitem(
+            app.config, "DIRECTORY_ORCID_API_URL", f"http://127.0.0.1:{server.server_port}/v3.0"
+        )
+        login(client, "wei")
+        url = f"{PREFIX}/people/xingda-wei/publications/import"
+        page = client.get(url).get_data(as_text=True)
+        assert 'name="orcid_id"' in page
+        token = hidden_value(page, "csrf_token")
+        bad = client.post(url, data={"csrf_token": token, "orcid_id": "0000-0002-1825-0098"})
+        assert "This is not an ORCID iD" in bad.get_data(as_text=True)
+        response = client.post(
+            url, data={"csrf_token": token, "orcid_id": "https://orcid.org/0000-0002-1825-0097"}
+        )
+        assert response.status_code == 302
+        html = client.get(response.headers["Location"]).get_data(as_text=True)
+        assert "ORCID 0000-0002-1825-0097" in html
+        assert "Learned Indexes for Persistent Memory: An Experimental Study" in html
+    finally:
+        server.shutdown()
+        thread.join()

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
-from sqlalchemy import delete, exists, func, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from . import models as m
@@ -755,19 +755,3 @@ def split_publication(
     )
     session.flush()
     return copy
-
-
-def profile_holders(session: Session, publication: m.Publication) -> list[tuple[m.Person, Any]]:
-    """The people whose profiles list ``publication``, with their profile row."""
-    rows = session.execute(
-        select(m.Person, m.ProfilePublication)
-        .join(m.ProfilePublication, m.ProfilePublication.person_id == m.Person.id)
-        .where(m.ProfilePublication.publication_id == publication.id)
-        .order_by(m.Person.sort_name)
-    )
-    return [(person, row) for person, row in rows]
-
-
-def on_some_profile(publication_id_column: Any) -> Any:
-    """A WHERE clause: the paper is on at least one profile."""
-    return exists().where(m.ProfilePublication.publication_id == publication_id_column)

@@ -115,7 +115,7 @@ def draft_expired(draft: ImportDraft, max_age_hours: int) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class PlannedAuthor:
     name: str
     person_id: int | None = None
@@ -231,6 +231,10 @@ _CHECKED = (
     "title", "venue", "venue_short", "doi", "arxiv_id", "volume", "number", "pages",
     "publisher", "location",
 )  # fmt: skip
+_CHECKS = (
+    *((name, _PUB_LIMITS[name]) for name in _CHECKED),
+    ("key", _PUB_LIMITS["citation_key"]),
+)
 _NESTED_LIMITS = (
     ("authors", "name", m.Authorship.__table__.c.name.type.length),
     ("links", "url", m.PublicationLink.__table__.c.url.type.length),
@@ -245,23 +249,21 @@ def entry_problem(data: dict[str, Any]) -> str | None:
     """Why ``data`` cannot be stored as a publication, or None."""
     if not (data.get("title") or "").strip():
         return "The entry has no title."
-    for name in _CHECKED:
+    for name, limit in _CHECKS:
         value = data.get(name)
-        if value is not None and len(str(value)) > _PUB_LIMITS[name]:
-            return f"The {name.replace('_', ' ')} is longer than {_PUB_LIMITS[name]} characters."
-    key = data.get("key")
-    if key and len(key) > _PUB_LIMITS["citation_key"]:
-        return f"The citation key is longer than {_PUB_LIMITS['citation_key']} characters."
+        if value is not None and len(str(value)) > limit:
+            what = "citation key" if name == "key" else name.replace("_", " ")
+            return f"The {what} is longer than {limit} characters."
     for collection, name, limit in _NESTED_LIMITS:
-        for item in data.get(collection) or []:
-            value = item if name is None else item.get(name)
-            if value is not None and len(str(value)) > limit:
-                what = collection[:-1] + (f" {name}" if name else "")
-                return (
-                    f"An {what} is longer than {limit} characters."
-                    if what[0] in "aeiou"
-                    else (f"A {what} is longer than {limit} characters.")
-                )
+        items = data.get(collection)
+        if not items:
+            continue
+        values = items if name is None else [item.get(name) for item in items]
+        lengths = [len(str(v)) for v in values if v is not None]
+        if lengths and max(lengths) > limit:
+            what = collection[:-1] + (f" {name}" if name else "")
+            article = "An" if what[0] in "aeiou" else "A"
+            return f"{article} {what} is longer than {limit} characters."
     year = data.get("year")
     if year is not None and not 1000 <= year <= 2999:
         return f"The year {year} is not plausible."
@@ -276,6 +278,8 @@ def _safe_links(data: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     absolute http(s) addresses and site-relative paths (al-folio ``pdf = {paper.pdf}``) stay."""
     links = data.get("links") or []
     kept = []
+    if all(link["url"].startswith(("https://", "http://")) for link in links):
+        return data
     for link in links:
         scheme = _SCHEME_RE.match(link["url"])
         if scheme is None or scheme.group(1).lower() in ("http", "https"):
@@ -638,45 +642,32 @@ def _create_publications(
     found = session.execute(select(table.c.uid, table.c.id).where(table.c.uid.in_(uids)))
     id_of = {uid: pid for uid, pid in found}
     ids = [id_of[uid] for uid in uids]
-    authorships, links, awards, badges, profile_rows = [], [], [], [], []
-    for pid, entry, offset in zip(ids, items, range(len(items)), strict=True):
+    # Child rows as tuples in the column order of _PLAIN_COLUMNS.
+    authorships: list[tuple] = []
+    links: list[tuple] = []
+    awards: list[tuple] = []
+    badges: list[tuple] = []
+    profile_rows: list[tuple] = []
+    for offset, (pid, entry) in enumerate(zip(ids, items, strict=True)):
         data = entry.data
         people = []
         for pos, (author, planned) in enumerate(zip(data["authors"], entry.authors, strict=True)):
+            person_id = planned.person_id
             authorships.append(
-                {
-                    "publication_id": pid, "position": pos, "name": author["name"],
-                    "person_id": planned.person_id, "co_first": bool(author.get("co_first")),
-                    "corresponding": bool(author.get("corresponding")),
-                }
+                (pid, pos, author["name"], person_id, bool(author.get("co_first")),
+                 bool(author.get("corresponding")))
             )  # fmt: skip
-            if planned.person_id is not None and planned.person_id != owner_id:
-                people.append(planned.person_id)
-        links.extend(
-            {"publication_id": pid, "kind": k["kind"], "url": k["url"], "label": k.get("label"),
-             "position": pos}
-            for pos, k in enumerate(data.get("links") or [])
-        )  # fmt: skip
-        awards.extend(
-            {"publication_id": pid, "name": name, "position": pos}
-            for pos, name in enumerate(data.get("awards") or [])
-        )
-        badges.extend(
-            {"publication_id": pid, "name": b["name"], "issuer": b.get("issuer"), "position": pos}
-            for pos, b in enumerate(data.get("badges") or [])
-        )
-        profile_rows.append(
-            {
-                "person_id": owner_id, "publication_id": pid,
-                "selected": bool(data.get("selected")), "hidden": False,
-                "position": position + offset,
-            }
-        )  # fmt: skip
-        profile_rows.extend(
-            {"person_id": other, "publication_id": pid, "selected": False, "hidden": False,
-             "position": 0}
-            for other in dict.fromkeys(people)
-        )  # fmt: skip
+            if person_id is not None and person_id != owner_id:
+                people.append(person_id)
+        for pos, k in enumerate(data.get("links") or ()):
+            links.append((pid, k["kind"], k["url"], k.get("label"), pos))
+        for pos, name in enumerate(data.get("awards") or ()):
+            awards.append((pid, name, pos))
+        for pos, b in enumerate(data.get("badges") or ()):
+            badges.append((pid, b["name"], b.get("issuer"), pos))
+        profile_rows.append((owner_id, pid, bool(data.get("selected")), False, position + offset))
+        for other in dict.fromkeys(people):
+            profile_rows.append((other, pid, False, False, 0))
     for model, rows in (
         (m.Authorship, authorships),
         (m.PublicationLink, links),
@@ -685,11 +676,22 @@ def _create_publications(
         (m.ProfilePublication, profile_rows),
     ):
         if rows:
-            _insert_plain_rows(session, model.__table__, rows)
+            _insert_plain_rows(session, model.__table__, _PLAIN_COLUMNS[model], rows)
     return ids
 
 
-def _insert_plain_rows(session: Session, table: Any, rows: list[dict[str, Any]]) -> None:
+_PLAIN_COLUMNS = {
+    m.Authorship: ("publication_id", "position", "name", "person_id", "co_first", "corresponding"),
+    m.PublicationLink: ("publication_id", "kind", "url", "label", "position"),
+    m.PublicationAward: ("publication_id", "name", "position"),
+    m.ArtifactBadge: ("publication_id", "name", "issuer", "position"),
+    m.ProfilePublication: ("person_id", "publication_id", "selected", "hidden", "position"),
+}
+
+
+def _insert_plain_rows(
+    session: Session, table: Any, names: tuple[str, ...], rows: list[tuple]
+) -> None:
     """INSERT many rows of plain values (int, str, bool, None) with one DBAPI executemany.
 
     SQLAlchemy's Core executemany still processes every parameter of every row in Python,
@@ -697,22 +699,19 @@ def _insert_plain_rows(session: Session, table: Any, rows: list[dict[str, Any]])
     database does. These tables hold no value needing a bind processor (no JSON, no dates),
     so the statement is handed to the driver in its own parameter style.
     """
-    names = list(rows[0])
     connection = session.connection()
     style = connection.dialect.paramstyle
     if style == "qmark":
         marks = ", ".join("?" for _ in names)
-        params: list[Any] = [tuple(row[n] for n in names) for row in rows]
     elif style in ("format", "pyformat"):
         marks = ", ".join("%s" for _ in names)
-        params = [tuple(row[n] for n in names) for row in rows]
     else:  # named / numeric drivers: let SQLAlchemy do it
-        session.execute(insert(table), rows)
+        session.execute(insert(table), [dict(zip(names, row, strict=True)) for row in rows])
         return
     preparer = connection.dialect.identifier_preparer
     columns = ", ".join(preparer.quote(n) for n in names)
     sql = f"INSERT INTO {preparer.format_table(table)} ({columns}) VALUES ({marks})"  # noqa: S608
-    connection.exec_driver_sql(sql, params)
+    connection.exec_driver_sql(sql, rows)
 
 
 def _link_existing(

@@ -305,8 +305,12 @@ class PublicationIndex:
         #: (normalised title, year) -> papers: a person's own paper read again.
         self.by_title_year: dict[tuple[str, int | None], list[int]] = defaultdict(list)
         #: title word -> papers whose title has it (rare words find near-duplicates fast).
-        self.postings: dict[str, list[int]] = defaultdict(list)
+        self.postings: dict[str, dict[int | None, list[int]]] = defaultdict(
+            lambda: defaultdict(list)
+        )
+        self.word_count: dict[str, int] = defaultdict(int)
         self._surnames: dict[int, set[str]] = {}
+        self._pending_authors: dict[int, list[dict[str, Any]]] = {}
         rows = session.execute(
             select(
                 m.Publication.id,
@@ -330,7 +334,8 @@ class PublicationIndex:
         norm = normalise_title(title)
         self.known[pid] = _Known(pid, title, year, venue, doi.lower() if doi else None, norm)
         for word in set(norm.split()):
-            self.postings[word].append(pid)
+            self.postings[word][year].append(pid)
+            self.word_count[word] += 1
         if norm:
             self.by_title_year[(norm, year)].append(pid)
 
@@ -340,9 +345,13 @@ class PublicationIndex:
             pid, data["title"], data.get("year"), data.get("venue"), data.get("doi"),
             data.get("arxiv_id"),
         )  # fmt: skip
-        self._surnames[pid] = {surname(a["name"]) for a in data.get("authors", [])} - {""}
+        self._pending_authors[pid] = data.get("authors") or []
 
     def surnames(self, pids: list[int]) -> dict[int, set[str]]:
+        for pid in pids:
+            if pid not in self._surnames and pid in self._pending_authors:
+                names = self._pending_authors[pid]
+                self._surnames[pid] = {surname(a["name"]) for a in names} - {""}
         missing = [pid for pid in pids if pid not in self._surnames and pid > 0]
         for chunk in _chunks(missing):
             for pid in chunk:
@@ -402,20 +411,29 @@ class PublicationIndex:
         # Scoring every title costs microseconds each, too much for thousands of entries
         # against thousands of papers. Near-duplicate titles share most of their words, so
         # only papers sharing one of this title's rare words (or its rarest word) are scored.
-        ranked = sorted(words, key=lambda w: len(self.postings.get(w, ())))
+        counts = self.word_count
+        ranked = sorted(words, key=lambda w: counts.get(w, 0))
+        years = None if year is None else (year - 1, year, year + 1, None)
         pool: set[int] = set()
         for i, word in enumerate(ranked):
-            posting = self.postings.get(word, ())
-            if i >= 1 and len(posting) > RARE_WORD:
+            if i >= 1 and counts.get(word, 0) > RARE_WORD:
                 break
-            pool.update(posting)
+            by_year = self.postings.get(word)
+            if not by_year:
+                continue
+            if years is None:
+                for pids in by_year.values():
+                    pool.update(pids)
+            else:
+                for y in years:
+                    pids = by_year.get(y)
+                    if pids:
+                        pool.update(pids)
         hits: list[tuple[int, int]] = []
         for pid in pool:
             known = self.known[pid]
             if pid in excluded or (doi and known.doi and known.doi != doi):
                 continue  # different DOIs are different papers, however alike
-            if year is not None and known.year is not None and abs(known.year - year) > 1:
-                continue
             score = fuzz.token_set_ratio(norm, known.norm_title, score_cutoff=TITLE_SIMILARITY)
             if score:
                 hits.append((pid, int(score)))

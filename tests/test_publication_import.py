@@ -620,3 +620,13 @@ def test_an_orcid_record_can_be_fetched_when_enabled(client, db, app, wei, monke
     finally:
         server.shutdown()
         thread.join()
+
+
+def test_values_too_long_for_the_database_are_errors_not_crashes(client, db, wei) -> None:
+    """PostgreSQL refuses over-long strings; the preview says which value, before writing."""
+    login(client, "wei")
+    text = b"@misc{x, title={Fine}, author={Wei, Xingda}, year=2020, pages={" + b"1" * 41 + b"}}"
+    url, html = preview(client, "xingda-wei", text)
+    assert "The pages is longer than 40 characters." in html
+    assert "Confirm and import" not in html
+    assert count(db, m.Publication) == 0

@@ -258,9 +258,9 @@ def entry_problem(data: dict[str, Any]) -> str | None:
         items = data.get(collection)
         if not items:
             continue
-        values = items if name is None else [item.get(name) for item in items]
-        lengths = [len(str(v)) for v in values if v is not None]
-        if lengths and max(lengths) > limit:
+        if name is not None:
+            items = [item.get(name) for item in items]
+        if max(len(value) if value else 0 for value in items) > limit:
             what = collection[:-1] + (f" {name}" if name else "")
             article = "An" if what[0] in "aeiou" else "A"
             return f"{article} {what} is longer than {limit} characters."

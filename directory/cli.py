@@ -224,7 +224,11 @@ def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates
     if not yes and not click.confirm("Write all of it?", default=False):
         click.echo("Nothing was imported.")
         return
-    work = counts["new"] + counts["department"] + counts["on_profile"] + counts["duplicate"]
+    work = sum(
+        1
+        for e in plan.entries
+        if e.status in ("new", "department", "duplicate") or (e.status == "on_profile" and e.fill)
+    )
     try:
         with click.progressbar(length=work, label="Importing", file=sys.stderr) as bar:
             summary = apply_plan(session, plan, person, decisions, progress=bar.update)

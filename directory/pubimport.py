@@ -781,7 +781,7 @@ def apply_plan(
     for entry in plan.entries:
         if entry.status == "new":
             to_create.append(entry)
-        elif entry.status in ("department", "on_profile"):
+        elif entry.status == "department" or (entry.status == "on_profile" and entry.fill):
             to_link.append((entry, entry.target_id))
         elif entry.status == "duplicate":
             action, _, target = decisions[entry.index].partition(":")

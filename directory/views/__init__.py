@@ -24,5 +24,6 @@ from . import (  # noqa: E402,F401 - registers routes
     fragments,
     listing,
     profile,
+    publications,
     search,
 )

@@ -211,3 +211,13 @@ def can_see_email(viewer: Viewer) -> bool:
     """Whether the JSON API gives ``viewer`` people's email addresses: signed-in members only
     (pages show addresses in a form harvesters can't read; the API would hand them out)."""
     return viewer.is_authenticated
+
+
+def can_import_publications(viewer: Viewer, person: Any) -> bool:
+    """Who may import papers into ``person``'s profile (and change how it lists them)."""
+    return can_edit_person(viewer, person)
+
+
+def can_manage_publication_records(viewer: Viewer) -> bool:
+    """Merging, splitting and linking shared publication records: department admins."""
+    return viewer.is_admin

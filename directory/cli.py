@@ -285,3 +285,111 @@ def create_demo_accounts() -> None:
     click.echo("Demo sign-ins (passwords are new on every run):")
     for username, password, who in rows:
         click.echo(f"  {username.ljust(width)}  {password}  {who}")
+
+
+# --------------------------------------------------------------------------------------------
+# Publications: BibTeX and ORCID import with the same preview as the web page
+# --------------------------------------------------------------------------------------------
+
+
+def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None):
+    from .bibtex import BibtexTooLarge, parse_bibtex
+    from .orcid import parse_orcid_record
+    from .pubimport import PlanRefused, apply_plan, plan_import
+
+    session = get_session()
+    person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+    if person is None:
+        raise click.ClickException(f"No person with slug {slug!r}.")
+    limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
+    try:
+        if kind == "orcid":
+            record = parse_orcid_record(raw, person.full_name, max_bytes=limit)
+            plan = plan_import(
+                session, person, record.entries, record.problems, source="orcid",
+                records=record.records,
+            )  # fmt: skip
+        else:
+            result = parse_bibtex(raw, max_bytes=limit)
+            plan = plan_import(session, person, result.entries, result.problems)
+    except BibtexTooLarge as exc:
+        raise click.ClickException(f"{exc} Nothing was imported.") from exc
+
+    counts = plan.counts
+    click.echo(
+        f"Preview for {person.full_name}: {counts['new']} new, "
+        f"{counts['department']} matching department papers (linked), "
+        f"{counts['on_profile']} already on the profile, {counts['duplicate']} possible "
+        f"duplicates, {counts['repeat']} repeated, {counts['error']} errors"
+        + (f"; {len(plan.new_records)} new profile entries" if plan.records else "")
+        + "."
+    )
+    for entry in plan.entries:
+        if entry.status in ("error", "duplicate"):
+            where = f"line {entry.line}" if entry.line else "record"
+            key = f" {entry.key}" if entry.key else ""
+            line = f"  {entry.status}: {where}{key}: {entry.title or ''} {entry.reason}"
+            click.echo(line.rstrip())
+            for candidate in entry.candidates:
+                click.echo(f"      like “{candidate.title}” ({candidate.reason})")
+    if plan.blocked:
+        click.echo("Nothing was imported: fix the errors above and run again.", err=True)
+        sys.exit(1)
+    decisions: dict[int, str] = {}
+    pending = [e for e in plan.entries if e.needs_decision]
+    if pending:
+        if duplicates is None:
+            click.echo(
+                f"Nothing was imported: {len(pending)} possible duplicate(s) need a decision; "
+                "run again with --duplicates=link (same paper as the closest match), "
+                "--duplicates=new or --duplicates=skip.",
+                err=True,
+            )
+            sys.exit(1)
+        for entry in pending:
+            if duplicates == "link":
+                decisions[entry.index] = f"link:{entry.candidates[0].publication_id}"
+            else:
+                decisions[entry.index] = duplicates
+    if not plan.has_work:
+        click.echo("Everything is already on the profile; nothing to import.")
+        return
+    if not yes and not click.confirm("Write all of it?", default=False):
+        click.echo("Nothing was imported.")
+        return
+    work = sum(
+        1
+        for e in plan.entries
+        if e.status in ("new", "department", "duplicate") or (e.status == "on_profile" and e.fill)
+    )
+    try:
+        with click.progressbar(length=work, label="Importing", file=sys.stderr) as bar:
+            summary = apply_plan(session, plan, person, decisions, progress=bar.update)
+        session.commit()
+    except PlanRefused as refused:
+        session.rollback()
+        raise click.ClickException("Nothing was imported: " + " ".join(refused.messages)) from None
+    click.echo(f"Imported for {person.full_name}: {summary}.")
+
+
+_DUPLICATE_CHOICE = click.Choice(["link", "new", "skip"])
+
+
+@directory_cli.command("import-bibtex")
+@click.option("--person", "slug", required=True, help="Slug of the profile to import into.")
+@click.option("--yes", is_flag=True, help="Write without asking after the preview.")
+@click.option("--duplicates", type=_DUPLICATE_CHOICE, help="What to do with possible duplicates.")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def import_bibtex(slug: str, yes: bool, duplicates: str | None, file: str) -> None:
+    """Import a BibTeX FILE into a profile: preview, then all or nothing."""
+    _import_publications(slug, "bibtex", Path(file).read_bytes(), yes, duplicates)
+
+
+@directory_cli.command("import-orcid")
+@click.option("--person", "slug", required=True, help="Slug of the profile to import into.")
+@click.option("--yes", is_flag=True, help="Write without asking after the preview.")
+@click.option("--duplicates", type=_DUPLICATE_CHOICE, help="What to do with possible duplicates.")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def import_orcid(slug: str, yes: bool, duplicates: str | None, file: str) -> None:
+    """Import an ORCID public record (JSON FILE) into a profile: preview, then all or nothing."""
+    _import_publications(slug, "orcid", Path(file).read_bytes(), yes, duplicates)

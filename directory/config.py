@@ -91,6 +91,17 @@ DIRECTORY_PHOTO_SIZE = 600
 #: Largest accepted import file (interchange JSON, BibTeX, ORCID), in bytes.
 DIRECTORY_IMPORT_MAX_BYTES = 5 * 1024 * 1024
 
+#: Hours an uploaded publication import waits for its preview to be confirmed before it is
+#: discarded.
+DIRECTORY_IMPORT_DRAFT_HOURS = 24
+
+#: Offer "fetch my ORCID record" on the import page (the server calls ORCID's public API).
+#: Off: people upload the record's JSON file instead.
+DIRECTORY_ORCID_FETCH = False
+
+#: Base address of ORCID's public API, used when DIRECTORY_ORCID_FETCH is on.
+DIRECTORY_ORCID_API_URL = "https://pub.orcid.org/v3.0"
+
 #: Number of items per page in listings and the JSON API.
 DIRECTORY_PAGE_SIZE = 50
 

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from . import models as m
 from .names import make_slug, sort_name
+from .publications import link_coauthor_profiles
 
 FORMAT = "faculty-directory-profile"
 FORMAT_VERSION = 1
@@ -418,24 +419,6 @@ def _def_name(key: str) -> str:
     return {"custom_sections": "custom_section"}.get(key, key)
 
 
-def link_coauthor_profiles(session: Session, publications: list[m.Publication]) -> None:
-    """Every department author of a paper sees it on their profile (ProfilePublication)."""
-    for pub in publications:
-        existing = set(
-            session.scalars(
-                select(m.ProfilePublication.person_id).where(
-                    m.ProfilePublication.publication_id == pub.id
-                )
-            )
-        )
-        for authorship in pub.authorships:
-            pid = authorship.person.id if authorship.person else authorship.person_id
-            if pid is not None and pid not in existing:
-                session.add(m.ProfilePublication(person_id=pid, publication_id=pub.id))
-                existing.add(pid)
-    session.flush()
-
-
 def import_documents(session: Session, documents: list[tuple[str, Any]]) -> ImportResult:
     """Validate every document, then write them all. Raises :class:`ImportRefused` listing
     every problem (and writes nothing) if any document is invalid."""
@@ -505,26 +488,6 @@ def _entry_dict(obj: Any, names: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def publication_data(pub: m.Publication) -> dict[str, Any]:
-    """A publication in the interchange shape (without profile-specific fields such as
-    ``selected`` or relations by ref): for exports, BibTeX and the API. Load authorships (with
-    their people), links, awards and badges eagerly when converting many."""
-    data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
-    data["authors"] = [
-        {
-            "name": a.name,
-            "person": a.person.slug if a.person else None,
-            "co_first": a.co_first,
-            "corresponding": a.corresponding,
-        }
-        for a in pub.authorships
-    ]
-    data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
-    data["awards"] = [a.name for a in pub.awards]
-    data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
-    return data
-
-
 def export_person(session: Session, person: m.Person) -> dict[str, Any]:
     """The complete profile document of ``person`` (every entry, whatever its visibility):
     this is the backup format, so only admins and the owner may be given it."""
@@ -574,7 +537,19 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
     publications = []
     for row in rows:
         pub = row.publication
-        data = publication_data(pub)
+        data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
+        data["authors"] = [
+            {
+                "name": a.name,
+                "person": a.person.slug if a.person else None,
+                "co_first": a.co_first,
+                "corresponding": a.corresponding,
+            }
+            for a in pub.authorships
+        ]
+        data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
+        data["awards"] = [a.name for a in pub.awards]
+        data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
         # Relations to papers outside this profile can't be expressed by ref; they are kept
         # on the shared record when it is re-imported next to the other profile.
         data["relations"] = [

@@ -59,6 +59,11 @@ DIRECTORY_ADMIN_ROLE: str | None = None
 #: listing the user's groups or entitlements, separated by ";" or ",", e.g. ``"isMemberOf"``.
 DIRECTORY_REMOTE_ROLES_VARIABLE: str | None = None
 
+#: Where a host sends people to sign in, used when someone not signed in opens a page that needs
+#: it; ``{next}`` is replaced by the page's path (e.g. "/login?next={next}"). ``None``: show
+#: the "not allowed" page. The built-in login, when enabled, is used instead.
+DIRECTORY_LOGIN_URL: str | None = None
+
 #: Enable the built-in login form (standalone and demo site only). Off unless enabled.
 DIRECTORY_BUILTIN_LOGIN = False
 

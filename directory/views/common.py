@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import date
+from urllib.parse import quote
 
-from flask import Response, current_app, render_template, url_for
+from flask import Response, current_app, redirect, render_template, request, url_for
 from markupsafe import Markup, escape
 
 from .. import models
@@ -126,5 +127,14 @@ def _not_found(error: Exception) -> tuple[str, int]:
 
 
 @blueprint.errorhandler(403)
-def _forbidden(error: Exception) -> tuple[str, int]:
+def _forbidden(error: Exception) -> Response | tuple[str, int]:
+    """A refusal. Someone not signed in is sent to sign in first (the built-in login, or the
+    host's DIRECTORY_LOGIN_URL) when the request was a plain page view."""
+    if not current_viewer().is_authenticated and request.method == "GET":
+        target = request.full_path.rstrip("?")
+        if current_app.config["DIRECTORY_BUILTIN_LOGIN"]:
+            return redirect(url_for("directory.login", next=target))
+        login_url = current_app.config["DIRECTORY_LOGIN_URL"]
+        if login_url:
+            return redirect(login_url.replace("{next}", quote(target, safe="")))
     return render_template("directory/errors/403.html"), 403

@@ -7,8 +7,8 @@ from datetime import date
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import ColumnElement, and_, or_, select, true
-from sqlalchemy.orm import Session, object_session
+from sqlalchemy import ColumnElement, and_, exists, or_, select, true
+from sqlalchemy.orm import Session, aliased, object_session
 
 from .db import get_session
 from .identity import Viewer
@@ -83,6 +83,32 @@ def advising_clause(viewer: Viewer, relation: Any) -> ColumnElement:
 def publication_clause(viewer: Viewer, publication: Any) -> ColumnElement:
     """Publications ``viewer`` may see (their creator sees their own private ones)."""
     return visibility_clause(viewer, publication, publication.created_by_id)
+
+
+def on_visible_profile_clause(viewer: Viewer, publication_id: Any) -> ColumnElement:
+    """Publications (given by their id column) listed, not hidden, on the profile of at least
+    one person whose profile ``viewer`` may see. A paper known only from hidden profiles is
+    absent from the department's lists, search and API, whatever its own visibility."""
+    from .models import Person, ProfilePublication
+
+    author = aliased(Person, name="listing_author")
+    return exists(
+        select(ProfilePublication.publication_id)
+        .join(author, author.id == ProfilePublication.person_id)
+        .where(
+            ProfilePublication.publication_id == publication_id,
+            ProfilePublication.hidden.is_(False),
+            person_clause(viewer, author),
+        )
+    )
+
+
+def listed_publication_clause(viewer: Viewer, publication: Any) -> ColumnElement:
+    """Publications shown on department pages, exports, search and the API: visible
+    themselves and on a visible profile (:func:`on_visible_profile_clause`)."""
+    return and_(
+        publication_clause(viewer, publication), on_visible_profile_clause(viewer, publication.id)
+    )
 
 
 def person_visible(viewer: Viewer, person: Any) -> bool:

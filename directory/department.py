@@ -24,6 +24,7 @@ from . import models as m
 from .access import (
     advising_clause,
     listed_notice_clause,
+    listed_publication_clause,
     owned_entry_clause,
     person_clause,
     publication_clause,
@@ -733,7 +734,7 @@ def _publication_conditions(
 ) -> list[ColumnElement]:
     """The department's papers (each once) matching ``filters`` (all but the year if not
     ``year``): visible papers on the profile of at least one visible person."""
-    conditions = [publication_clause(viewer, m.Publication), _papers_of(viewer)]
+    conditions = [listed_publication_clause(viewer, m.Publication)]
     if filters.person:
         conditions.append(_papers_of(viewer, lambda a: a.slug == filters.person))
     if filters.area:

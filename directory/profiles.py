@@ -143,7 +143,8 @@ def _group_publications(rows: list[Any]) -> list[PublicationGroup]:
 
 
 def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, Any, Any]:
-    """Students of ``person``, their other advisors, and ``person``'s own advisors."""
+    """Students of ``person``, their other advisors, and ``person``'s own advisors; a
+    department person whose profile the viewer may not see is left out of all three."""
     confirmed_or_own = or_(
         and_(m.AdvisingRelation.advisor_confirmed, m.AdvisingRelation.student_confirmed),
         m.AdvisingRelation.owner_id == viewer.person_id if viewer.person_id else False,
@@ -173,7 +174,10 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
         for rel in others:
-            co_advisors[rel.student_id].append(rel.advisor_display)
+            # A department co-advisor's name only if their profile is visible (an external
+            # name, typed in, stays).
+            if rel.advisor is None or _visible_person(rel.advisor, viewer):
+                co_advisors[rel.student_id].append(rel.advisor_display)
     groups = StudentGroups()
     for rel in as_advisor:
         if rel.student is not None and not _visible_person(rel.student, viewer):
@@ -187,13 +191,15 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
         else:
             groups.current_other.append(rel)
     groups.past.sort(key=lambda r: (-(r.end_year or 0), r.position))
-    advisors = list(
-        session.scalars(
+    advisors = [
+        rel
+        for rel in session.scalars(
             base.where(m.AdvisingRelation.student_id == person.id)
             .options(selectinload(m.AdvisingRelation.advisor))
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
-    )
+        if rel.advisor is None or _visible_person(rel.advisor, viewer)
+    ]
     return groups, dict(co_advisors), advisors
 
 

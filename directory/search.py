@@ -46,7 +46,6 @@ from sqlalchemy import (
     column,
     delete,
     event,
-    exists,
     func,
     insert,
     inspect,
@@ -60,7 +59,7 @@ from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.orm import Mapped, Session, mapped_column, selectinload, sessionmaker
 
 from . import models as m
-from .access import strictest_visibility, visibility_clause
+from .access import on_visible_profile_clause, strictest_visibility, visibility_clause
 from .identity import Viewer
 from .markdown import render_markdown
 
@@ -485,13 +484,13 @@ class SearchResults:
 
 def _shown_to(viewer: Viewer, today: date) -> Any:
     """Documents ``viewer`` may find: visible to them, listed, and (notices) not expired."""
-    d, shown = SearchDocument, m.ProfilePublication
-    # A paper every department author has hidden from their profile is shown nowhere.
-    on_a_profile = exists().where(shown.publication_id == d.object_id, shown.hidden.is_(False))
+    d = SearchDocument
+    # A paper is found only where the pages show it: on the (not hidden) list of at least one
+    # profile the viewer may see.
     return and_(
         d.listed.is_(True),
         or_(d.expires_on.is_(None), d.expires_on > today),
-        or_(d.kind != "publication", on_a_profile),
+        or_(d.kind != "publication", on_visible_profile_clause(viewer, d.object_id)),
         visibility_clause(viewer, d, d.owner_id),
     )
 

@@ -104,3 +104,12 @@ def test_authors_in_order_with_members_linked_and_marks_explained(
     assert 'href="/directory/people/bob-builder"' in html
     assert "OSDI&#39;26" in html or "OSDI'26" in html
     assert "co-first author" in html and "corresponding author" in html
+
+
+def test_area_tags_link_to_their_research_area_pages(client, make_person, db) -> None:
+    area = m.ResearchArea(slug="quantum-computing", name="Quantum Computing")
+    make_person(areas=[area])
+    db.commit()
+    html = page(client, "ada-lovelace")
+    assert 'href="/directory/areas/quantum-computing">Quantum Computing</a>' in html
+    assert client.get("/directory/areas/quantum-computing").status_code == 200

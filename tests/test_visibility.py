@@ -6,8 +6,9 @@ members-only and private, each carrying a distinctive token in its text, plus th
 never show (an unconfirmed advising claim, an expired notice, the public entries of a hidden
 profile). It then fetches every output in :data:`OUTPUTS` and looks for the tokens.
 
-To cover a new output (a search page, an API endpoint, another export), add an ``Output`` to
-:data:`OUTPUTS`: every test below then checks it too.
+Every page, feed, export, search and JSON API endpoint (lists and details) is in
+:data:`OUTPUTS`. To cover a new output, add an ``Output`` there: every test below then checks
+it too.
 """
 
 from __future__ import annotations
@@ -89,7 +90,34 @@ OUTPUTS: list[Output] = [
         "hidden person's photo",
         lambda w: f"{PREFIX}/people/{w.hidden_person_slugs['private']}/photo",
     ),
+    Output("publications CSL JSON", lambda w: f"{PREFIX}/publications.csl.json"),
+    Output("owner's BibTeX", lambda w: f"{PREFIX}/people/{w.owner_slug}/publications.bib"),
+    Output("owner's CSL JSON", lambda w: f"{PREFIX}/people/{w.owner_slug}/publications.csl.json"),
+    Output("hidden person's BibTeX", lambda w: f"{PREFIX}/people/{_hidden(w)}/publications.bib"),
+    Output("search, the owner's name", lambda w: f"{PREFIX}/search?q=Olive"),
+    Output("search, hidden names", lambda w: f"{PREFIX}/search?q=Hidden"),
+    Output("search, hidden names' papers", lambda w: f"{PREFIX}/search?q=Hidden&kind=publication"),
+    Output("API index", lambda w: f"{PREFIX}/api/v1/"),
+    Output("API people", lambda w: f"{PREFIX}/api/v1/people?per_page=100"),
+    Output("API people, searching hidden names", lambda w: f"{PREFIX}/api/v1/people?q=Hidden"),
+    Output("API people, by area", lambda w: f"{PREFIX}/api/v1/people?area={w.area_slug}"),
+    Output("API owner's profile", lambda w: f"{PREFIX}/api/v1/people/{w.owner_slug}"),
+    Output("API hidden person's profile", lambda w: f"{PREFIX}/api/v1/people/{_hidden(w)}"),
+    Output("API positions", lambda w: f"{PREFIX}/api/v1/positions?per_page=100"),
+    Output("API positions, by area", lambda w: f"{PREFIX}/api/v1/positions?area={w.area_slug}"),
+    Output("API publications", lambda w: f"{PREFIX}/api/v1/publications?per_page=100"),
+    Output(
+        "API publications, searching hidden names",
+        lambda w: f"{PREFIX}/api/v1/publications?q=Hidden",
+    ),
+    Output("API areas", lambda w: f"{PREFIX}/api/v1/areas?per_page=100"),
 ]
+
+
+def _hidden(world: World) -> str:
+    """The slug of the private profile."""
+    return world.hidden_person_slugs["private"]
+
 
 #: For each entry kind (the keys of models.ENTRY_MODELS), the fields of an entry whose text
 #: carries ``t``. Advising relations graduate a student of the owner, so they reach the alumni
@@ -205,6 +233,22 @@ def world(db) -> World:
                 thesis=f"{name}Thesis",
             )
         )
+        # ...as the owner's own advisor ("Advised by" on the owner's profile), and as
+        # co-advisor of the owner's public student ("with ..." in the owner's students).
+        db.add(m.AdvisingRelation(owner_id=owner.id, advisor_id=person.id, student_id=owner.id))
+        if level == "public":
+            public_student = person
+        else:
+            db.add(
+                m.AdvisingRelation(
+                    owner_id=owner.id,
+                    advisor_id=person.id,
+                    student_id=public_student.id,
+                    role="co_advisor",
+                    status="graduated",
+                    end_year=2023,
+                )
+            )
     # Things no anonymous visitor or member may see at all.
     never = [token("never", "Unconfirmed"), token("never", "Expired")]
     _entry(db, "advising", owner, never[0], "public", area).student_confirmed = False
@@ -221,15 +265,18 @@ def world(db) -> World:
 
 def fetch(client, world: World) -> dict[str, str]:
     """Every output's body (any status but a server error), by output name. The values of the
-    URL's own query parameters are cut out: a page repeating what it was asked (a filter
-    chip, a feed link) discloses nothing."""
+    URL's own query parameters, and a hidden person's slug in its path, are cut out: a page
+    repeating what it was asked (a filter chip, a feed link, "there is no person ...")
+    discloses nothing."""
     bodies = {}
     for output in OUTPUTS:
         url = output.url(world)
         response = client.get(url)
         assert response.status_code < 500, f"{output.name}: {url} failed"
         body = response.get_data().decode("utf-8", "replace")
-        for _, value in parse_qsl(urlsplit(url).query):
+        asked = [value for _, value in parse_qsl(urlsplit(url).query)]
+        asked += [s for s in world.hidden_person_slugs.values() if s in urlsplit(url).path]
+        for value in asked:
             body = re.sub(re.escape(value), "", body, flags=re.IGNORECASE)
         bodies[output.name] = body
     return bodies
@@ -262,7 +309,7 @@ def test_anonymous_outputs_hold_no_members_or_private_entry(client, world) -> No
     bodies = fetch(client, world)
     hidden = world.tokens["members"] + world.tokens["private"] + world.never
     hidden += ["QzMembersPersonArea", "QzPrivatePersonArea"]
-    assert leaks(bodies, hidden) == []
+    assert leaks(bodies, hidden) == [], "\n".join(leaks(bodies, hidden))
     # The same outputs do show the public twin of every entry, so the absence above means
     # something.
     assert missing(bodies, world.tokens["public"]) == []

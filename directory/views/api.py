@@ -22,9 +22,10 @@ from sqlalchemy import ColumnElement, Select, exists, func, or_, select
 from sqlalchemy.orm import aliased, selectinload
 from werkzeug.http import HTTP_STATUS_CODES
 
+from .. import department
 from .. import models as m
 from .. import representations as rep
-from ..access import person_visible, visibility_clause
+from ..access import listed_publication_clause, person_visible, visibility_clause
 from ..db import get_session
 from ..identity import Viewer, current_viewer
 from ..openapi import openapi_document
@@ -333,10 +334,7 @@ def api_positions() -> Response:
 def api_publications() -> Response:
     viewer = current_viewer()
     pub = m.Publication
-    clauses: list[Any] = [
-        visibility_clause(viewer, pub, pub.created_by_id),
-        pub.id.in_(_shown_publication_ids()),
-    ]
+    clauses: list[Any] = [listed_publication_clause(viewer, pub)]
     if (year := _integer("year", 1000, 9999)) is not None:
         clauses.append(pub.year == year)
     if (kind := _choice("type", m.PUBLICATION_TYPES)) is not None:
@@ -383,6 +381,19 @@ def api_publications() -> Response:
     )
 
 
+def _shown_area_ids(viewer: Viewer) -> list[int]:
+    """The areas the research areas page shows ``viewer``: those with a listed person or an
+    open notice, or with such a sub-area (an area known only from hidden profiles is left
+    out)."""
+    ids: list[int] = []
+    pending = department.area_summaries(get_session(), viewer, department.today())
+    while pending:
+        summary = pending.pop()
+        ids.append(summary.area.id)
+        pending.extend(summary.children)
+    return ids
+
+
 @blueprint.route(f"{API}/areas")
 def api_areas() -> Response:
     viewer = current_viewer()
@@ -415,7 +426,7 @@ def api_areas() -> Response:
         ]
 
     return _page(
-        select(area),
+        select(area).where(area.id.in_(_shown_area_ids(viewer))),
         area.id,
         (area.position, area.name, area.id),
         (selectinload(area.parent),),

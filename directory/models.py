@@ -741,3 +741,5 @@ ENTRY_MODELS: dict[str, type[Base]] = {
     "advising": AdvisingRelation,
     "recruiting": RecruitingNotice,
 }
+
+from . import cache  # noqa: E402,F401 - the page cache's state table

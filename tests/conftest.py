@@ -7,12 +7,14 @@ suite on SQLite and on the PostgreSQL server.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from flask import Flask, session
-from sqlalchemy import Connection
+from sqlalchemy import Connection, create_engine, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from directory import Directory, migrate
@@ -153,3 +155,24 @@ def demo(runner) -> None:
     """The demo department, loaded through the real CLI command."""
     result = runner.invoke(args=["directory", "load-demo"])
     assert result.exit_code == 0, result.output
+
+
+@pytest.fixture
+def scratch_url(tmp_path) -> Iterator[str]:
+    """The URL of an empty database of the test's own, outside the rolled-back transaction (for
+    migrations, other processes, faults): a temporary SQLite file or a new PostgreSQL database."""
+    url = make_url(DATABASE_URL)
+    if url.get_backend_name() == "sqlite":
+        yield f"sqlite:///{tmp_path / 'scratch.sqlite3'}"
+        return
+    name = f"directory_scratch_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            # Connections a failed test left open must not keep the database alive.
+            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()

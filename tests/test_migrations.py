@@ -2,43 +2,24 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Engine, create_engine, inspect, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import Engine, inspect
 
 from directory import migrate
 from directory.db import make_engine
 from directory.models import Base
 
-from .conftest import DATABASE_URL
-
 
 @pytest.fixture
-def empty_engine(tmp_path) -> Iterator[Engine]:
+def empty_engine(scratch_url: str) -> Iterator[Engine]:
     """A database of its own: a temporary SQLite file, or a scratch PostgreSQL database."""
-    url = make_url(DATABASE_URL)
-    if url.get_backend_name() == "sqlite":
-        engine = make_engine(f"sqlite:///{tmp_path / 'migrations.sqlite3'}")
-        yield engine
-        engine.dispose()
-        return
-    name = f"directory_mig_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    engine = make_engine(url.set(database=name).render_as_string(hide_password=False))
-    try:
-        yield engine
-    finally:
-        engine.dispose()
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE "{name}"'))
-        admin.dispose()
+    engine = make_engine(scratch_url)
+    yield engine
+    engine.dispose()
 
 
 def _diff(engine: Engine) -> list:

@@ -8,6 +8,7 @@ from sqlalchemy.orm import selectinload
 
 from .. import models as m
 from ..access import visibility_clause
+from ..cache import cached_page
 from ..db import get_session
 from ..identity import current_viewer
 from ..structured import listing_jsonld
@@ -15,6 +16,7 @@ from . import blueprint
 
 
 @blueprint.route("/")
+@cached_page
 def index() -> str:
     viewer = current_viewer()
     people = list(

@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 5000
 FLASK := $(VENV)/bin/flask --app wsgi
 
-.PHONY: run test test-postgres install browser lint bench clean
+.PHONY: run test test-postgres install browser lint bench wrk clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,8 +39,15 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-bench: install
-	$(PY) benchmarks/run.py
+## wrk drives the throughput part of `make bench` (Debian package; installed as root if missing).
+wrk:
+	@command -v wrk >/dev/null 2>&1 || { \
+	  echo "Installing wrk for the benchmark"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+
+## Benchmark a synthetic department (BENCH_ARGS=--small for a quick run, --db URL for PostgreSQL).
+bench: install wrk
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) dist build instance .pytest_cache

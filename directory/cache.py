@@ -102,9 +102,16 @@ def install_invalidation(maker: sessionmaker) -> None:
             session.info.pop(_DIRTY, None)
 
 
+_GENERATION = select(CacheState.__table__.c.generation).where(
+    CacheState.__table__.c.id == STATE_ROW_ID
+)
+
+
 def current_generation(session: Session) -> int | None:
-    """The committed generation, or None if the state row is missing (then nothing is cached)."""
-    return session.scalar(select(CacheState.generation).where(CacheState.id == STATE_ROW_ID))
+    """The committed generation, or None if the state row is missing (then nothing is cached).
+    A Core statement on the session's connection: a cache hit should cost little more than
+    this one primary-key lookup."""
+    return session.connection().execute(_GENERATION).scalar()
 
 
 # ----------------------------------------------------------------------------- page store
@@ -232,7 +239,15 @@ def cached_page(view: Callable[..., Any]) -> Callable[..., Any]:
         generation = current_generation(get_session())
         if generation is None:
             return view(*args, **kwargs)
-        key = (request.url, date.today(), _settings_fingerprint(current_app.config))
+        key = (
+            request.scheme,
+            request.host,
+            request.script_root,
+            request.path,
+            request.query_string,
+            date.today(),
+            _settings_fingerprint(current_app.config),
+        )
         store = page_store(current_app)
         entry = store.get(key, generation, max_age)
         if entry is not None:

@@ -79,9 +79,7 @@ def test_bulk_statements_move_the_generation_and_rollbacks_do_not(
     assert client.get("/directory/people/ada-lovelace").status_code == 404
 
 
-def test_signed_in_viewers_never_get_the_anonymous_page(
-    client, db, make_person, caching
-) -> None:
+def test_signed_in_viewers_never_get_the_anonymous_page(client, db, make_person, caching) -> None:
     make_person("Ada Lovelace", user_key="ada", visibility="members")
     make_person("Bob Babbage")
     assert client.get("/directory/").headers["X-Directory-Cache"] == "miss"

@@ -27,7 +27,11 @@ def index() -> str:
                 m.Person.role != "alumni",
                 visibility_clause(viewer, m.Person, m.Person.id),
             )
-            .options(selectinload(m.Person.areas), selectinload(m.Person.photo))
+            .options(
+                selectinload(m.Person.areas),
+                selectinload(m.Person.links),
+                selectinload(m.Person.photo),
+            )
             .order_by(m.Person.sort_name)
         )
     )

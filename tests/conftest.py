@@ -7,6 +7,7 @@ suite on SQLite and on the PostgreSQL server.
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -16,6 +17,7 @@ from flask import Flask, session
 from sqlalchemy import Connection, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
+from werkzeug.serving import make_server
 
 from directory import Directory, migrate
 from directory import models as m
@@ -176,3 +178,41 @@ def scratch_url(tmp_path) -> Iterator[str]:
             # Connections a failed test left open must not keep the database alive.
             conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+# ----------------------------------------------------------------------------- browser tests
+@pytest.fixture
+def live_server(app, connection) -> Iterator[str]:
+    """The session app, on the test's rolled-back connection, at http://127.0.0.1:<port>.
+    Single-threaded: requests share the test's one database connection."""
+    server = make_server("127.0.0.1", 0, app, threaded=False)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    from pathlib import Path
+
+    from .browser import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is missing: `make browser` installs it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    yield context.new_page()
+    context.close()

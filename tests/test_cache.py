@@ -3,6 +3,7 @@ older than the last committed write, whichever process made it."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -147,3 +148,17 @@ def test_a_write_by_another_process_is_never_served_stale(scratch_url, tmp_path)
         assert "Professor of Compilers" in client.get("/directory/").text
     finally:
         state.dispose()
+
+
+def test_browsers_get_the_cached_page_compressed(client, make_person, caching) -> None:
+    make_person("Ada Lovelace", bio="A long biography. " * 200)
+    first = client.get("/directory/people/ada-lovelace", headers={"Accept-Encoding": "gzip"})
+    hit = client.get("/directory/people/ada-lovelace", headers={"Accept-Encoding": "gzip, br"})
+    assert hit.headers["X-Directory-Cache"] == "hit"
+    assert hit.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in hit.headers["Vary"]
+    assert len(hit.data) < len(first.data) / 4
+    assert gzip.decompress(hit.data) == first.data
+    plain = client.get("/directory/people/ada-lovelace")
+    assert "Content-Encoding" not in plain.headers
+    assert plain.data == first.data

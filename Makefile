@@ -19,6 +19,7 @@ install: $(VENV)/.installed
 run: install
 	$(FLASK) directory db upgrade
 	$(FLASK) directory load-demo --if-empty
+	$(FLASK) directory create-demo-accounts
 	$(FLASK) run --host 127.0.0.1 --port $(PORT)
 
 ## Debian's Chromium for the browser tests (Playwright never downloads a browser here).

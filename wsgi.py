@@ -25,7 +25,9 @@ def create_app(config: dict | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=True)
     production = "SECRET_KEY" in os.environ and not app.debug
     app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY", "dev-only-not-secret")
-    app.config["DIRECTORY_BUILTIN_LOGIN"] = True
+    # The standalone site signs people in itself and makes the account "admin" the department
+    # admin (`flask directory create-demo-accounts` creates it); both can be overridden.
+    app.config["DIRECTORY_ADMINS"] = ["admin"]
     app.config.update(
         SESSION_COOKIE_SECURE=production,
         SESSION_COOKIE_HTTPONLY=True,
@@ -35,11 +37,15 @@ def create_app(config: dict | None = None) -> Flask:
         if key.startswith(("DIRECTORY_", "SESSION_COOKIE_")):
             app.config[key] = _loads(value)
     app.config.update(config or {})
+    source = app.config.setdefault("DIRECTORY_IDENTITY_SOURCE", "builtin")
+    app.config.setdefault("DIRECTORY_BUILTIN_LOGIN", source == "builtin")
     Directory(app)
 
-    @app.route("/")
-    def home():
-        return redirect(url_for("directory.index"))
+    if app.config["DIRECTORY_URL_PREFIX"].strip("/"):
+
+        @app.route("/")
+        def home():
+            return redirect(url_for("directory.index"))
 
     return app
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from flask import Flask
 
+from . import search
 from .cache import PageStore, install_invalidation
 from .config import apply_defaults
 from .db import DatabaseState, close_session
+from .identity import check_settings
 
 __all__ = ["Directory"]
 __version__ = "0.1.0"
@@ -34,12 +36,15 @@ class Directory:
 
     def init_app(self, app: Flask) -> None:
         apply_defaults(app.config)
-        app.extensions["directory"] = DirectoryState(app)
+        check_settings(app.config)
+        state = app.extensions["directory"] = DirectoryState(app)
+        search.install(state.db.sessionmaker)
         app.teardown_appcontext(close_session)
 
         from .cli import directory_cli
         from .views import blueprint
 
-        prefix = app.config["DIRECTORY_URL_PREFIX"].rstrip("/") or None
-        app.register_blueprint(blueprint, url_prefix=prefix)
+        # "/people", "people/" and "/people" are the same mount point; "/" or "" is the root.
+        prefix = app.config["DIRECTORY_URL_PREFIX"].strip("/")
+        app.register_blueprint(blueprint, url_prefix=f"/{prefix}" if prefix else None)
         app.cli.add_command(directory_cli)

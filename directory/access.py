@@ -5,14 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, or_, true
+from flask import current_app
+from sqlalchemy import ColumnElement, or_, select, true
+from sqlalchemy.orm import Session, object_session
 
+from .db import get_session
 from .identity import Viewer
 
 
 def visible_levels(viewer: Viewer) -> tuple[str, ...]:
     """Visibility levels the viewer sees on other people's entries."""
     return ("public", "members") if viewer.is_authenticated else ("public",)
+
+
+def strictest_visibility(*levels: str) -> str:
+    """The most restrictive of some visibility levels: a public notice on a members-only
+    profile is shown to members only."""
+    order = {"public": 0, "members": 1, "private": 2}
+    return max(levels, key=lambda level: order.get(level, 2))
 
 
 def can_view(viewer: Viewer, obj: Any, owner_id: int | None = None) -> bool:
@@ -39,8 +49,134 @@ def person_visible(viewer: Viewer, person: Any) -> bool:
     return can_view(viewer, person, owner_id=person.id)
 
 
+def _session(obj: Any) -> Session:
+    session = object_session(obj)
+    return session if session is not None else get_session()
+
+
+def is_owner(viewer: Viewer, person: Any) -> bool:
+    """Whether ``person`` is the viewer's own profile."""
+    return viewer.person_id is not None and viewer.person_id == person.id
+
+
+def is_delegate(viewer: Viewer, person: Any) -> bool:
+    """Whether the owner of ``person`` named the viewer a delegate (e.g. their lab manager)."""
+    if viewer.person_id is None or person.id is None:
+        return False
+    from .editing_models import Delegation
+
+    found = _session(person).scalar(
+        select(Delegation.id).where(
+            Delegation.person_id == person.id, Delegation.delegate_id == viewer.person_id
+        )
+    )
+    return found is not None
+
+
+def can_admin(viewer: Viewer) -> bool:
+    """Department admins (named by the host through DIRECTORY_ADMINS)."""
+    return viewer.is_admin
+
+
 def can_edit_person(viewer: Viewer, person: Any) -> bool:
-    """Owner or department admin (delegates are added by the editing module)."""
+    """The owner, a delegate the owner named, or a department admin."""
     if viewer.is_admin:
         return True
-    return viewer.person_id is not None and viewer.person_id == person.id
+    return is_owner(viewer, person) or is_delegate(viewer, person)
+
+
+def can_manage_delegates(viewer: Viewer, person: Any) -> bool:
+    """Only the owner or an admin names delegates (a delegate cannot name more)."""
+    return viewer.is_admin or is_owner(viewer, person)
+
+
+def can_view_history(viewer: Viewer, person: Any) -> bool:
+    """A profile's history is shown to those who may edit it."""
+    return can_edit_person(viewer, person)
+
+
+def can_edit_publication(viewer: Viewer, publication: Any) -> bool:
+    """A shared paper may be edited by the editors of any department author on it, or of the
+    profile that added it."""
+    if viewer.is_admin:
+        return True
+    from .models import Authorship, Person, ProfilePublication
+
+    session = _session(publication)
+    ids = set(
+        session.scalars(
+            select(ProfilePublication.person_id).where(
+                ProfilePublication.publication_id == publication.id
+            )
+        )
+    )
+    ids.update(
+        session.scalars(
+            select(Authorship.person_id).where(
+                Authorship.publication_id == publication.id, Authorship.person_id.isnot(None)
+            )
+        )
+    )
+    if publication.created_by_id:
+        ids.add(publication.created_by_id)
+    people = session.scalars(select(Person).where(Person.id.in_(ids))) if ids else []
+    return any(can_edit_person(viewer, person) for person in people)
+
+
+def confirmed_advisor_ids(person: Any) -> set[int]:
+    """Department advisors of ``person`` whose relation both sides confirmed."""
+    from .models import AdvisingRelation as A
+
+    return set(
+        _session(person).scalars(
+            select(A.advisor_id).where(
+                A.student_id == person.id,
+                A.advisor_id.isnot(None),
+                A.advisor_confirmed.is_(True),
+                A.student_confirmed.is_(True),
+            )
+        )
+    )
+
+
+def can_approve(viewer: Viewer, person: Any) -> bool:
+    """Changes to ``person``'s profile that wait for approval may be decided by an admin or
+    by the person's confirmed advisor."""
+    if viewer.is_admin:
+        return True
+    return viewer.person_id is not None and viewer.person_id in confirmed_advisor_ids(person)
+
+
+def needs_approval(viewer: Viewer, person: Any) -> bool:
+    """Whether changes ``viewer`` makes to ``person``'s profile wait for approval: the person's
+    role is listed in DIRECTORY_APPROVAL_ROLES and the viewer is not an approver."""
+    roles = current_app.config["DIRECTORY_APPROVAL_ROLES"] or ()
+    return person.role in roles and not can_approve(viewer, person)
+
+
+def can_confirm_advising(viewer: Viewer, relation: Any) -> bool:
+    """The side of an advising relation that did not enter it (or an admin) confirms it."""
+    if viewer.is_admin:
+        return True
+    other = relation.student if relation.owner_id == relation.advisor_id else relation.advisor
+    if relation.owner_id not in (relation.advisor_id, relation.student_id):
+        # Entered by a third party (an admin or delegate): either side may confirm.
+        sides = [p for p in (relation.advisor, relation.student) if p is not None]
+        return any(can_edit_person(viewer, p) for p in sides)
+    return other is not None and can_edit_person(viewer, other)
+
+
+def can_see_email(viewer: Viewer) -> bool:
+    """Whether the JSON API gives ``viewer`` people's email addresses: signed-in members only
+    (pages show addresses in a form harvesters can't read; the API would hand them out)."""
+    return viewer.is_authenticated
+
+
+def can_import_publications(viewer: Viewer, person: Any) -> bool:
+    """Who may import papers into ``person``'s profile (and change how it lists them)."""
+    return can_edit_person(viewer, person)
+
+
+def can_manage_publication_records(viewer: Viewer) -> bool:
+    """Merging, splitting and linking shared publication records: department admins."""
+    return viewer.is_admin

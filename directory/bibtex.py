@@ -1162,6 +1162,9 @@ def _failure_message(block: ParsingFailedBlock) -> tuple[str | None, str]:
             detail = 'a field value is not closed (missing } or ") before the next entry starts'
         else:
             detail = "missing closing brace: the next entry starts before this one ends"
+    elif "after entry key, but found `@" in reason:
+        # A last field ending in a comma, then the next entry: the brace was never closed.
+        detail = "missing closing brace: the next entry starts before this one ends"
     elif "end of file" in reason:
         detail = "missing closing brace: the file ends before this entry does"
     elif "Expected comma after entry key" in reason:
@@ -1172,7 +1175,7 @@ def _failure_message(block: ParsingFailedBlock) -> tuple[str | None, str]:
         detail = reason.strip()
     if kind == "string":
         what = "@string definition"
-    return key, f"Malformed {what}: {detail}."
+    return key, f"Malformed {what}: {detail.rstrip('.')}."
 
 
 def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> ParseResult:

@@ -12,9 +12,17 @@ from flask import current_app
 from flask.cli import AppGroup
 from sqlalchemy import select
 
-from . import migrate
+from . import migrate, search
 from . import models as m
+from .accounts import (
+    LocalAccount,
+    new_password,
+    normalise_username,
+    password_problem,
+    save_account,
+)
 from .db import get_session
+from .identity import is_admin_key
 from .interchange import (
     ImportRefused,
     export_person,
@@ -37,6 +45,10 @@ def _engine():
 def db_upgrade(revision: str) -> None:
     """Upgrade the directory's tables to REVISION (default: the newest)."""
     migrate.upgrade(_engine(), revision)
+    session = get_session()
+    if search.rebuild_if_empty(session):
+        session.commit()
+        click.echo("Built the search index.")
 
 
 @db_cli.command("downgrade")
@@ -134,6 +146,15 @@ def export_all_profiles(export_all: bool, directory: str) -> None:
     click.echo(f"Exported {len(people)} profile(s) to {target}.")
 
 
+@directory_cli.command("reindex")
+def reindex() -> None:
+    """Rebuild the search index from the directory's content."""
+    session = get_session()
+    count = search.rebuild(session)
+    session.commit()
+    click.echo(f"Indexed {count} document(s).")
+
+
 def demo_documents() -> list[tuple[str, object]]:
     """The demo department's documents, shipped in the package."""
     folder = resources.files("directory").joinpath("demo")
@@ -152,3 +173,223 @@ def load_demo(if_empty: bool) -> None:
         click.echo("The directory already has people; demo not loaded.")
         return
     _import(demo_documents())
+
+
+@directory_cli.command("bind-user")
+@click.argument("slug")
+@click.argument("key", required=False)
+@click.option("--unbind", is_flag=True, help="Remove the person's identity key.")
+def bind_user(slug: str, key: str | None, unbind: bool) -> None:
+    """Bind the host's identity KEY (username, eppn or email) to the person SLUG, so that who
+    signs in with KEY is that person in the directory."""
+    if bool(key) == unbind:
+        raise click.UsageError("Give a KEY, or --unbind.")
+    session = get_session()
+    person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+    if person is None:
+        raise click.ClickException(f"No person with slug {slug!r}.")
+    key = key.strip() if key else None
+    holder = session.scalar(select(m.Person).where(m.Person.user_key == key)) if key else None
+    if holder is not None and holder is not person:
+        raise click.ClickException(f"The key {key!r} is already bound to {holder.full_name}.")
+    person.user_key = key
+    session.commit()
+    if key:
+        click.echo(f"{person.full_name} is now whoever signs in as {key!r}.")
+    else:
+        click.echo(f"{person.full_name} has no identity key now.")
+
+
+# ----------------------------------------------------------------------------- built-in login
+#: The demo people who get accounts: the three transcribed home pages and one of the students.
+DEMO_ACCOUNT_SLUGS = ("xingda-wei", "danyang-zhuo", "jiangfei-duan", "alexander-du")
+DEMO_ADMIN = "admin"
+
+
+def _require_builtin_login() -> None:
+    if not current_app.config["DIRECTORY_BUILTIN_LOGIN"]:
+        raise click.ClickException(
+            "The built-in login is off (DIRECTORY_BUILTIN_LOGIN); accounts would not be used. "
+            "A host site signs people in itself (see docs/embedding.md)."
+        )
+
+
+def _prompt_password() -> str:
+    while True:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+        problem = password_problem(password)
+        if not problem:
+            return password
+        click.echo(problem, err=True)
+
+
+@directory_cli.command("create-account")
+@click.argument("username")
+@click.option("--person", "slug", help="Bind this person (by slug) to the account.")
+@click.option("--reset", is_flag=True, help="Give an existing account a new password; unlock it.")
+def create_account(username: str, slug: str | None, reset: bool) -> None:
+    """Create a built-in login account USERNAME (standalone site only); the password is asked
+    for (twice, not echoed)."""
+    _require_builtin_login()
+    session = get_session()
+    person = None
+    if slug:
+        person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+        if person is None:
+            raise click.ClickException(f"No person with slug {slug!r}.")
+    exists = session.scalar(
+        select(LocalAccount.id).where(LocalAccount.username == normalise_username(username))
+    )
+    if exists and not reset:
+        raise click.ClickException(
+            f"The account {username!r} exists; add --reset to give it a new password."
+        )
+    password = _prompt_password()
+    try:
+        account, created = save_account(session, username, password, person)
+    except ValueError as problem:
+        session.rollback()
+        raise click.ClickException(str(problem)) from None
+    session.commit()
+    what = "Created" if created else "Reset"
+    bound = f", bound to {person.full_name}" if person else ""
+    admin = " (a department admin)" if is_admin_key(account.username) else ""
+    click.echo(f"{what} the account {account.username!r}{bound}{admin}.")
+
+
+@directory_cli.command("create-demo-accounts")
+def create_demo_accounts() -> None:
+    """Give the demo department's people and an admin built-in logins with fresh passwords,
+    and print them (running it again prints new ones)."""
+    _require_builtin_login()
+    session = get_session()
+    rows = []
+    for slug in DEMO_ACCOUNT_SLUGS:
+        person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+        if person is None:
+            click.echo(f"note: {slug} is not in the directory (load-demo first); skipped.")
+            continue
+        password = new_password()
+        account, _ = save_account(session, person.user_key or slug, password, person)
+        rows.append((account.username, password, person.full_name))
+    password = new_password()
+    save_account(session, DEMO_ADMIN, password)
+    role = (
+        "department admin"
+        if is_admin_key(DEMO_ADMIN)
+        else "not an admin until DIRECTORY_ADMINS names it"
+    )
+    rows.append((DEMO_ADMIN, password, role))
+    session.commit()
+    width = max(len(row[0]) for row in rows)
+    click.echo("Demo sign-ins (passwords are new on every run):")
+    for username, password, who in rows:
+        click.echo(f"  {username.ljust(width)}  {password}  {who}")
+
+
+# --------------------------------------------------------------------------------------------
+# Publications: BibTeX and ORCID import with the same preview as the web page
+# --------------------------------------------------------------------------------------------
+
+
+def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None):
+    from .bibtex import BibtexTooLarge, parse_bibtex
+    from .orcid import parse_orcid_record
+    from .pubimport import PlanRefused, apply_plan, plan_import
+
+    session = get_session()
+    person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+    if person is None:
+        raise click.ClickException(f"No person with slug {slug!r}.")
+    limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
+    try:
+        if kind == "orcid":
+            record = parse_orcid_record(raw, person.full_name, max_bytes=limit)
+            plan = plan_import(
+                session, person, record.entries, record.problems, source="orcid",
+                records=record.records,
+            )  # fmt: skip
+        else:
+            result = parse_bibtex(raw, max_bytes=limit)
+            plan = plan_import(session, person, result.entries, result.problems)
+    except BibtexTooLarge as exc:
+        raise click.ClickException(f"{exc} Nothing was imported.") from exc
+
+    counts = plan.counts
+    click.echo(
+        f"Preview for {person.full_name}: {counts['new']} new, "
+        f"{counts['department']} matching department papers (linked), "
+        f"{counts['on_profile']} already on the profile, {counts['duplicate']} possible "
+        f"duplicates, {counts['repeat']} repeated, {counts['error']} errors"
+        + (f"; {len(plan.new_records)} new profile entries" if plan.records else "")
+        + "."
+    )
+    for entry in plan.entries:
+        if entry.status in ("error", "duplicate"):
+            where = f"line {entry.line}" if entry.line else "record"
+            key = f" {entry.key}" if entry.key else ""
+            line = f"  {entry.status}: {where}{key}: {entry.title or ''} {entry.reason}"
+            click.echo(line.rstrip())
+            for candidate in entry.candidates:
+                click.echo(f"      like “{candidate.title}” ({candidate.reason})")
+    if plan.blocked:
+        click.echo("Nothing was imported: fix the errors above and run again.", err=True)
+        sys.exit(1)
+    decisions: dict[int, str] = {}
+    pending = [e for e in plan.entries if e.needs_decision]
+    if pending:
+        if duplicates is None:
+            click.echo(
+                f"Nothing was imported: {len(pending)} possible duplicate(s) need a decision; "
+                "run again with --duplicates=link (same paper as the closest match), "
+                "--duplicates=new or --duplicates=skip.",
+                err=True,
+            )
+            sys.exit(1)
+        for entry in pending:
+            if duplicates == "link":
+                decisions[entry.index] = f"link:{entry.candidates[0].publication_id}"
+            else:
+                decisions[entry.index] = duplicates
+    if not plan.has_work:
+        click.echo("Everything is already on the profile; nothing to import.")
+        return
+    if not yes and not click.confirm("Write all of it?", default=False):
+        click.echo("Nothing was imported.")
+        return
+    work = sum(
+        1
+        for e in plan.entries
+        if e.status in ("new", "department", "duplicate") or (e.status == "on_profile" and e.fill)
+    )
+    try:
+        with click.progressbar(length=work, label="Importing", file=sys.stderr) as bar:
+            summary = apply_plan(session, plan, person, decisions, progress=bar.update)
+        session.commit()
+    except PlanRefused as refused:
+        session.rollback()
+        raise click.ClickException("Nothing was imported: " + " ".join(refused.messages)) from None
+    click.echo(f"Imported for {person.full_name}: {summary}.")
+
+
+_DUPLICATE_CHOICE = click.Choice(["link", "new", "skip"])
+
+
+@directory_cli.command("import-bibtex")
+@click.option("--person", "slug", required=True, help="Slug of the profile to import into.")
+@click.option("--yes", is_flag=True, help="Write without asking after the preview.")
+@click.option("--duplicates", type=_DUPLICATE_CHOICE, help="What to do with possible duplicates.")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def import_bibtex(slug: str, yes: bool, duplicates: str | None, file: str) -> None:
+    """Import a BibTeX FILE into a profile: preview, then all or nothing."""
+    _import_publications(slug, "bibtex", Path(file).read_bytes(), yes, duplicates)
+
+
+@directory_cli.command("import-orcid")
+@click.option("--person", "slug", required=True, help="Slug of the profile to import into.")
+@click.option("--yes", is_flag=True, help="Write without asking after the preview.")
+@click.option("--duplicates", type=_DUPLICATE_CHOICE, help="What to do with possible duplicates.")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def import_orcid(slug: str, yes: bool, duplicates: str | None, file: str) -> None:
+    """Import an ORCID public record (JSON FILE) into a profile: preview, then all or nothing."""
+    _import_publications(slug, "orcid", Path(file).read_bytes(), yes, duplicates)

@@ -50,6 +50,15 @@ DIRECTORY_IDENTITY_ATTRIBUTE = "username"
 #: (nobody). The safe default is nobody.
 DIRECTORY_ADMINS: Any = None
 
+#: A role of the host's user that makes them a department admin, e.g. ``"directory-admin"``:
+#: checked with the user's ``has_role(role)``, else its ``roles``, else its ``role``; with
+#: remote_user, in DIRECTORY_REMOTE_ROLES_VARIABLE. ``None``: no role makes anyone an admin.
+DIRECTORY_ADMIN_ROLE: str | None = None
+
+#: With remote_user: the WSGI environ variable (set by the SSO module, never a request header)
+#: listing the user's groups or entitlements, separated by ";" or ",", e.g. ``"isMemberOf"``.
+DIRECTORY_REMOTE_ROLES_VARIABLE: str | None = None
+
 #: Enable the built-in login form (standalone and demo site only). Off unless enabled.
 DIRECTORY_BUILTIN_LOGIN = False
 
@@ -82,6 +91,17 @@ DIRECTORY_PHOTO_SIZE = 600
 #: Largest accepted import file (interchange JSON, BibTeX, ORCID), in bytes.
 DIRECTORY_IMPORT_MAX_BYTES = 5 * 1024 * 1024
 
+#: Hours an uploaded publication import waits for its preview to be confirmed before it is
+#: discarded.
+DIRECTORY_IMPORT_DRAFT_HOURS = 24
+
+#: Offer "fetch my ORCID record" on the import page (the server calls ORCID's public API).
+#: Off: people upload the record's JSON file instead.
+DIRECTORY_ORCID_FETCH = False
+
+#: Base address of ORCID's public API, used when DIRECTORY_ORCID_FETCH is on.
+DIRECTORY_ORCID_API_URL = "https://pub.orcid.org/v3.0"
+
 #: Number of items per page in listings and the JSON API.
 DIRECTORY_PAGE_SIZE = 50
 
@@ -97,8 +117,16 @@ DIRECTORY_CACHE_MAX_BYTES = 64 * 1024 * 1024
 #: its own responses. A host that sets its own may turn this off.
 DIRECTORY_SECURITY_HEADERS = True
 
-#: Whether the plugin protects its forms with CSRF tokens itself when the host has no
-#: Flask-WTF CSRFProtect. Leave on.
+#: The Content-Security-Policy sent with the directory's pages (when DIRECTORY_SECURITY_HEADERS).
+#: A host whose layout loads assets from elsewhere adds those origins here.
+DIRECTORY_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
+)
+
+#: The directory's forms always check their own CSRF token, with or without the host's
+#: Flask-WTF CSRFProtect; this keeps them checking even when the host sets
+#: ``WTF_CSRF_ENABLED = False``. Leave on (False: follow WTF_CSRF_ENABLED).
 DIRECTORY_CSRF = True
 
 

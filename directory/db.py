@@ -11,16 +11,28 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 
+def enable_sqlite_foreign_keys(engine: Engine) -> None:
+    """Have SQLite enforce foreign keys (and so the directory's ON DELETE CASCADE) on every new
+    connection of ``engine``; nothing for other databases. A host sharing its SQLite engine
+    (DIRECTORY_ENGINE) calls this before the engine's first connection."""
+    if engine.dialect.name != "sqlite":
+        return
+
+    @event.listens_for(engine, "connect")
+    def _foreign_keys_on(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+
 def _sqlite_pragmas(engine: Engine) -> None:
     """Foreign keys on, and SQLAlchemy's documented pysqlite workaround so that SAVEPOINT and
     transactional DDL behave (pysqlite otherwise manages BEGIN itself and breaks both)."""
+    enable_sqlite_foreign_keys(engine)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from . import models as m
 from .names import make_slug, sort_name
+from .publications import link_coauthor_profiles
 
 FORMAT = "faculty-directory-profile"
 FORMAT_VERSION = 1
@@ -416,24 +417,6 @@ def profile_publication_order() -> tuple:
 
 def _def_name(key: str) -> str:
     return {"custom_sections": "custom_section"}.get(key, key)
-
-
-def link_coauthor_profiles(session: Session, publications: list[m.Publication]) -> None:
-    """Every department author of a paper sees it on their profile (ProfilePublication)."""
-    for pub in publications:
-        existing = set(
-            session.scalars(
-                select(m.ProfilePublication.person_id).where(
-                    m.ProfilePublication.publication_id == pub.id
-                )
-            )
-        )
-        for authorship in pub.authorships:
-            pid = authorship.person.id if authorship.person else authorship.person_id
-            if pid is not None and pid not in existing:
-                session.add(m.ProfilePublication(person_id=pid, publication_id=pub.id))
-                existing.add(pid)
-    session.flush()
 
 
 def import_documents(session: Session, documents: list[tuple[str, Any]]) -> ImportResult:

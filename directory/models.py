@@ -742,4 +742,6 @@ ENTRY_MODELS: dict[str, type[Base]] = {
     "recruiting": RecruitingNotice,
 }
 
-from . import cache  # noqa: E402,F401 - the page cache's state table
+
+# Modules whose tables live on the same metadata (imported last: they import this module).
+from . import accounts, cache, editing_models, pubimport, search  # noqa: E402,F401,I001

@@ -49,8 +49,12 @@ def photo_from_bytes(data: bytes, alt_text: str | None = None) -> PersonPhoto:
                 image = image.convert("RGB")
     except PhotoRejected:
         raise
-    except (UnidentifiedImageError, Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise PhotoRejected("This file is not an image we can read, or it is too large.") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise PhotoRejected("The image has too many pixels; upload a smaller one.") from None
+    except UnidentifiedImageError:
+        raise PhotoRejected(
+            "This file is not an image we can read: upload a JPEG, PNG, WebP or GIF photo."
+        ) from None
     except (OSError, SyntaxError, ValueError):
         raise PhotoRejected("The image file is damaged or incomplete.") from None
     image.thumbnail((edge, edge))

@@ -111,8 +111,9 @@ def publication_options() -> list[Any]:
     ]
 
 
-def _publications(session: Session, person: m.Person, viewer: Viewer) -> list[Any]:
-    """The person's publications (their ProfilePublication rows, not hidden), newest first."""
+def profile_publications(session: Session, person: m.Person, viewer: Viewer) -> list[Any]:
+    """The person's publications (their ProfilePublication rows, not hidden), newest first;
+    others' private papers only for the owner and admins. Also what the person's exports hold."""
     own = viewer.is_admin or viewer.person_id == person.id
     stmt = (
         select(m.ProfilePublication)
@@ -222,7 +223,7 @@ def _service_groups(rows: list[m.Service]) -> list[tuple[str, list[tuple[int | N
 def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date) -> Profile:
     """Everything shown on ``person``'s profile page for ``viewer``."""
     experience = _entries(session, m.Experience, person, viewer)
-    publications = _publications(session, person, viewer)
+    publications = profile_publications(session, person, viewer)
     students, co_advisors, advisors = _advising(session, person, viewer)
     recruiting = [
         notice

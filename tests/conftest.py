@@ -7,9 +7,10 @@ suite on SQLite and on the PostgreSQL server.
 from __future__ import annotations
 
 import os
-import threading
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +18,6 @@ from flask import Flask, session
 from sqlalchemy import Connection, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
-from werkzeug.serving import make_server
 
 from directory import Directory, migrate
 from directory import models as m
@@ -26,6 +26,26 @@ from directory.names import make_slug, sort_name
 DATABASE_URL = os.environ.get("DIRECTORY_TEST_DATABASE_URL", "sqlite://")
 TEST_USER_KEY = "_test_user"
 ADMINS = ["admin"]
+
+
+@contextmanager
+def scratch_database(folder: Path) -> Iterator[str]:
+    """The URL of an empty database of its own, on the test database's server: an SQLite file
+    in ``folder``, or a new PostgreSQL database dropped afterwards."""
+    url = make_url(DATABASE_URL)
+    if url.get_backend_name() == "sqlite":
+        yield f"sqlite:///{folder / f'scratch-{uuid.uuid4().hex[:8]}.sqlite3'}"
+        return
+    name = f"directory_scratch_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 def _test_identity() -> str | None:
@@ -79,6 +99,27 @@ def connection(app: Flask) -> Iterator[Connection]:
 
 
 @pytest.fixture
+def join_test_transaction(app: Flask, connection: Connection):
+    """For tests that build their own host app on the test database (``DIRECTORY_ENGINE`` =
+    ``test_engine``): ``join(host)`` puts that host's directory sessions inside this test's
+    rolled-back transaction too, so hosts see the ``db`` fixture's rows and leave nothing."""
+
+    def join(host: Flask) -> Flask:
+        host.extensions["directory"].db.sessionmaker.configure(
+            bind=connection, join_transaction_mode="create_savepoint"
+        )
+        return host
+
+    return join
+
+
+@pytest.fixture
+def test_engine(app: Flask):
+    """The engine of the test database, for host apps to share (``DIRECTORY_ENGINE``)."""
+    return app.extensions["directory"].db.engine
+
+
+@pytest.fixture
 def db(app: Flask, connection: Connection) -> Iterator[Session]:
     """The test's own session for arranging and checking data. No app context stays pushed:
     Flask would reuse it for the client's requests, sharing ``g`` between them."""
@@ -106,6 +147,14 @@ def login(client, key: str | None) -> None:
             sess.pop(TEST_USER_KEY, None)
         else:
             sess[TEST_USER_KEY] = key
+
+
+@pytest.fixture
+def fast_password_hashing(monkeypatch) -> None:
+    """Cheap password hashes for tests that sign in many times (scrypt takes ~0.4 s here)."""
+    from directory import accounts
+
+    monkeypatch.setattr(accounts, "PASSWORD_HASH_METHOD", "pbkdf2:sha256:1000")
 
 
 @pytest.fixture
@@ -161,58 +210,7 @@ def demo(runner) -> None:
 
 @pytest.fixture
 def scratch_url(tmp_path) -> Iterator[str]:
-    """The URL of an empty database of the test's own, outside the rolled-back transaction (for
-    migrations, other processes, faults): a temporary SQLite file or a new PostgreSQL database."""
-    url = make_url(DATABASE_URL)
-    if url.get_backend_name() == "sqlite":
-        yield f"sqlite:///{tmp_path / 'scratch.sqlite3'}"
-        return
-    name = f"directory_scratch_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            # Connections a failed test left open must not keep the database alive.
-            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
-# ----------------------------------------------------------------------------- browser tests
-@pytest.fixture
-def live_server(app, connection) -> Iterator[str]:
-    """The session app, on the test's rolled-back connection, at http://127.0.0.1:<port>.
-    Single-threaded: requests share the test's one database connection."""
-    server = make_server("127.0.0.1", 0, app, threaded=False)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    from pathlib import Path
-
-    from .browser import CHROMIUM, CHROMIUM_ARGS
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is missing: `make browser` installs it")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(chromium):
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    yield context.new_page()
-    context.close()
+    """``scratch_database`` as a fixture: an empty database of the test's own, outside the
+    rolled-back transaction (for other processes and faults)."""
+    with scratch_database(tmp_path) as url:
+        yield url

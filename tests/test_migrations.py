@@ -13,13 +13,18 @@ from directory import migrate
 from directory.db import make_engine
 from directory.models import Base
 
+from .conftest import scratch_database
+
 
 @pytest.fixture
-def empty_engine(scratch_url: str) -> Iterator[Engine]:
+def empty_engine(tmp_path) -> Iterator[Engine]:
     """A database of its own: a temporary SQLite file, or a scratch PostgreSQL database."""
-    engine = make_engine(scratch_url)
-    yield engine
-    engine.dispose()
+    with scratch_database(tmp_path) as url:
+        engine = make_engine(url)
+        try:
+            yield engine
+        finally:
+            engine.dispose()
 
 
 def _diff(engine: Engine) -> list:

@@ -11,7 +11,19 @@ blueprint = Blueprint(
     __name__,
     template_folder=str(resource_dir("templates")),
     static_folder=str(resource_dir("static")),
-    static_url_path="/static",
+    # Not "/static": mounted at the site root, that would be the host's own static route.
+    static_url_path="/assets",
 )
 
-from . import common, listing, profile  # noqa: E402,F401 - registers routes
+from . import (  # noqa: E402,F401 - registers routes
+    admin,
+    api,
+    auth,
+    common,
+    editing,
+    fragments,
+    listing,
+    profile,
+    publications,
+    search,
+)

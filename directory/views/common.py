@@ -5,12 +5,13 @@ from __future__ import annotations
 from contextlib import suppress
 from datetime import date
 
-from flask import Response, current_app, g, jsonify, render_template, request
+from flask import Response, current_app, g, jsonify, render_template, request, url_for
 from markupsafe import Markup, escape
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from .. import models
+from ..csrf import csrf_token
 from ..db import close_session
 from ..identity import ANONYMOUS, current_viewer
 from ..markdown import render_inline, render_markdown
@@ -70,6 +71,14 @@ def _department_name() -> str:
     return current_app.config["DIRECTORY_DEPARTMENT_NAME"]
 
 
+def assets() -> Markup:
+    """The directory's stylesheet, for the ``<head>`` of every page that shows directory
+    content: the standalone base calls it, a host's layout calls it once (its rules only
+    touch elements inside ``.directory``)."""
+    href = url_for("directory.static", filename="directory.css")
+    return Markup('<link rel="stylesheet" href="{}">').format(href)
+
+
 @blueprint.record_once
 def _template_globals(state) -> None:
     """Jinja globals (not context variables) so that imported macros see them too; all are
@@ -83,13 +92,9 @@ def _template_globals(state) -> None:
         directory_email=obfuscated_email,
         directory_department=_department_name,
         directory_today=date.today,
+        directory_assets=assets,
+        directory_csrf_token=csrf_token,
     )
-
-
-CSP = (
-    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-    "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
-)
 
 
 def _is_directory_request() -> bool:
@@ -103,8 +108,11 @@ def _is_directory_request() -> bool:
 
 @blueprint.after_app_request
 def _security_headers(response: Response) -> Response:
-    if current_app.config["DIRECTORY_SECURITY_HEADERS"] and _is_directory_request():
-        response.headers.setdefault("Content-Security-Policy", CSP)
+    config = current_app.config
+    if config["DIRECTORY_SECURITY_HEADERS"] and _is_directory_request():
+        response.headers.setdefault(
+            "Content-Security-Policy", config["DIRECTORY_CONTENT_SECURITY_POLICY"]
+        )
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
         response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")

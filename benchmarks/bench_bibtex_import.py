@@ -1,0 +1,271 @@
+"""How long a BibTeX import of a few thousand entries takes, next to bibtexparser alone.
+
+    python benchmarks/bench_bibtex_import.py [--entries 3000] [--repeat 3]
+
+Generates a realistic .bib file (al-folio extras, @string macros, LaTeX accents, month macros,
+co-authors who are department members), then times, best of ``--repeat``:
+
+* bibtexparser's own parse (``bibtexparser.parse_string`` with its default middlewares), and
+  its bare split (no middleware), for reference; with ``--with-middlewares``, once, the
+  middlewares it needs for output comparable to ours (LaTeX decoding, names, months), which
+  still leave ``@string`` concatenations unresolved;
+* the full import: ``parse_bibtex`` + ``plan_import`` (the preview) + ``apply_plan`` (the
+  write) into a fresh SQLite database with the department's people in it.
+
+The goal is a full import at most 3 times bibtexparser's default parse. Both wall-clock and CPU
+time are printed (best of the rounds, which alternate): on a busy machine CPU time is the
+steadier of the two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import bibtexparser  # noqa: E402
+from sqlalchemy.orm import Session  # noqa: E402
+
+from directory import migrate  # noqa: E402
+from directory import models as m  # noqa: E402
+from directory.bibtex import parse_bibtex  # noqa: E402
+from directory.db import make_engine  # noqa: E402
+from directory.pubimport import apply_plan, plan_import  # noqa: E402
+
+# Titles: a few common words and a larger vocabulary of specific ones, as real titles have.
+COMMON = [
+    "for",
+    "a",
+    "the",
+    "of",
+    "in",
+    "with",
+    "systems",
+    "efficient",
+    "scalable",
+    "towards",
+    "using",
+]
+SYLLABLES = [
+    "ra",
+    "to",
+    "mi",
+    "ne",
+    "ko",
+    "sa",
+    "lu",
+    "ve",
+    "di",
+    "pa",
+    "zo",
+    "ri",
+    "ka",
+    "te",
+    "no",
+    "gu",
+]
+
+
+def _vocabulary(rng: random.Random, size: int = 1500) -> list[str]:
+    words = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+FIRST = [
+    "Xingda",
+    "Rong",
+    "Haibo",
+    "Jane",
+    "John",
+    "María",
+    "Wei",
+    "Li",
+    "Yun",
+    "Ana",
+    "Pierre",
+    "Jörg",
+    "Zoë",
+    "Kai",
+    "Ming",
+]
+LAST = [
+    "Wei",
+    "Chen",
+    "Doe",
+    "Smith",
+    "Müller",
+    "García",
+    "Zhang",
+    "Wang",
+    "Liu",
+    "Dubois",
+    "Kim",
+    "Novak",
+]
+VENUES = ("OSDI", "SOSP", "EuroSys", "NSDI", "ATC", "ASPLOS", "VLDB", "SIGMOD")
+
+
+def make_bibtex(entries: int, seed: int = 7) -> str:
+    rng = random.Random(seed)
+    vocabulary = _vocabulary(rng)
+    out = ["Publications of the example lab, generated for the benchmark.\n"]
+    for venue in VENUES:
+        out.append(f'@string{{{venue.lower()} = "Proceedings of {venue}"}}\n')
+    for i in range(entries):
+        year = 2000 + i % 25
+        words = rng.sample(vocabulary, 4) + rng.sample(COMMON, 3)
+        rng.shuffle(words)
+        title = " ".join(words).capitalize()
+        authors = ["Wei, Xingda"] + [
+            f"{rng.choice(LAST)}, {rng.choice(FIRST)}" for _ in range(rng.randint(2, 6))
+        ]
+        rng.shuffle(authors)
+        author_field = " and ".join(a.replace("ü", '{\\"u}').replace("é", "\\'e") for a in authors)
+        venue = rng.choice(VENUES)
+        extras = ""
+        if i % 3 == 0:
+            extras += f"  code = {{https://github.com/example/p{i}}},\n"
+        if i % 5 == 0:
+            extras += "  selected = {true},\n  award = {Best Paper Award},\n"
+        if i % 5 < 3:  # most entries have a DOI, not all
+            extras += f"  doi = {{10.1145/{3000000 + i}}},\n"
+        if i % 4 == 0:
+            extras += f"  eprint = {{{year % 100:02d}{1 + i % 12:02d}.{10000 + i}}},\n"
+            extras += "  archivePrefix = {arXiv},\n"
+        out.append(
+            f"@inproceedings{{p{i},\n"
+            f"  title = {{{{{title[0]}}}{title[1:]}}},\n"
+            f"  author = {{{author_field}}},\n"
+            f'  booktitle = {venue.lower()} # " {year}",\n'
+            f"  year = {year},\n"
+            f"  month = {('jan', 'apr', 'jul', 'oct')[i % 4]},\n"
+            f"  pages = {{{i}--{i + 12}}},\n"
+            f"  abbr = {{{venue}}},\n"
+            f"  pdf = {{p{i}.pdf}},\n"
+            f"{extras}"
+            "}\n"
+        )
+    return "\n".join(out)
+
+
+def fresh_database(folder: Path) -> Session:
+    engine = make_engine(f"sqlite:///{folder / 'bench.sqlite3'}")
+    migrate.upgrade(engine)
+    session = Session(engine)
+    for full, variants in (("Xingda Wei", ["X. Wei"]), ("Rong Chen", []), ("Jane Doe", [])):
+        session.add(
+            m.Person(
+                slug=full.lower().replace(" ", "-"), full_name=full, sort_name=full,
+                role="faculty", name_variants=variants,
+            )
+        )  # fmt: skip
+    session.commit()
+    return session
+
+
+def clock() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def since(start: tuple[float, float]) -> tuple[float, float]:
+    """(wall-clock, CPU) seconds since ``start``."""
+    wall, cpu = clock()
+    return wall - start[0], cpu - start[1]
+
+
+def import_once(text: str, entries: int) -> dict[str, tuple[float, float]]:
+    """Parse, preview and write ``text`` into a fresh database; the times of each phase."""
+    with tempfile.TemporaryDirectory() as folder:
+        session = fresh_database(Path(folder))  # set-up, not timed
+        person = session.query(m.Person).filter_by(slug="xingda-wei").one()
+        times = {}
+        start = phase = clock()
+        result = parse_bibtex(text)
+        times["parse"] = since(phase)
+        phase = clock()
+        plan = plan_import(session, person, result.entries, result.problems)
+        times["preview"] = since(phase)
+        phase = clock()
+        summary = apply_plan(session, plan, person)
+        session.commit()
+        times["write"] = since(phase)
+        times["total"] = since(start)
+        assert summary.created == entries, summary
+        session.close()
+        session.get_bind().dispose()
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entries", type=int, default=3000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--with-middlewares",
+        action="store_true",
+        help="also time bibtexparser with the middlewares that give comparable output "
+        "(LaTeX decoding, names, months; about 20 s for 3000 entries)",
+    )
+    args = parser.parse_args()
+    text = make_bibtex(args.entries)
+    assert len(bibtexparser.parse_string(text).entries) == args.entries
+
+    # Rounds alternate the measurements, so that a busy machine slows all of them alike.
+    bibtexparser_times, split_times, imports = [], [], []
+    for _ in range(args.repeat):
+        start = clock()
+        bibtexparser.parse_string(text)
+        bibtexparser_times.append(since(start))
+        start = clock()
+        bibtexparser.parse_string(text, parse_stack=[])
+        split_times.append(since(start))
+        imports.append(import_once(text, args.entries))
+
+    def best(values: list[tuple[float, float]]) -> tuple[float, float]:
+        return min(v[0] for v in values), min(v[1] for v in values)
+
+    bp = best(bibtexparser_times)
+    full = best([t["total"] for t in imports])
+    print(f"entries: {args.entries} ({len(text) / 1024:.0f} KiB); best of {args.repeat} rounds")
+    print(f"{'':34s}{'wall-clock':>12s}{'CPU':>10s}")
+    print(f"{'bibtexparser.parse_string':34s}{bp[0]:11.3f}s{bp[1]:9.3f}s")
+    split = best(split_times)
+    print(f"{'  (bare split, no middleware)':34s}{split[0]:11.3f}s{split[1]:9.3f}s")
+    print(f"{'full import (parse+preview+write)':34s}{full[0]:11.3f}s{full[1]:9.3f}s")
+    for name in ("parse", "preview", "write"):
+        phase = best([t[name] for t in imports])
+        print(f"{'  ' + name:34s}{phase[0]:11.3f}s{phase[1]:9.3f}s")
+    if args.with_middlewares:
+        from bibtexparser import middlewares as mw
+        from bibtexparser.middlewares.names import SeparateCoAuthors, SplitNameParts
+
+        stack = [
+            mw.ResolveStringReferencesMiddleware(True),
+            mw.RemoveEnclosingMiddleware(True),
+            mw.LatexDecodingMiddleware(True),
+            mw.MonthIntMiddleware(True),
+            SeparateCoAuthors(True),
+            SplitNameParts(True),
+        ]
+        start = clock()
+        bibtexparser.parse_string(text, parse_stack=stack)
+        full_mw = since(start)
+        print(f"{'bibtexparser + middlewares (once)':34s}{full_mw[0]:11.3f}s{full_mw[1]:9.3f}s")
+        print(
+            f"{'ratio import / that':34s}{full[0] / full_mw[0]:11.2f}x{full[1] / full_mw[1]:9.2f}x"
+        )
+    print(
+        f"{'ratio import / bibtexparser':34s}{full[0] / bp[0]:11.2f}x{full[1] / bp[1]:9.2f}x"
+        "   (goal: at most 3x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""A live server for browser tests: the test host app (callable identity) plus a test-only
+sign-in route, served by werkzeug in a thread, its database session joined to the test's
+rolled-back transaction. Chromium is Debian's, driven by Playwright; a failing test leaves a
+screenshot under ``test-artifacts/``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask, redirect, session
+from werkzeug.serving import make_server
+
+from ..conftest import TEST_USER_KEY, make_app
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def browser_app(app: Flask) -> Flask:
+    """A second host app sharing the test database; it has a sign-in route for the browser."""
+    live = make_app()
+
+    @live.route("/_test/sign-in/<key>")
+    def test_sign_in(key: str):
+        session[TEST_USER_KEY] = key
+        return redirect("/directory/me")
+
+    @live.route("/_test/sign-out")
+    def test_sign_out():
+        session.pop(TEST_USER_KEY, None)
+        return redirect("/directory/")
+
+    return live
+
+
+@pytest.fixture
+def live_server(browser_app: Flask, connection) -> Iterator[str]:
+    state = browser_app.extensions["directory"].db
+    state.sessionmaker.configure(bind=connection, join_transaction_mode="create_savepoint")
+    server = make_server("127.0.0.1", 0, browser_app, threaded=False)
+    browser_app.config["SERVER_NAME"] = f"127.0.0.1:{server.server_port}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        state.sessionmaker.configure(
+            bind=state.engine, join_transaction_mode="conservative_savepoint"
+        )
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make browser)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"],
+        )  # fmt: skip
+        yield browser
+        browser.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.stash[_FAILED] = report.failed
+
+
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.fixture
+def browser_context(chromium, live_server, request):
+    """A fresh browser profile per test; on failure every open page is kept as a PNG."""
+    context = chromium.new_context(base_url=live_server, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)
+    yield context
+    if request.node.stash.get(_FAILED, False):
+        ARTIFACTS.mkdir(exist_ok=True)
+        for i, page in enumerate(context.pages):
+            page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{i}.png"), full_page=True)
+    context.close()
+
+
+@pytest.fixture
+def page(browser_context):
+    return browser_context.new_page()
+
+
+def sign_in(page, key: str) -> None:
+    page.goto(f"/_test/sign-in/{key}")

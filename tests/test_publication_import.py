@@ -1,0 +1,632 @@
+"""Importing publications through the web pages and the CLI: preview first, then all or
+nothing; one shared record per paper across co-authors; exports."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from directory import models as m
+from directory.bibtex import parse_bibtex
+
+from .conftest import login
+
+FIXTURES = Path(__file__).parent / "fixtures"
+BIB = FIXTURES / "bibtex"
+PREFIX = "/directory"
+SOSP_DOI = "10.1145/3600006.3613157"
+SOSP_TITLE = "Fast RDMA-based Transactions for Disaggregated Memory"
+
+
+# --------------------------------------------------------------------------------- helpers
+
+
+def hidden_value(html: str, name: str) -> str:
+    match = re.search(rf'name="{name}" type="hidden" value="([^"]*)"', html)
+    assert match, f"no hidden {name} field"
+    return match.group(1)
+
+
+def upload(client, slug: str, data: bytes, filename: str = "papers.bib", field="bibtex_file"):
+    """Post a file to the import page; returns the response (a redirect to the preview)."""
+    url = f"{PREFIX}/people/{slug}/publications/import"
+    token = hidden_value(client.get(url).get_data(as_text=True), "csrf_token")
+    return client.post(
+        url,
+        data={"csrf_token": token, field: (io.BytesIO(data), filename)},
+        content_type="multipart/form-data",
+    )
+
+
+def preview(client, slug: str, data: bytes, **kwargs) -> tuple[str, str]:
+    """Upload and open the preview: (preview URL, its HTML)."""
+    response = upload(client, slug, data, **kwargs)
+    assert response.status_code == 302, response.get_data(as_text=True)
+    url = response.headers["Location"]
+    page = client.get(url)
+    assert page.status_code == 200
+    return url, page.get_data(as_text=True)
+
+
+def confirm(client, url: str, html: str, **decisions: str):
+    data = {
+        "csrf_token": hidden_value(html, "csrf_token"),
+        "fingerprint": hidden_value(html, "fingerprint"),
+    }
+    data.update({key.replace("_", "-"): value for key, value in decisions.items()})
+    return client.post(url, data=data)
+
+
+def import_file(client, slug: str, data: bytes, **decisions: str):
+    url, html = preview(client, slug, data)
+    response = confirm(client, url, html, **decisions)
+    assert response.status_code == 302, response.get_data(as_text=True)
+    return response
+
+
+def count(db, model) -> int:
+    return db.scalar(select(func.count()).select_from(model))
+
+
+@pytest.fixture
+def wei(make_person):
+    return make_person("Xingda Wei", user_key="wei", name_variants=["X. Wei"], native_name="魏星达")
+
+
+@pytest.fixture
+def chen(make_person):
+    return make_person("Rong Chen", user_key="chen")
+
+
+# --------------------------------------------------------------------------------- access
+
+
+def test_only_the_owner_and_admins_may_import(client, wei, chen) -> None:
+    url = f"{PREFIX}/people/xingda-wei/publications/import"
+    assert client.get(url).status_code == 403
+    login(client, "chen")
+    assert client.get(url).status_code == 403
+    login(client, "wei")
+    assert client.get(url).status_code == 200
+    assert client.get(f"{PREFIX}/me/publications/import").status_code == 200
+    login(client, "admin")
+    assert client.get(url).status_code == 200
+
+
+def test_a_draft_is_only_for_who_uploaded_it(client, db, wei, make_person) -> None:
+    make_person("Second Admin", user_key="admin")
+    login(client, "wei")
+    url, _ = preview(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
+    login(client, "admin")
+    assert client.get(url).status_code == 404
+
+
+# --------------------------------------------------------------------------------- preview
+
+
+def test_preview_writes_nothing_and_confirm_writes_everything(client, db, wei, chen) -> None:
+    login(client, "wei")
+    url, html = preview(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
+
+    assert "New papers" in html and SOSP_TITLE in html
+    assert "line 5" in html  # where the entry stands in the file
+    assert count(db, m.Publication) == 0
+
+    response = confirm(client, url, html)
+    assert response.status_code == 302
+    assert count(db, m.Publication) == 2
+    pub = db.scalar(select(m.Publication).where(m.Publication.doi == SOSP_DOI))
+    assert pub.venue.endswith("Symposium on Operating Systems Principles (SOSP '23)")
+    assert pub.venue_short == "SOSP" and pub.month == 10
+    names = ["Xingda Wei", "Rong Chen", "Jörg Müller", "Haibo Chen"]
+    assert [a.name for a in pub.authorships] == names
+    assert [a.person_id for a in pub.authorships] == [wei.id, chen.id, None, None]
+    assert pub.bibtex.startswith("@inproceedings{wei2023transactions")
+    assert [link.kind for link in pub.links] == ["code"]
+    # The importer's row says "selected" as the file did; the co-author sees it too.
+    assert db.get(m.ProfilePublication, (wei.id, pub.id)).selected
+    assert not db.get(m.ProfilePublication, (chen.id, pub.id)).selected
+    profile = client.get(f"{PREFIX}/people/rong-chen").get_data(as_text=True)
+    assert SOSP_TITLE in profile
+
+
+def test_importing_the_same_file_twice_adds_nothing(client, db, wei) -> None:
+    login(client, "wei")
+    data = (BIB / "coauthor_wei.bib").read_bytes()
+    import_file(client, "xingda-wei", data)
+    before = (count(db, m.Publication), count(db, m.Authorship), count(db, m.PublicationLink))
+
+    url, html = preview(client, "xingda-wei", data)
+    assert "Already on the profile" in html
+    assert "there is nothing to import" in html
+    assert "New papers" not in html
+    confirm(client, url, html)
+    after = (count(db, m.Publication), count(db, m.Authorship), count(db, m.PublicationLink))
+    assert after == before
+
+
+def test_malformed_entries_are_reported_by_line_and_nothing_is_written(client, db, wei) -> None:
+    login(client, "wei")
+    url, html = preview(client, "xingda-wei", (BIB / "malformed.bib").read_bytes())
+
+    assert "Cannot be imported" in html
+    assert "line 8" in html and "missing closing brace" in html.lower()
+    assert "line 20" in html and "missing citation key" in html
+    assert "Confirm and import" not in html
+    # Confirming anyway (an old page, a crafted post) is refused.
+    token = hidden_value(html, "csrf_token")
+    response = client.post(url, data={"csrf_token": token, "fingerprint": "x"})
+    assert response.status_code in (400, 409)
+    assert count(db, m.Publication) == 0
+
+
+def test_a_file_over_the_size_limit_is_refused(client, db, app, wei, monkeypatch) -> None:
+    monkeypatch.setitem(app.config, "DIRECTORY_IMPORT_MAX_BYTES", 1024)
+    login(client, "wei")
+    data = (BIB / "coauthor_wei.bib").read_bytes() * 3
+    response = upload(client, "xingda-wei", data)
+    assert response.status_code == 400
+    assert "larger than the import limit" in response.get_data(as_text=True)
+    assert count(db, m.Publication) == 0
+
+
+def test_a_file_that_is_not_utf8_is_refused_with_its_line(client, wei) -> None:
+    login(client, "wei")
+    response = upload(client, "xingda-wei", (BIB / "latin1.bib").read_bytes())
+    assert response.status_code == 400
+    assert "not UTF-8" in response.get_data(as_text=True)
+
+
+def test_pasted_bibtex_is_previewed_like_a_file(client, db, wei) -> None:
+    login(client, "wei")
+    url = f"{PREFIX}/people/xingda-wei/publications/import"
+    token = hidden_value(client.get(url).get_data(as_text=True), "csrf_token")
+    text = "@misc{x, title={Pasted {\\&} Kept}, author={Wei, Xingda}, year=2020}"
+    response = client.post(url, data={"csrf_token": token, "bibtex_text": text})
+    assert response.status_code == 302
+    html = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Pasted &amp; Kept" in html
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["alfolio.bib", "comments.bib", "crossref.bib", "front_matter.bib", "latex.bib",
+     "months.bib", "strings.bib", "types.bib"],
+)  # fmt: skip
+def test_every_quirk_fixture_imports_completely(client, db, wei, name) -> None:
+    """Front matter, @string and # concatenation, month macros, crossref, LaTeX, comments,
+    trailing commas and al-folio fields: each file imports every entry it holds."""
+    data = (BIB / name).read_bytes()
+    expected = parse_bibtex(data)
+    login(client, "wei")
+    url, html = preview(client, "xingda-wei", data)
+    assert "Cannot be imported" not in html
+    decisions = {f"decision_{index}": "new" for index in re.findall(r'name="decision-(\d+)"', html)}
+    confirm(client, url, html, **decisions)
+    titles = set(db.scalars(select(m.Publication.title)))
+    assert titles == {e.data["title"] for e in expected.entries}
+
+
+def test_al_folio_fields_become_links_selected_and_awards(client, db, wei) -> None:
+    login(client, "wei")
+    import_file(client, "xingda-wei", (BIB / "alfolio.bib").read_bytes())
+    pub = db.scalar(select(m.Publication).where(m.Publication.citation_key == "wei2023mitosis"))
+    kinds = [link.kind for link in pub.links]
+    assert {"code", "slides", "video", "poster", "blog"} <= set(kinds)
+    assert [a.name for a in pub.awards][:2] == ["Best Paper Award", "Distinguished Artifact Award"]
+    assert pub.venue_short == "OSDI"
+    assert db.get(m.ProfilePublication, (wei.id, pub.id)).selected
+
+
+# --------------------------------------------------------------------------------- sharing
+
+
+def test_two_coauthors_importing_the_same_paper_share_one_record(client, db, wei, chen) -> None:
+    login(client, "wei")
+    import_file(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
+
+    login(client, "chen")
+    url, html = preview(client, "rong-chen", (BIB / "coauthor_chen.bib").read_bytes())
+    # Wei's import linked Chen as an author, so the paper is on his profile already; his
+    # file still adds what Wei's lacked.
+    assert "Already on the profile: the same DOI (10.1145/3600006.3613157)" in html
+    assert "slides link" in html and "award Best Paper Award" in html
+    confirm(client, url, html)
+
+    pubs = list(db.scalars(select(m.Publication).where(m.Publication.doi == SOSP_DOI)))
+    assert len(pubs) == 1
+    pub = pubs[0]
+    assert {link.kind for link in pub.links} == {"code", "slides"}
+    assert [a.name for a in pub.awards] == ["Best Paper Award"]
+    assert [a.person_id for a in pub.authorships][:2] == [wei.id, chen.id]
+    for slug in ("xingda-wei", "rong-chen"):
+        page = client.get(f"{PREFIX}/people/{slug}").get_data(as_text=True)
+        assert page.count(SOSP_TITLE) >= 1
+    department = client.get(f"{PREFIX}/publications.bib").get_data(as_text=True)
+    assert department.count("Fast {RDMA}-based Transactions") == 1
+    # Chen's preprint, with "X. Wei" printed, is on both profiles too.
+    preprint = db.scalar(select(m.Publication).where(m.Publication.arxiv_id == "2401.01234"))
+    assert {a.person_id for a in preprint.authorships} == {wei.id, chen.id}
+    assert db.get(m.ProfilePublication, (wei.id, preprint.id)) is not None
+
+
+def test_a_department_paper_is_linked_not_copied(client, db, wei, chen) -> None:
+    login(client, "wei")
+    orcid = (FIXTURES / "orcid" / "record.json").read_bytes()
+    url, html = preview(client, "xingda-wei", orcid, filename="record.json", field="orcid_file")
+    confirm(client, url, html)
+    pub = db.scalar(select(m.Publication).where(m.Publication.doi == SOSP_DOI))
+    assert [a.name for a in pub.authorships] == ["Xingda Wei"]  # ORCID lists no co-authors
+
+    login(client, "chen")
+    url, html = preview(client, "rong-chen", (BIB / "coauthor_chen.bib").read_bytes())
+    assert "Papers a colleague already added: they will be linked" in html
+    assert "A department paper has the same DOI" in html
+    confirm(client, url, html)
+    assert db.scalar(select(func.count()).where(m.Publication.doi == SOSP_DOI)) == 1
+    assert db.get(m.ProfilePublication, (chen.id, pub.id)) is not None
+    assert SOSP_TITLE in client.get(f"{PREFIX}/people/rong-chen").get_data(as_text=True)
+
+
+def test_a_possible_duplicate_waits_for_a_decision(client, db, wei, make_person) -> None:
+    make_person("Jane Doe", user_key="doe")
+    login(client, "wei")
+    import_file(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
+    survey = db.scalar(select(m.Publication).where(m.Publication.year == 2022))
+
+    login(client, "doe")
+    text = (
+        b"@article{doe23, title={A survey of remote-memory systems}, "
+        b"author={Doe, Jane and Wei, X.}, journal={CSUR}, year=2023}"
+    )
+    url, html = preview(client, "jane-doe", text)
+    assert "Possible duplicates: your decision" in html
+    assert "shared author" in html
+    # Without a decision nothing is written.
+    response = confirm(client, url, html)
+    assert response.status_code == 400
+    assert count(db, m.Publication) == 2
+
+    index = re.search(r'name="decision-(\d+)"', html).group(1)
+    confirm(client, url, html, **{f"decision_{index}": f"link:{survey.id}"})
+    assert count(db, m.Publication) == 2
+    assert db.get(m.ProfilePublication, (db.scalar(select(m.Person.id).where(
+        m.Person.slug == "jane-doe")), survey.id)) is not None  # fmt: skip
+
+
+def test_a_preprint_can_be_imported_as_a_version(client, db, wei) -> None:
+    login(client, "wei")
+    published = (
+        b"@inproceedings{p, title={Serverless Inference at Scale}, author={Wei, Xingda}, "
+        b"booktitle={EuroSys}, year=2024, doi={10.1145/1111111}}"
+    )
+    import_file(client, "xingda-wei", published)
+    preprint = (
+        b"@misc{q, title={Serverless inference at scale}, author={Wei, Xingda}, year=2023, "
+        b"eprint={2301.09999}, archivePrefix={arXiv}}"
+    )
+    url, html = preview(client, "xingda-wei", preprint)
+    index = re.search(r'name="decision-(\d+)"', html).group(1)
+    target = db.scalar(select(m.Publication.id))
+    confirm(client, url, html, **{f"decision_{index}": f"version:{target}"})
+    new = db.scalar(select(m.Publication).where(m.Publication.arxiv_id == "2301.09999"))
+    assert [(r.kind, r.target_id) for r in new.relations] == [("preprint_of", target)]
+
+
+def test_a_confirm_based_on_an_outdated_preview_is_refused(client, db, wei, chen) -> None:
+    login(client, "chen")
+    url, html = preview(client, "rong-chen", (BIB / "coauthor_chen.bib").read_bytes())
+    # Meanwhile a colleague adds the same paper.
+    pub = m.Publication(title=SOSP_TITLE, year=2023, doi=SOSP_DOI)
+    pub.authorships = [m.Authorship(position=0, name="Xingda Wei", person_id=wei.id)]
+    db.add(pub)
+    db.commit()
+
+    response = confirm(client, url, html)
+    assert response.status_code == 409
+    assert "changed since this preview" in response.get_data(as_text=True)
+    assert count(db, m.Publication) == 1
+
+
+def test_a_coauthor_can_hide_a_shared_paper_or_select_it(client, db, wei, chen) -> None:
+    login(client, "wei")
+    import_file(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
+    pub = db.scalar(select(m.Publication).where(m.Publication.doi == SOSP_DOI))
+
+    login(client, "chen")
+    manage = client.get(f"{PREFIX}/people/rong-chen/publications/manage").get_data(as_text=True)
+    token = hidden_value(manage, "csrf_token")
+    url = f"{PREFIX}/people/rong-chen/publications/{pub.uid}/view"
+    assert client.post(url, data={"csrf_token": token, "hidden": "y"}).status_code == 302
+
+    assert SOSP_TITLE not in client.get(f"{PREFIX}/people/rong-chen").get_data(as_text=True)
+    own_bib = client.get(f"{PREFIX}/people/rong-chen/publications.bib").get_data(as_text=True)
+    assert "Disaggregated" not in own_bib
+    # Still on Wei's profile and once in the department's list.
+    assert SOSP_TITLE in client.get(f"{PREFIX}/people/xingda-wei").get_data(as_text=True)
+    assert "Disaggregated" in client.get(f"{PREFIX}/publications.bib").get_data(as_text=True)
+
+    client.post(url, data={"csrf_token": token, "selected": "y"})
+    db.expire_all()
+    row = db.get(m.ProfilePublication, (chen.id, pub.id))
+    assert row.selected and not row.hidden
+    # Nobody else may change Chen's view.
+    login(client, "wei")
+    assert client.post(url, data={"csrf_token": token}).status_code == 403
+
+
+# --------------------------------------------------------------------------------- ORCID
+
+
+def test_orcid_record_goes_through_the_same_preview(client, db, wei) -> None:
+    login(client, "wei")
+    import_file(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
+    data = (FIXTURES / "orcid" / "record.json").read_bytes()
+    url, html = preview(client, "xingda-wei", data, filename="record.json", field="orcid_file")
+
+    assert "Already on the profile" in html  # the SOSP paper, by its DOI
+    assert "Characterizing cold starts of serverless functions" in html
+    assert "PhD in Computer Science, Shanghai Jiao Tong University (2017–2022)" in html
+    assert "ORCID lists no co-authors" in html
+    confirm(client, url, html)
+
+    assert count(db, m.Publication) == 4  # two from BibTeX, two new works
+    assert db.scalar(select(m.Education.institution)) == "Shanghai Jiao Tong University"
+    kinds = sorted(db.scalars(select(m.Experience.kind)))
+    assert kinds == ["internship", "job"]
+    assert db.scalar(select(m.Award.title)) == "EuroSys Roger Needham PhD Award"
+    assert db.scalar(select(m.Service.kind)) == "program_committee"
+    assert db.scalar(select(m.Funding.grant_number)) == "62302302"
+    # Again: nothing new.
+    url, html = preview(client, "xingda-wei", data, filename="record.json", field="orcid_file")
+    assert "there is nothing to import" in html
+
+
+def test_fetching_from_orcid_is_off_unless_enabled(client, wei) -> None:
+    login(client, "wei")
+    page = client.get(f"{PREFIX}/people/xingda-wei/publications/import").get_data(as_text=True)
+    assert 'name="orcid_id"' not in page
+    token = hidden_value(page, "csrf_token")
+    response = client.post(
+        f"{PREFIX}/people/xingda-wei/publications/import",
+        data={"csrf_token": token, "orcid_id": "0000-0002-1825-0097"},
+    )
+    assert response.status_code == 400
+    assert "not enabled" in response.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------------- exports
+
+
+def test_person_export_reparses_to_the_same_data(client, db, wei, chen) -> None:
+    login(client, "wei")
+    import_file(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
+    pub = db.scalar(select(m.Publication).where(m.Publication.doi == SOSP_DOI))
+    pub.title = "Costs & 100% Gains: $x_1$ #1"
+    db.commit()
+    login(client, None)
+
+    response = client.get(f"{PREFIX}/people/xingda-wei/publications.bib")
+    assert response.mimetype == "application/x-bibtex"
+    text = response.get_data(as_text=True)
+    assert r"Costs \& 100\% Gains: \$x\_1\$ \#1" in text
+    parsed = {e.data["doi"]: e.data for e in parse_bibtex(text).entries}
+    again = parsed[SOSP_DOI]
+    assert again["title"] == "Costs & 100% Gains: $x_1$ #1"
+    assert [a["name"] for a in again["authors"]] == [a.name for a in pub.authorships]
+    for name in ("venue", "venue_short", "year", "month", "pages", "type"):
+        assert again[name] == getattr(pub, name), name
+    assert again["selected"] is True
+
+    csl = client.get(f"{PREFIX}/people/xingda-wei/publications.csl.json")
+    items = json.loads(csl.get_data(as_text=True))
+    item = next(i for i in items if i.get("DOI") == SOSP_DOI)
+    assert item["type"] == "paper-conference"
+    assert item["author"][0] == {"family": "Wei", "given": "Xingda"}
+    assert item["issued"] == {"date-parts": [[2023, 10]]}
+
+
+def test_exports_respect_visibility_and_filters(client, db, wei) -> None:
+    login(client, "wei")
+    import_file(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
+    survey = db.scalar(select(m.Publication).where(m.Publication.year == 2022))
+    survey.visibility = "members"
+    db.commit()
+
+    login(client, None)
+    public = client.get(f"{PREFIX}/publications.bib").get_data(as_text=True)
+    assert "Remote Memory" not in public and "Disaggregated" in public
+    login(client, "wei")
+    members = client.get(f"{PREFIX}/publications.bib").get_data(as_text=True)
+    assert "Remote Memory" in members
+
+    def titles(query: str) -> list[str]:
+        body = client.get(f"{PREFIX}/publications.csl.json?{query}").get_data(as_text=True)
+        return sorted(item["title"] for item in json.loads(body))
+
+    assert titles("year=2022") == ["A Survey of Remote Memory Systems"]
+    assert titles("type=conference") == [SOSP_TITLE]
+    assert titles("venue=sosp") == [SOSP_TITLE]
+    assert titles("person=xingda-wei") == sorted([SOSP_TITLE, "A Survey of Remote Memory Systems"])
+    assert titles("person=nobody") == []
+
+
+# --------------------------------------------------------------------------------- admins
+
+
+def test_admins_merge_and_split_shared_records(client, db, wei, chen) -> None:
+    a = m.Publication(title="Mitosis", year=2020, doi="10.1/m")
+    a.authorships = [m.Authorship(position=0, name="Xingda Wei", person_id=wei.id)]
+    b = m.Publication(title="Mitosis", year=2020)
+    b.authorships = [
+        m.Authorship(position=0, name="X. Wei"),
+        m.Authorship(position=1, name="Rong Chen", person_id=chen.id),
+    ]
+    db.add_all([a, b])
+    db.flush()
+    db.add_all(
+        [
+            m.ProfilePublication(person_id=wei.id, publication_id=a.id),
+            m.ProfilePublication(person_id=chen.id, publication_id=b.id),
+        ]
+    )
+    db.commit()
+    record = f"{PREFIX}/publications/{a.uid}/record"
+    login(client, "wei")
+    assert client.get(record).status_code == 403
+
+    login(client, "admin")
+    page = client.get(record).get_data(as_text=True)
+    assert b.uid in page  # offered as a possible duplicate (same title and year)
+    token = hidden_value(page, "csrf_token")
+    response = client.post(
+        f"{PREFIX}/publications/{a.uid}/merge", data={"csrf_token": token, "other": b.uid}
+    )
+    assert response.status_code == 302
+    db.expire_all()
+    assert count(db, m.Publication) == 1
+    assert db.get(m.ProfilePublication, (chen.id, a.id)) is not None
+
+    response = client.post(
+        f"{PREFIX}/publications/{a.uid}/split",
+        data={"csrf_token": token, "person": str(chen.id)},
+    )
+    assert response.status_code == 302
+    db.expire_all()
+    assert count(db, m.Publication) == 2
+    assert db.get(m.ProfilePublication, (chen.id, a.id)) is None
+
+
+# --------------------------------------------------------------------------------- CLI
+
+
+def test_cli_imports_with_preview_and_progress(runner, db, wei, chen, tmp_path) -> None:
+    result = runner.invoke(
+        args=["directory", "import-bibtex", "--person", "xingda-wei", "--yes",
+              str(BIB / "coauthor_wei.bib")]
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Preview for Xingda Wei: 2 new" in result.output
+    assert "Importing" in result.output  # the progress bar
+    assert "Imported for Xingda Wei: 2 new papers" in result.output
+    assert count(db, m.Publication) == 2
+
+    again = runner.invoke(
+        args=["directory", "import-bibtex", "--person", "xingda-wei", "--yes",
+              str(BIB / "coauthor_wei.bib")]
+    )  # fmt: skip
+    assert "nothing to import" in again.output
+    assert count(db, m.Publication) == 2
+
+
+def test_cli_refuses_duplicates_without_a_rule_and_malformed_files(runner, db, wei, tmp_path):
+    runner.invoke(
+        args=["directory", "import-bibtex", "--person", "xingda-wei", "--yes",
+              str(BIB / "coauthor_wei.bib")]
+    )  # fmt: skip
+    close = tmp_path / "close.bib"
+    close.write_text(
+        "@article{c, title={A survey of remote memory systems}, author={X. Wei}, "
+        "journal={CSUR}, year=2023}"
+    )
+    args = ["directory", "import-bibtex", "--person", "xingda-wei", "--yes", str(close)]
+    refused = runner.invoke(args=args)
+    assert refused.exit_code == 1
+    assert "possible duplicate(s) need a decision" in refused.output
+    assert count(db, m.Publication) == 2
+    linked = runner.invoke(args=[*args, "--duplicates=link"])
+    assert linked.exit_code == 0, linked.output
+    assert count(db, m.Publication) == 2
+
+    broken = runner.invoke(
+        args=["directory", "import-bibtex", "--person", "xingda-wei", "--yes",
+              str(BIB / "malformed.bib")]
+    )  # fmt: skip
+    assert broken.exit_code == 1
+    assert "error: line 8" in broken.output
+    assert count(db, m.Publication) == 2
+
+
+def test_links_a_page_must_not_point_at_are_dropped(client, db, wei) -> None:
+    login(client, "wei")
+    text = (
+        b"@misc{x, title={Evil Links}, author={Wei, Xingda}, year=2020, "
+        b"url={javascript:alert(1)}, code={https://github.com/ok}, pdf={paper.pdf}}"
+    )
+    url, html = preview(client, "xingda-wei", text)
+    assert "was dropped: only web addresses" in html
+    confirm(client, url, html)
+    pub = db.scalar(select(m.Publication))
+    assert sorted(link.url for link in pub.links) == ["https://github.com/ok", "paper.pdf"]
+
+
+def test_the_same_paper_twice_in_one_file_is_imported_once(client, db, wei) -> None:
+    login(client, "wei")
+    text = (
+        b"@article{a, title={One Paper}, author={Wei, Xingda}, journal={J}, year=2020,"
+        b" doi={10.1145/1111.2222}}\n"
+        b"@article{b, title={One Paper (again)}, author={Wei, Xingda}, journal={J}, year=2020,"
+        b" doi={https://doi.org/10.1145/1111.2222}}\n"
+    )
+    url, html = preview(client, "xingda-wei", text)
+    assert "Repeated in this file: skipped" in html
+    assert "Same paper as the entry on line 1" in html
+    confirm(client, url, html)
+    assert count(db, m.Publication) == 1
+
+
+def test_an_orcid_record_can_be_fetched_when_enabled(client, db, app, wei, monkeypatch) -> None:
+    """The fetch goes to a stand-in API on this machine's loopback address: no network."""
+    import threading
+
+    from werkzeug.serving import make_server
+    from werkzeug.wrappers import Request, Response
+
+    record = (FIXTURES / "orcid" / "record.json").read_bytes()
+
+    @Request.application
+    def fake_orcid(request: Request) -> Response:
+        if request.path == "/v3.0/0000-0002-1825-0097/record":
+            return Response(record, mimetype="application/json")
+        return Response("not found", status=404)
+
+    server = make_server("127.0.0.1", 0, fake_orcid)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        monkeypatch.setitem(app.config, "DIRECTORY_ORCID_FETCH", True)
+        monkeypatch.setitem(
+            app.config, "DIRECTORY_ORCID_API_URL", f"http://127.0.0.1:{server.server_port}/v3.0"
+        )
+        login(client, "wei")
+        url = f"{PREFIX}/people/xingda-wei/publications/import"
+        page = client.get(url).get_data(as_text=True)
+        assert 'name="orcid_id"' in page
+        token = hidden_value(page, "csrf_token")
+        bad = client.post(url, data={"csrf_token": token, "orcid_id": "0000-0002-1825-0098"})
+        assert "This is not an ORCID iD" in bad.get_data(as_text=True)
+        response = client.post(
+            url, data={"csrf_token": token, "orcid_id": "https://orcid.org/0000-0002-1825-0097"}
+        )
+        assert response.status_code == 302
+        html = client.get(response.headers["Location"]).get_data(as_text=True)
+        assert "ORCID 0000-0002-1825-0097" in html
+        assert "Learned Indexes for Persistent Memory: An Experimental Study" in html
+    finally:
+        server.shutdown()
+        thread.join()
+
+
+def test_values_too_long_for_the_database_are_errors_not_crashes(client, db, wei) -> None:
+    """PostgreSQL refuses over-long strings; the preview says which value, before writing."""
+    login(client, "wei")
+    text = b"@misc{x, title={Fine}, author={Wei, Xingda}, year=2020, pages={" + b"1" * 41 + b"}}"
+    url, html = preview(client, "xingda-wei", text)
+    assert "The pages is longer than 40 characters." in html
+    assert "Confirm and import" not in html
+    assert count(db, m.Publication) == 0

@@ -602,7 +602,8 @@ class Facts:
 
     largest_profile: str
     largest_profile_publications: int
-    area: str
+    area: str  #: the area with the most recruiting notices
+    people_area: str  #: the area with the most people
     year: int
     surname: str
 
@@ -623,9 +624,16 @@ def department_facts(session: Session) -> Facts:
         .order_by(func.count().desc(), m.ResearchArea.slug)
         .limit(1)
     ) or session.scalar(select(m.ResearchArea.slug).order_by(m.ResearchArea.slug).limit(1))
+    people_area = session.scalar(
+        select(m.ResearchArea.slug)
+        .join(m.person_areas, m.person_areas.c.area_id == m.ResearchArea.id)
+        .group_by(m.ResearchArea.id, m.ResearchArea.slug)
+        .order_by(func.count().desc(), m.ResearchArea.slug)
+        .limit(1)
+    )
     year = session.scalar(select(func.max(m.Publication.year))) or date.today().year
     surname = session.scalar(select(m.Person.sort_name).order_by(m.Person.id).limit(1)) or "Chen"
-    return Facts(slug, pubs, area or "", year, surname.split(",")[0])
+    return Facts(slug, pubs, area or "", people_area or "", year, surname.split(",")[0])
 
 
 def main() -> None:

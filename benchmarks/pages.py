@@ -27,5 +27,5 @@ PAGES: list[Page] = [
     Page("recruiting, filtered", lambda f: f"/recruiting?level=phd&area={f.area}"),
     Page("publications, filtered", lambda f: f"/publications?area={f.area}&year={f.year}"),
     Page("search", lambda f: f"/search?q={f.surname}", cached=False),
-    Page("API: people in an area", lambda f: f"/api/v1/people?area={f.area}", cached=False),
+    Page("API: people in an area", lambda f: f"/api/v1/people?area={f.people_area}", cached=False),
 ]

@@ -148,9 +148,13 @@ def test_an_unreachable_database_gives_503_and_the_site_recovers_by_itself(outag
         assert "temporarily unavailable" in page.text
         assert page.headers["Retry-After"] == "30"
         assert "frame-ancestors" in page.headers["Content-Security-Policy"]
-        api = client.get("/directory/", headers={"Accept": "application/json"})
-        assert api.status_code == 503
-        assert api.json["error"]["status"] == 503
+        for api in (
+            client.get("/directory/", headers={"Accept": "application/json"}),
+            client.get("/directory/api/v1/people"),
+        ):
+            assert api.status_code == 503
+            assert api.mimetype == "application/problem+json"
+            assert api.json["status"] == 503
         assert client.get("/directory/people/ada").status_code == 503  # and again, no crash
 
         outage.up()

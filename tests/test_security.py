@@ -21,9 +21,13 @@ from sqlalchemy import func, inspect, select
 
 from directory import interchange
 from directory import models as m
+from directory.editing_models import Delegation
 from directory.photos import PhotoRejected, photo_from_bytes
 
 from .conftest import ADMINS, login, make_app
+from .test_access_matrix import ROUTES as EDITING_ROUTES
+from .test_access_matrix import _state as editing_state
+from .test_access_matrix import world  # noqa: F401 - the editing matrix's fixture
 
 # ----------------------------------------------------------------------------- the people
 
@@ -41,8 +45,8 @@ KEYS = {
 
 
 def grant_delegation(db, delegate: m.Person, subject: m.Person) -> None:
-    """Make ``delegate`` a delegate of ``subject``. Delegation arrives with the editing module;
-    until then a delegate is an ordinary member, which is what ROUTE_MATRIX expects."""
+    """Make ``delegate`` a delegate of ``subject`` (may edit their profile)."""
+    db.add(Delegation(person_id=subject.id, delegate_id=delegate.id))
 
 
 @pytest.fixture
@@ -60,35 +64,72 @@ def cast(db, make_person) -> dict[str, m.Person]:
     db.commit()
     for subject in ("subject_public", "subject_members", "subject_private"):
         grant_delegation(db, people["delegate"], people[subject])
+    pub = m.Publication(title="A Paper", year=2024, created_by_id=people["subject_public"].id)
+    pub.authorships.append(m.Authorship(position=0, name="Sam", person=people["subject_public"]))
+    db.add(pub)
+    db.flush()
+    db.add(m.ProfilePublication(person_id=people["subject_public"].id, publication_id=pub.id))
+    db.commit()
+    URL_ARGUMENTS["uid"] = pub.uid
     return people
 
 
 # ----------------------------------------------------------------------------- routes
 
-#: Sample values for URL arguments, by argument name (slug → the subject of the matrix).
-URL_ARGUMENTS: dict[str, Any] = {"slug": "sam-public", "filename": "directory.css"}
+#: Sample values for URL arguments, by argument name (``slug`` follows the case of the matrix).
+URL_ARGUMENTS: dict[str, Any] = {"filename": "directory.css", "token": "no-such-token", "rest": "x"}
 
-OK_FOR_ALL = dict.fromkeys(ROLES, 200)
 
-#: endpoint → {case: {role: status}}. A case names the profile the URL points at, when that
-#: matters (see ``_url``). Hidden profiles answer 404, indistinguishable from missing ones.
+def _statuses(**by_role: int) -> dict[str, int]:
+    return {role: by_role.get(role, by_role.get("others", 0)) for role in ROLES}
+
+
+ALL = _statuses(others=200)
+SIGNED_IN = _statuses(anonymous=404, others=200)
+ADMIN_ONLY = _statuses(admin=200, others=404)
+#: A person's profile and everything derived from it (API record, exports).
+PROFILE_READ = {"public": ALL, "members": SIGNED_IN, "private": ADMIN_ONLY}
+#: A page of the profile's editors: the owner, their delegate, an admin. As on the editing
+#: pages, a private profile is a 404 even to its delegate, who cannot see it.
+PROFILE_EDIT = {
+    "public": _statuses(owner=200, delegate=200, admin=200, others=403),
+    "members": _statuses(anonymous=404, delegate=200, admin=200, others=403),
+    "private": ADMIN_ONLY,
+}
+
+#: endpoint → {case: {role: status}} for every GET route that tests/test_access_matrix.py does
+#: not walk. A case names the profile the URL points at (``public``, ``members``, ``private``);
+#: hidden profiles answer 404, indistinguishable from missing ones.
 ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
-    "directory.index": {"": OK_FOR_ALL},
-    "directory.static": {"": OK_FOR_ALL},
-    "directory.profile": {
-        "public": OK_FOR_ALL,
-        "members": {**OK_FOR_ALL, "anonymous": 404},
-        "private": {
-            "anonymous": 404,
-            "member": 404,
-            "owner": 404,  # "owner" signs in as Sam Public, not as Sam Private
-            "delegate": 404,
-            "another_student": 404,
-            "admin": 200,
-        },
+    "directory.index": {"": ALL},
+    "directory.static": {"": ALL},
+    "directory.search": {"": ALL},
+    "directory.profile": PROFILE_READ,
+    "directory.photo": {"public": _statuses(others=404)},  # nobody has uploaded one
+    "directory.person_publications_bibtex": PROFILE_READ,
+    "directory.person_publications_csl": PROFILE_READ,
+    "directory.department_publications_bibtex": {"": ALL},
+    "directory.department_publications_csl": {"": ALL},
+    "directory.publication_record": {"": _statuses(admin=200, others=403)},
+    "directory.publications_import": PROFILE_EDIT,
+    "directory.publications_manage": PROFILE_EDIT,
+    "directory.publications_preview": {  # an unknown preview token, once access is granted
+        "public": _statuses(owner=404, delegate=404, admin=404, others=403),
+        "members": _statuses(anonymous=404, delegate=404, admin=404, others=403),
+        "private": _statuses(others=404),
     },
-    # No photo uploaded: 404 for everyone who may see the profile, and for everyone else.
-    "directory.photo": {"public": dict.fromkeys(ROLES, 404)},
+    "directory.my_publications_import": {"": _statuses(anonymous=403, admin=404, others=200)},
+    "directory.claim_profile": {"": _statuses(others=410)},  # an unknown invitation
+    "directory.login": {"": _statuses(others=404)},  # the built-in login is off in this host
+    "directory.logout": {"": _statuses(others=404)},
+    "directory.api_index": {"": ALL},
+    "directory.api_openapi": {"": ALL},
+    "directory.api_areas": {"": ALL},
+    "directory.api_positions": {"": ALL},
+    "directory.api_people": {"": ALL},
+    "directory.api_publications": {"": ALL},
+    "directory.api_person": PROFILE_READ,
+    "directory.api_not_found": {"": _statuses(others=404)},
 }
 
 
@@ -105,7 +146,18 @@ def _blueprint_rules(app: Flask, method: str) -> list:
 
 _COLLECTION_APP = make_app()
 GET_ENDPOINTS = sorted({rule.endpoint for rule in _blueprint_rules(_COLLECTION_APP, "GET")})
-POST_RULES = [rule.rule for rule in _blueprint_rules(_COLLECTION_APP, "POST")]
+_EDITING_POST_ENDPOINTS = {
+    _COLLECTION_APP.url_map.bind("directory.test").match(
+        re.sub(r"\{\w+\}", "1", url), method="POST"
+    )[0]
+    for _, method, url, _, _ in EDITING_ROUTES
+    if method == "POST"
+}
+POST_RULES = [
+    rule.rule
+    for rule in _blueprint_rules(_COLLECTION_APP, "POST")
+    if rule.endpoint not in _EDITING_POST_ENDPOINTS
+]
 
 
 def _url(app: Flask, endpoint: str, case: str) -> str:
@@ -125,8 +177,17 @@ def _url(app: Flask, endpoint: str, case: str) -> str:
         return url_for(endpoint, **values)
 
 
-def test_every_route_is_in_the_matrix() -> None:
-    missing = set(GET_ENDPOINTS) - set(ROUTE_MATRIX)
+def _walked_by_the_editing_matrix() -> set[str]:
+    """Endpoints that tests/test_access_matrix.py walks as every role."""
+    adapter = _COLLECTION_APP.url_map.bind("directory.test")
+    return {
+        adapter.match(re.sub(r"\{\w+\}", "1", url), method=method)[0]
+        for _, method, url, _, _ in EDITING_ROUTES
+    }
+
+
+def test_every_route_is_in_a_matrix() -> None:
+    missing = set(GET_ENDPOINTS) - set(ROUTE_MATRIX) - _walked_by_the_editing_matrix()
     assert not missing, f"add these endpoints to ROUTE_MATRIX in {__file__}: {sorted(missing)}"
 
 
@@ -143,17 +204,34 @@ def test_route_by_role_matrix(app, client, cast, endpoint: str) -> None:
             assert status == expected[role], f"{role} GET {url}: {status}, not {expected[role]}"
 
 
-@pytest.mark.parametrize("rule", POST_RULES)
-def test_every_post_needs_a_csrf_token(app, client, cast, rule: str) -> None:
-    """Even an admin's POST without the form's token is refused."""
-    app.config["WTF_CSRF_ENABLED"] = True
-    url = rule
-    for argument, value in URL_ARGUMENTS.items():
-        url = url.replace(f"<{argument}>", str(value))
-    assert "<" not in url, f"add a sample value for {url} to URL_ARGUMENTS"
+EDITING_POSTS = [route for route in EDITING_ROUTES if route[1] == "POST"]
+
+
+@pytest.mark.parametrize("route", EDITING_POSTS, ids=[route[0] for route in EDITING_POSTS])
+def test_every_editing_post_needs_a_csrf_token(client, db, world, route) -> None:  # noqa: F811
+    """Even an admin's POST without the form's token is refused, and changes nothing."""
+    name, _, url, data, _ = route
     login(client, ADMINS[0])
+    before = editing_state(db)
+    response = client.post(url.format(**world), data=data(world))
+    assert response.status_code == 400, f"{name}: {response.status_code}"
+    assert editing_state(db) == before, name
+
+
+@pytest.mark.parametrize("rule", POST_RULES)
+def test_every_other_post_is_refused_without_a_csrf_token(client, db, cast, rule) -> None:
+    """The POST routes the editing matrix does not walk (sign-in, imports, publication
+    records...): without a token, as an admin, never a success and nothing written."""
+    url = rule
+    arguments = {**URL_ARGUMENTS, "slug": "sam-public", "uid": URL_ARGUMENTS.get("uid", "x")}
+    for argument, value in arguments.items():
+        url = re.sub(rf"<(?:\w+:)?{argument}>", str(value), url)
+    url = re.sub(r"<int:\w+>", "1", url)
+    login(client, ADMINS[0])
+    before = editing_state(db)
     response = client.post(url, data={"anything": "x"})
-    assert response.status_code == 400, f"POST {url} without a CSRF token: {response.status_code}"
+    assert response.status_code in (400, 403, 404, 410), f"POST {url}: {response.status_code}"
+    assert editing_state(db) == before, url
 
 
 # ----------------------------------------------------------------------------- XSS
@@ -297,7 +375,8 @@ def test_hostile_search_and_filter_input_never_breaks_a_page(client, db, cast, t
         response = client.get("/directory" + template.replace("{}", encoded))
         statuses.add(response.status_code)
         assert response.status_code < 500, f"{template} with {value!r}: {response.status_code}"
-        assert "<script>alert(1)</script>" not in response.text
+        if response.mimetype == "text/html":  # JSON answers may quote the input, as data
+            assert "<script>alert(1)</script>" not in response.text
     if statuses == {404}:
         pytest.skip(f"{template} answers 404 (page not built yet)")
     assert "directory_people" in inspect(db.get_bind()).get_table_names()

@@ -42,10 +42,14 @@ def person_with_photo(db, make_person):
         ("listing page", "/directory/", 200, {}),
         ("profile page", "/directory/people/ada-lovelace", 200, {}),
         ("photo", "/directory/people/ada-lovelace/photo", 200, {}),
-        ("static file", "/directory/static/directory.css", 200, {}),
+        ("static file", "/directory/assets/directory.css", 200, {}),
         ("404 for a missing profile", "/directory/people/nobody", 404, {}),
         ("404 for an unknown directory URL", "/directory/no/such/page", 404, {}),
         ("JSON-preferring client", "/directory/", 200, {"Accept": "application/json"}),
+        ("JSON API", "/directory/api/v1/people", 200, {}),
+        ("JSON API 404", "/directory/api/v1/people/nobody", 404, {}),
+        ("search page", "/directory/search?q=ada", 200, {}),
+        ("BibTeX export", "/directory/people/ada-lovelace/publications.bib", 200, {}),
     ],
 )
 def test_every_response_type_has_the_security_headers(
@@ -69,5 +73,5 @@ def test_host_pages_outside_the_prefix_are_left_alone() -> None:
 
 def test_a_host_that_sets_its_own_headers_can_turn_ours_off() -> None:
     app = make_app(DIRECTORY_SECURITY_HEADERS=False)
-    with app.test_client().get("/directory/static/directory.css") as response:
+    with app.test_client().get("/directory/assets/directory.css") as response:
         assert "Content-Security-Policy" not in response.headers

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from contextlib import suppress
 from datetime import date
 
-from flask import Response, current_app, g, jsonify, render_template, request, url_for
+from flask import Response, current_app, g, render_template, request, url_for
 from markupsafe import Markup, escape
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
@@ -165,8 +166,17 @@ def _database_unavailable(error: Exception) -> Response:
     with suppress(Exception):  # the connection is already broken; there is nothing to keep
         close_session()
     if wants_json():
-        response = jsonify(
-            error={"status": 503, "message": "The directory's database is unavailable; retry."}
+        # The API's error shape: an RFC 9457 problem details document.
+        response = Response(
+            json.dumps(
+                {
+                    "type": "about:blank",
+                    "title": "Service Unavailable",
+                    "status": 503,
+                    "detail": "The directory's database is unavailable; retry later.",
+                }
+            ),
+            mimetype="application/problem+json",
         )
     else:
         # The page must not need the database: the viewer is not looked up again.

@@ -604,7 +604,7 @@ class Facts:
     largest_profile_publications: int
     area: str  #: the area with the most recruiting notices
     people_area: str  #: the area with the most people
-    year: int
+    year: int  #: the year with the most publications
     surname: str
 
 
@@ -631,7 +631,15 @@ def department_facts(session: Session) -> Facts:
         .order_by(func.count().desc(), m.ResearchArea.slug)
         .limit(1)
     )
-    year = session.scalar(select(func.max(m.Publication.year))) or date.today().year
+    year = (
+        session.scalar(
+            select(m.Publication.year)
+            .group_by(m.Publication.year)
+            .order_by(func.count().desc(), m.Publication.year.desc())
+            .limit(1)
+        )
+        or date.today().year
+    )
     surname = session.scalar(select(m.Person.sort_name).order_by(m.Person.id).limit(1)) or "Chen"
     return Facts(slug, pubs, area or "", people_area or "", year, surname.split(",")[0])
 

@@ -24,8 +24,8 @@ class Page:
 PAGES: list[Page] = [
     Page("listing", lambda f: "/"),
     Page("largest profile", lambda f: f"/people/{f.largest_profile}"),
-    Page("recruiting, filtered", lambda f: f"/recruiting?level=phd&area={f.area}"),
-    Page("publications, filtered", lambda f: f"/publications?area={f.area}&year={f.year}"),
+    Page("recruiting, filtered", lambda f: f"/recruiting?area={f.area}"),
+    Page("publications, filtered", lambda f: f"/publications?area={f.people_area}&year={f.year}"),
     Page("search", lambda f: f"/search?q={f.surname}", cached=False),
     Page("API: people in an area", lambda f: f"/api/v1/people?area={f.people_area}", cached=False),
 ]

@@ -3,10 +3,11 @@ ask these helpers and never test roles themselves. Denied unless a rule allows."
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import ColumnElement, or_, select, true
+from sqlalchemy import ColumnElement, and_, or_, select, true
 from sqlalchemy.orm import Session, object_session
 
 from .db import get_session
@@ -42,6 +43,46 @@ def visibility_clause(viewer: Viewer, model: Any, owner_column: Any = None) -> C
     if viewer.person_id is not None and owner_column is not None:
         clause = or_(clause, owner_column == viewer.person_id)
     return clause
+
+
+def person_clause(viewer: Viewer, person: Any) -> ColumnElement:
+    """A WHERE clause limiting ``person`` (the Person model or an alias of it) to the profiles
+    ``viewer`` may see. Anything shown *because of* a person (their notices, news, papers on
+    department pages) must also pass this, so that a hidden profile leaves no trace."""
+    return visibility_clause(viewer, person, person.id)
+
+
+def open_notice_clause(notice: Any, today: date) -> ColumnElement:
+    """Recruiting notices still open on ``today``: a notice disappears on its expiry date by
+    itself (the SQL side of ``RecruitingNotice.is_open``). Pass a date computed per request."""
+    return or_(notice.expires_on.is_(None), notice.expires_on > today)
+
+
+def owned_entry_clause(viewer: Viewer, entry: Any, owner: Any) -> ColumnElement:
+    """Entries shown on department pages: visible themselves and owned by a visible profile
+    (``owner`` is the Person entity the caller joined as the entry's owner)."""
+    return and_(visibility_clause(viewer, entry), person_clause(viewer, owner))
+
+
+def listed_notice_clause(viewer: Viewer, notice: Any, owner: Any, today: date) -> ColumnElement:
+    """Recruiting notices shown on department pages and feeds: visible, open on ``today``, and
+    owned by a visible profile."""
+    return and_(owned_entry_clause(viewer, notice, owner), open_notice_clause(notice, today))
+
+
+def advising_clause(viewer: Viewer, relation: Any) -> ColumnElement:
+    """Advising relations shown on department pages: visible and confirmed by both sides (an
+    unconfirmed claim appears nowhere but on its author's own editing pages)."""
+    return and_(
+        visibility_clause(viewer, relation),
+        relation.advisor_confirmed.is_(True),
+        relation.student_confirmed.is_(True),
+    )
+
+
+def publication_clause(viewer: Viewer, publication: Any) -> ColumnElement:
+    """Publications ``viewer`` may see (their creator sees their own private ones)."""
+    return visibility_clause(viewer, publication, publication.created_by_id)
 
 
 def person_visible(viewer: Viewer, person: Any) -> bool:

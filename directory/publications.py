@@ -28,12 +28,10 @@ from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from . import models as m
-from .access import visibility_clause
-from .identity import Viewer
 
 #: Least ``token_set_ratio`` (0–100) between normalised titles for a possible duplicate.
 TITLE_SIMILARITY = 90
@@ -499,72 +497,6 @@ def publication_options() -> list[Any]:
         selectinload(m.Publication.awards),
         selectinload(m.Publication.badges),
     ]
-
-
-@dataclass
-class PublicationFilters:
-    """Filters of the department list and its exports (query string ``year``, ``person``,
-    ``type``, ``venue``)."""
-
-    year: int | None = None
-    person: str | None = None
-    type: str | None = None
-    venue: str | None = None
-
-    @classmethod
-    def from_args(cls, args: Any) -> PublicationFilters:
-        year = args.get("year", "").strip()
-        kind = args.get("type", "").strip()
-        return cls(
-            year=int(year) if year.isdigit() else None,
-            person=args.get("person", "").strip() or None,
-            type=kind if kind in m.values(m.PUBLICATION_TYPES) else None,
-            venue=args.get("venue", "").strip() or None,
-        )
-
-
-def department_publications(
-    session: Session, viewer: Viewer, filters: PublicationFilters | None = None
-) -> list[m.Publication]:
-    """Every paper on at least one visible department profile (where nobody hid it), each
-    once, newest first, as ``viewer`` may see them."""
-    filters = filters or PublicationFilters()
-    shown = (
-        select(m.ProfilePublication.publication_id)
-        .join(m.Person, m.Person.id == m.ProfilePublication.person_id)
-        .where(
-            m.ProfilePublication.hidden.is_(False),
-            visibility_clause(viewer, m.Person, m.Person.id),
-        )
-    )
-    if filters.person:
-        shown = shown.where(m.Person.slug == filters.person)
-    stmt = (
-        select(m.Publication)
-        .where(
-            m.Publication.id.in_(shown),
-            visibility_clause(viewer, m.Publication, m.Publication.created_by_id),
-        )
-        .options(*publication_options())
-        .order_by(
-            m.Publication.year.desc().nulls_last(),
-            m.Publication.month.desc().nulls_last(),
-            m.Publication.title,
-        )
-    )
-    if filters.year is not None:
-        stmt = stmt.where(m.Publication.year == filters.year)
-    if filters.type:
-        stmt = stmt.where(m.Publication.type == filters.type)
-    if filters.venue:
-        pattern = f"%{filters.venue.lower()}%"
-        stmt = stmt.where(
-            or_(
-                func.lower(m.Publication.venue).like(pattern),
-                func.lower(m.Publication.venue_short).like(pattern),
-            )
-        )
-    return list(session.scalars(stmt))
 
 
 # --------------------------------------------------------------------------------------------

@@ -58,14 +58,28 @@ def profile_page_jsonld(person: m.Person) -> Markup:
     )
 
 
-def listing_jsonld(people: list[m.Person], name: str) -> Markup:
+def _department() -> dict[str, Any]:
+    return {
+        "@type": "Organization",
+        "name": current_app.config["DIRECTORY_DEPARTMENT_NAME"],
+        "parentOrganization": {
+            "@type": "CollegeOrUniversity",
+            "name": current_app.config["DIRECTORY_INSTITUTION_NAME"],
+        },
+    }
+
+
+def _collection(people: list[m.Person], name: str, url: str, **extra: Any) -> Markup:
     return _dump(
         {
             "@context": "https://schema.org",
             "@type": "CollectionPage",
             "name": name,
+            "url": url,
+            **extra,
             "mainEntity": {
                 "@type": "ItemList",
+                "numberOfItems": len(people),
                 "itemListElement": [
                     {"@type": "ListItem", "position": i + 1, "item": person_data(p)}
                     for i, p in enumerate(people)
@@ -73,3 +87,18 @@ def listing_jsonld(people: list[m.Person], name: str) -> Markup:
             },
         }
     )
+
+
+def listing_jsonld(people: list[m.Person], name: str) -> Markup:
+    """The listing as a CollectionPage of the people shown, in the order shown."""
+    url = url_for("directory.index", _external=True)
+    return _collection(people, name, url, about=_department())
+
+
+def area_jsonld(page: Any) -> Markup:
+    """A research area's page: its people, about the area."""
+    url = url_for("directory.area", slug=page.area.slug, _external=True)
+    about = {"@type": "Thing", "name": page.area.name}
+    if page.area.description:
+        about["description"] = page.area.description
+    return _collection(page.people, page.area.name, url, about=about)

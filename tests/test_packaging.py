@@ -34,7 +34,7 @@ HOST = textwrap.dedent(
         session.commit()
     client = app.test_client()
     page = client.get("/directory/people/xingda-wei")
-    css = client.get("/directory/static/directory.css")
+    css = client.get("/directory/assets/directory.css")
     print(json.dumps({"module": directory.__file__, "status": page.status_code,
                       "has_name": "Xingda Wei" in page.get_data(as_text=True),
                       "css": css.status_code}))

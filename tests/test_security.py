@@ -59,8 +59,7 @@ def cast(db, make_person) -> dict[str, m.Person]:
         "delegate": make_person("Dee Delegate", user_key="delegate"),
         "another_student": make_person("Ann Other", role="phd_student", user_key="student2"),
     }
-    # The owner of the hidden profiles is the same person signing in as "owner".
-    people["subject_members"].user_key = None
+    db.add(m.ResearchArea(slug="systems", name="Systems"))
     db.commit()
     for subject in ("subject_public", "subject_members", "subject_private"):
         grant_delegation(db, people["delegate"], people[subject])
@@ -102,6 +101,15 @@ PROFILE_EDIT = {
 #: hidden profiles answer 404, indistinguishable from missing ones.
 ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
     "directory.index": {"": ALL},
+    "directory.areas": {"": ALL},
+    "directory.area": {"area": ALL},
+    "directory.recruiting": {"": ALL},
+    "directory.recruiting_feed": {"": ALL},
+    "directory.alumni": {"": ALL},
+    "directory.news": {"": ALL},
+    "directory.news_feed": {"": ALL},
+    "directory.publications": {"": ALL},
+    "directory.sitemap_xml": {"": ALL},
     "directory.static": {"": ALL},
     "directory.search": {"": ALL},
     "directory.profile": PROFILE_READ,
@@ -165,9 +173,12 @@ def _url(app: Flask, endpoint: str, case: str) -> str:
     values = {}
     for argument in rule.arguments:
         if argument == "slug" and case:
-            values["slug"] = {"public": "sam-public", "members": "sam-members"}.get(
-                case, "sam-private"
-            )
+            values["slug"] = {
+                "public": "sam-public",
+                "members": "sam-members",
+                "private": "sam-private",
+                "area": "systems",
+            }[case]
         else:
             assert argument in URL_ARGUMENTS, f"add a sample <{argument}> to URL_ARGUMENTS"
             values[argument] = URL_ARGUMENTS[argument]

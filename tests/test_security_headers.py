@@ -49,6 +49,8 @@ def person_with_photo(db, make_person):
         ("JSON API", "/directory/api/v1/people", 200, {}),
         ("JSON API 404", "/directory/api/v1/people/nobody", 404, {}),
         ("search page", "/directory/search?q=ada", 200, {}),
+        ("Atom feed", "/directory/recruiting.atom", 200, {}),
+        ("sitemap", "/directory/sitemap.xml", 200, {}),
         ("BibTeX export", "/directory/people/ada-lovelace/publications.bib", 200, {}),
     ],
 )

@@ -17,13 +17,17 @@ blueprint = Blueprint(
 
 from . import (  # noqa: E402,F401 - registers routes
     admin,
+    alumni,
     api,
     auth,
     common,
     editing,
     fragments,
     listing,
+    news,
     profile,
     publications,
+    recruiting,
     search,
+    sitemap,
 )

@@ -12,6 +12,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from .. import models
+from ..access import can_view
 from ..csrf import csrf_token
 from ..db import close_session
 from ..identity import ANONYMOUS, current_viewer
@@ -44,6 +45,11 @@ def date_range(entry: object) -> str:
     return start or end
 
 
+def long_date(day: date | None) -> str:
+    """'7 March 2026' (portable: no platform-specific strftime flags)."""
+    return f"{day.day} {day.strftime('%B')} {day.year}" if day else ""
+
+
 def obfuscated_email(email: str | None) -> Markup:
     """An address people can read and simple harvesters cannot: 'name at host dot edu',
     without a mailto link, with the parts in separate elements."""
@@ -72,6 +78,12 @@ def _department_name() -> str:
     return current_app.config["DIRECTORY_DEPARTMENT_NAME"]
 
 
+def _can_view(obj: object) -> bool:
+    """For templates: whether the current viewer may see ``obj`` (anything with a visibility),
+    e.g. the target of a publication's relation, loaded without a visibility filter."""
+    return can_view(current_viewer(), obj)
+
+
 def assets() -> Markup:
     """The directory's stylesheet, for the ``<head>`` of every page that shows directory
     content: the standalone base calls it, a host's layout calls it once (its rules only
@@ -93,6 +105,8 @@ def _template_globals(state) -> None:
         directory_email=obfuscated_email,
         directory_department=_department_name,
         directory_today=date.today,
+        directory_long_date=long_date,
+        directory_can_view=_can_view,
         directory_assets=assets,
         directory_csrf_token=csrf_token,
     )

@@ -1,47 +1,42 @@
-"""The department listing ``<prefix>/``: people grouped by role."""
+"""The people listing ``<prefix>/`` and the research areas ``<prefix>/areas/``."""
 
 from __future__ import annotations
 
-from flask import render_template
-from sqlalchemy import select
-from sqlalchemy.orm import selectinload
+from flask import abort, render_template, request
 
-from .. import models as m
-from ..access import visibility_clause
+from .. import department
 from ..cache import cached_page
 from ..db import get_session
 from ..identity import current_viewer
-from ..structured import listing_jsonld
+from ..structured import area_jsonld, listing_jsonld
 from . import blueprint
 
 
 @blueprint.route("/")
 @cached_page
 def index() -> str:
-    viewer = current_viewer()
-    people = list(
-        get_session().scalars(
-            select(m.Person)
-            .where(
-                m.Person.active.is_(True),
-                m.Person.role != "alumni",
-                visibility_clause(viewer, m.Person, m.Person.id),
-            )
-            .options(
-                selectinload(m.Person.areas),
-                selectinload(m.Person.links),
-                selectinload(m.Person.photo),
-            )
-            .order_by(m.Person.sort_name)
-        )
-    )
-    groups = [
-        (label, [p for p in people if p.role == role])
-        for role, label in m.ROLES
-        if any(p.role == role for p in people)
-    ]
+    filters = department.ListingFilters.from_args(request.args)
+    data = department.listing(get_session(), current_viewer(), department.today(), filters)
     return render_template(
         "directory/index.html",
-        groups=groups,
-        jsonld=listing_jsonld(people, "People"),
+        listing=data,
+        filters=filters,
+        letters=department.LETTERS,
+        jsonld=listing_jsonld(data.people, "People"),
     )
+
+
+@blueprint.route("/areas/")
+@cached_page
+def areas() -> str:
+    summaries = department.area_summaries(get_session(), current_viewer(), department.today())
+    return render_template("directory/areas.html", summaries=summaries)
+
+
+@blueprint.route("/areas/<slug>")
+@cached_page
+def area(slug: str) -> str:
+    page = department.area_page(get_session(), current_viewer(), department.today(), slug)
+    if page is None:
+        abort(404)
+    return render_template("directory/area.html", page=page, jsonld=area_jsonld(page))

@@ -1,5 +1,6 @@
-"""Publication pages: import with preview, a person's list of papers, exports, and the
-admin's tools for shared records (merge, split, versions).
+"""Publication pages: the department's papers (``<prefix>/publications``, filtered, with a
+papers-per-year chart), import with preview, a person's list of papers, exports of both, and
+the admin's tools for shared records (merge, split, versions).
 
 Import: ``<prefix>/me/publications/import`` (or ``/people/<slug>/publications/import`` for
 someone one may edit) takes a .bib file, pasted BibTeX or an ORCID record, stores it as a
@@ -19,6 +20,7 @@ from sqlalchemy import select
 from wtforms import BooleanField, HiddenField, RadioField, StringField, TextAreaField
 from wtforms.validators import InputRequired, Optional
 
+from .. import department
 from .. import models as m
 from ..access import (
     can_import_publications,
@@ -31,6 +33,8 @@ from ..bibtex import (
     publication_to_csl,
     publications_to_bibtex,
 )
+from ..cache import cached_page
+from ..charts import bar_chart
 from ..db import get_session
 from ..identity import current_viewer
 from ..orcid import (
@@ -52,9 +56,7 @@ from ..pubimport import (
     plan_import,
 )
 from ..publications import (
-    PublicationFilters,
     PublicationIndex,
-    department_publications,
     link_versions,
     merge_publications,
     publication_data,
@@ -487,10 +489,28 @@ def person_publications_csl(slug: str) -> Response:
     return _csl_response(datas, f"{person.slug}.csl.json")
 
 
+@blueprint.route("/publications")
+@cached_page
+def publications() -> str:
+    """Every department paper once, filtered by the query string, a page at a time."""
+    filters = department.PublicationFilters.from_args(request.args)
+    page, choices = department.publications_page(
+        get_session(), current_viewer(), filters, current_app.config["DIRECTORY_PAGE_SIZE"]
+    )
+    return render_template(
+        "directory/publications.html",
+        page=page,
+        choices=choices,
+        filters=filters,
+        chart=bar_chart(choices.years, selected=filters.year),
+    )
+
+
 def _department_datas() -> list[dict[str, Any]]:
-    filters = PublicationFilters.from_args(request.args)
-    pubs = department_publications(get_session(), current_viewer(), filters)
-    return [publication_data(pub) for pub in pubs]
+    """What the department list shows with the same filters, on every page at once."""
+    filters = department.PublicationFilters.from_args(request.args)
+    stmt = department.publications_stmt(current_viewer(), filters)
+    return [publication_data(pub) for pub in get_session().scalars(stmt)]
 
 
 @blueprint.route("/publications.bib")

@@ -1,0 +1,241 @@
+"""The department pages on small made-to-measure departments: recruiting filters, notices and
+their feed's escaping, alumni paging, publications (filters, paging, chart, BibTeX), news and
+its feed. The demo department's pages are in test_department_demo.py."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from directory import models as m
+
+from .page_helpers import ATOM, atom_entries, feed_link, get, notice_owners
+
+# ----------------------------------------------------------------------------- listing
+
+
+def test_empty_listing_says_so(client) -> None:
+    assert "No one is listed yet." in get(client, "/directory/")
+    assert "No one matches these filters." in get(client, "/directory/?q=nobody")
+
+
+# ----------------------------------------------------------------------------- research areas
+
+
+def test_unknown_area_is_a_404(client) -> None:
+    assert client.get("/directory/areas/no-such-area").status_code == 404
+
+
+# ----------------------------------------------------------------------------- recruiting
+
+
+def test_recruiting_filters_by_term_person_and_funding(client, make_person, db) -> None:
+    ada = make_person()
+    bob = make_person("Bob Builder")
+    db.add_all(
+        [
+            m.RecruitingNotice(owner_id=ada.id, level="phd", term="Fall 2027", description="a"),
+            m.RecruitingNotice(
+                owner_id=ada.id, level="postdoc", description="b", funded=True, funding_note="NSF"
+            ),
+            m.RecruitingNotice(owner_id=bob.id, level="phd", term="Spring 2027", description="c"),
+        ]
+    )
+    db.commit()
+    html = get(client, "/directory/recruiting")
+    # Terms offered are the ones in use.
+    assert "<option>Fall 2027</option>" in html and "<option>Spring 2027</option>" in html
+    assert notice_owners(get(client, "/directory/recruiting?term=Fall+2027")) == [
+        "ada-lovelace/PhD students"
+    ]
+    assert notice_owners(get(client, "/directory/recruiting?person=bob-builder")) == [
+        "bob-builder/PhD students"
+    ]
+    funded = get(client, "/directory/recruiting?funded=1")
+    assert notice_owners(funded) == ["ada-lovelace/Postdocs"]
+    assert "Funding: NSF." in funded
+
+
+def test_each_notice_shows_how_to_apply_and_when_it_was_last_confirmed(
+    client, make_person, db
+) -> None:
+    ada = make_person()
+    db.add(
+        m.RecruitingNotice(
+            owner_id=ada.id,
+            level="phd",
+            description="Join us.",
+            how_to_apply="Write to [the lab](https://lab.example)",
+            last_confirmed=date(2026, 3, 7),
+            deadline=date(2026, 12, 15),
+        )
+    )
+    db.commit()
+    html = get(client, "/directory/recruiting")
+    assert 'How to apply:</strong> Write to <a href="https://lab.example"' in html
+    assert "Last confirmed 7 March 2026." in html
+    assert "Apply by 15 December 2026." in html
+
+
+def test_feed_text_is_escaped_by_the_xml_writer(client, make_person, db) -> None:
+    ada = make_person("Ada <Lovelace> & Co")
+    db.add(
+        m.RecruitingNotice(
+            owner_id=ada.id,
+            level="phd",
+            title="Students & <friends>",
+            description="<script>alert(1)</script> **bold** & more",
+        )
+    )
+    db.commit()
+    (entry,) = atom_entries(client, "/directory/recruiting.atom")
+    assert entry.findtext(f"{ATOM}title") == "Students & <friends>"
+    assert entry.findtext(f"{ATOM}author/{ATOM}name") == "Ada <Lovelace> & Co"
+    content = entry.findtext(f"{ATOM}content")
+    assert "<strong>bold</strong>" in content
+    assert "<script>" not in content
+
+
+# ----------------------------------------------------------------------------- alumni
+
+
+def test_alumni_are_paginated(client, make_person, db, app, monkeypatch) -> None:
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 2)
+    for i in range(5):
+        make_person(f"Alum Number{i}", role="alumni")
+    first = get(client, "/directory/alumni")
+    assert "5 alumni." in first and "Showing 1–2 of 5" in first
+    assert 'href="/directory/alumni?page=3"' in first
+    assert "Showing 5–5 of 5" in get(client, "/directory/alumni?page=3")
+
+
+# ----------------------------------------------------------------------------- publications
+
+
+def test_every_department_paper_is_listed_once_with_authors_linked(
+    client, make_person, make_publication
+) -> None:
+    ada = make_person()
+    bob = make_person("Bob Builder", role="phd_student")
+    make_publication("Shared Engines", authors=(bob, "Outside Person", ada))
+    html = get(client, "/directory/publications")
+    assert html.count("Shared Engines") == 1
+    assert 'href="/directory/people/bob-builder">Bob Builder' in html
+    assert 'href="/directory/people/ada-lovelace">Ada Lovelace' in html
+
+
+def test_publication_filters(client, make_person, make_publication, db) -> None:
+    area = m.ResearchArea(slug="databases", name="Databases")
+    ada = make_person(areas=[area])
+    bob = make_person("Bob Builder")
+    make_publication("Old Journal", authors=(ada,), year=2019, type="journal", venue="TODS")
+    make_publication("New Conf", authors=(bob,), year=2024, venue_short="OSDI'24")
+    awarded = make_publication("Prized", authors=(bob,), year=2024, venue_short="SOSP")
+    awarded.awards.append(m.PublicationAward(name="Best Paper Award"))
+    db.commit()
+
+    def titles(query: str) -> set[str]:
+        html = get(client, "/directory/publications" + query)
+        return set(re.findall(r'<cite class="pub__title">([^<]+)</cite>', html))
+
+    assert titles("") == {"Old Journal", "New Conf", "Prized"}
+    assert titles("?year=2024") == {"New Conf", "Prized"}
+    assert titles("?type=journal") == {"Old Journal"}
+    assert titles("?person=bob-builder") == {"New Conf", "Prized"}
+    assert titles("?area=databases") == {"Old Journal"}
+    assert titles("?venue=osdi") == {"New Conf"}
+    assert titles("?venue=tods") == {"Old Journal"}
+    assert titles("?awards=1") == {"Prized"}
+    assert titles("?year=2024&person=ada-lovelace") == set()
+    html = get(client, "/directory/publications?awards=1")
+    assert 'class="pub pub--awarded"' in html and "Best Paper Award" in html
+    # The venue suggestions drop the year: OSDI'24 is offered as OSDI.
+    assert '<option value="OSDI">' in get(client, "/directory/publications")
+
+
+def test_publications_are_paginated_keeping_the_filters(
+    client, make_person, make_publication, app, monkeypatch
+) -> None:
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 2)
+    ada = make_person()
+    for i in range(5):
+        make_publication(f"Paper {i}", authors=(ada,), year=2020 + i)
+    first = get(client, "/directory/publications?person=ada-lovelace")
+    assert first.count('<cite class="pub__title">') == 2
+    assert "Paper 4" in first and "Paper 3" in first
+    assert 'href="/directory/publications?person=ada-lovelace&amp;page=2"' in first
+    last = get(client, "/directory/publications?person=ada-lovelace&page=3")
+    assert last.count('<cite class="pub__title">') == 1 and "Paper 0" in last
+    # Past the end: the last page, not an error.
+    assert "Paper 0" in get(client, "/directory/publications?page=99")
+
+
+def test_papers_per_year_chart_is_server_svg_with_a_text_alternative(
+    client, make_person, make_publication
+) -> None:
+    ada = make_person()
+    make_publication("A", authors=(ada,), year=2020, venue="Solo")
+    make_publication("B", authors=(ada,), year=2022)
+    make_publication("C", authors=(ada,), year=2022)
+    html = get(client, "/directory/publications?year=2022")
+    svg = html[html.index("<svg") : html.index("</svg>")]
+    assert 'role="img"' in svg and 'aria-labelledby="chart-title"' in svg
+    assert "style=" not in svg
+    # One bar per year with papers (the empty year 2021 has a slot but no bar).
+    assert svg.count("<rect") == 2
+    assert svg.count("chart__bar--selected") == 1
+    table = html[html.index('<details class="chart__table">') : html.index("</details>")]
+    rows = re.findall(r"<a href=\"[^\"]*year=(\d+)[^\"]*\"[^>]*>\d+</a></th><td>(\d+)</td>", table)
+    assert rows == [("2022", "2"), ("2020", "1")]
+    assert "3 from 2020 to 2022" in html
+    # One year alone makes no chart.
+    html = get(client, "/directory/publications?venue=Solo")
+    assert "1 paper match" in html and "<svg" not in html
+
+
+def test_bibtex_export_holds_what_is_shown_on_every_page(
+    client, make_person, make_publication, app, monkeypatch
+) -> None:
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 1)
+    ada = make_person()
+    make_publication("Kept One", authors=(ada,), year=2024, venue="OSDI")
+    make_publication("Kept Two", authors=(ada,), year=2024, venue="SOSP")
+    make_publication("Filtered Out", authors=(ada,), year=2019)
+    html = get(client, "/directory/publications?year=2024")
+    assert 'href="/directory/publications.bib?year=2024"' in html
+    response = client.get("/directory/publications.bib?year=2024")
+    assert response.status_code == 200
+    assert response.mimetype == "application/x-bibtex"
+    text = response.get_data(as_text=True)
+    assert text.count("@") == 2
+    assert "Kept One" in text and "Kept Two" in text and "Filtered Out" not in text
+    assert "Ada Lovelace" in text or "Lovelace, Ada" in text
+
+
+# ----------------------------------------------------------------------------- news
+
+
+def test_news_gathers_profiles_newest_first_with_a_feed(client, make_person, db) -> None:
+    ada = make_person()
+    bob = make_person("Bob Builder")
+    db.add_all(
+        [
+            m.NewsItem(owner_id=ada.id, year=2025, month=5, body="Older *news*"),
+            m.NewsItem(owner_id=bob.id, year=2026, month=1, body="Newest & best"),
+            m.NewsItem(owner_id=ada.id, year=2025, body="Year only"),
+        ]
+    )
+    db.commit()
+    html = get(client, "/directory/news")
+    assert html.index("Newest &amp; best") < html.index("Older <em>news</em>")
+    assert html.index("Older <em>news</em>") < html.index("Year only")
+    assert 'href="/directory/people/bob-builder">Bob Builder' in html
+    assert feed_link(html) == "http://directory.test/directory/news.atom"
+    entries = atom_entries(client, "/directory/news.atom")
+    assert [e.findtext(f"{ATOM}title") for e in entries] == [
+        "Bob Builder: Newest & best",
+        "Ada Lovelace: Older news",
+        "Ada Lovelace: Year only",
+    ]
+    assert entries[0].findtext(f"{ATOM}published") == "2026-01-01T00:00:00Z"
+    assert entries[1].findtext(f"{ATOM}content") == "Older <em>news</em>"

@@ -221,38 +221,26 @@ def measure_throughput(url_db: str, results: list[Result], port: int, seconds: i
 
 
 def measure_bibtex(url_db: str, entries: int) -> dict[str, float]:
-    """Our BibTeX import (parse + write into a profile, rolled back; one run) against
-    bibtexparser's bare parse of the same file (best of three)."""
+    """The publications module's BibTeX import (parse_bibtex, plan_import = the preview,
+    apply_plan = the write) of a few-thousand-entry file into the largest profile of the big
+    department (rolled back; one run), against bibtexparser's bare parse of the same file (best
+    of three). The file is benchmarks/bench_bibtex_import.py's realistic one."""
     import bibtexparser
     from sqlalchemy import select
 
     from benchmarks.app import make_app
+    from benchmarks.bench_bibtex_import import make_bibtex
     from directory import models as m
-    from directory.bibtex import parse_bibtex, publications_to_bibtex
+    from directory.bibtex import parse_bibtex
     from directory.db import get_session
-    from directory.interchange import import_documents
+    from directory.pubimport import apply_plan, decision_choices, plan_import
 
+    text = make_bibtex(entries)
     app = make_app(DIRECTORY_DATABASE_URL=url_db)
     with app.app_context():
         session = get_session()
-        pubs = session.scalars(select(m.Publication).order_by(m.Publication.id).limit(entries))
-        text = publications_to_bibtex(
-            [
-                {
-                    "title": p.title,
-                    "venue": p.venue,
-                    "venue_short": p.venue_short,
-                    "year": p.year,
-                    "month": p.month,
-                    "type": p.type,
-                    "doi": None,  # the import then creates every paper instead of matching it
-                    "authors": [{"name": a.name} for a in p.authorships],
-                    "links": [{"kind": k.kind, "url": k.url} for k in p.links],
-                }
-                for p in pubs
-            ]
-        )
-        session.rollback()
+        facts = department_facts(session)
+        slug = facts.largest_profile
 
         def bare() -> None:
             bibtexparser.parse_string(text)
@@ -261,17 +249,16 @@ def measure_bibtex(url_db: str, entries: int) -> dict[str, float]:
             parse_bibtex(text)
 
         def ours() -> None:
-            parsed = parse_bibtex(text)
-            document = {
-                "format": "faculty-directory-profile",
-                "format_version": 1,
-                "person": {"slug": "bibtex-bench", "full_name": "Bib Tex", "role": "faculty"},
-                "publications": [
-                    {"ref": f"e{i}", **{k: v for k, v in entry.data.items() if k != "key"}}
-                    for i, entry in enumerate(parsed.entries)
-                ],
+            person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+            result = parse_bibtex(text)
+            plan = plan_import(session, person, result.entries, result.problems)
+            # A possible duplicate of a paper already there: take the first choice offered.
+            decisions = {
+                entry.index: decision_choices(entry, plan)[0][0]
+                for entry in plan.entries
+                if entry.needs_decision
             }
-            import_documents(session, [("bench.bib", document)])
+            apply_plan(session, plan, person, decisions)
             session.flush()
             session.rollback()
 
@@ -337,8 +324,9 @@ def report(results, facts, summary, bib, args, url_db) -> str:
             "",
             f"BibTeX import of {bib['entries']} entries ({bib['bytes'] / 1024:.0f} KiB): "
             f"bibtexparser.parse_string {bib['bare']:.2f} s; our parse_bibtex alone "
-            f"{bib['parse']:.2f} s = {bib['parse'] / bib['bare']:.2f}×; parse + import into a "
-            f"profile {bib['ours']:.2f} s = {ratio:.2f}× (goal ≤ 3×).",
+            f"{bib['parse']:.2f} s = {bib['parse'] / bib['bare']:.2f}×; parse + preview + write "
+            f"into the largest profile of this department {bib['ours']:.2f} s = {ratio:.2f}× "
+            "(goal ≤ 3×).",
         ]
     return "\n".join(lines)
 

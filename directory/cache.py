@@ -36,7 +36,7 @@ from datetime import date
 from typing import Any
 
 from flask import Flask, Response, current_app, g, request, session
-from sqlalchemy import Integer, event, select, update
+from sqlalchemy import Connection, Integer, event, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
 from .models import Base
@@ -113,6 +113,21 @@ def current_generation(session: Session) -> int | None:
     A Core statement on the session's connection: a cache hit should cost little more than
     this one primary-key lookup."""
     return session.connection().execute(_GENERATION).scalar()
+
+
+def _read_generation() -> int | None:
+    """The generation for this request, without an ORM session when the request has none yet
+    (a cache hit needs none): on a pooled connection of the engine, or on the connection the
+    sessionmaker is bound to (the test suite's)."""
+    session = g.get("_directory_session")
+    if session is not None:
+        return current_generation(session)
+    state = current_app.extensions["directory"].db
+    bind = state.sessionmaker.kw.get("bind") or state.engine
+    if isinstance(bind, Connection):
+        return bind.execute(_GENERATION).scalar()
+    with bind.connect() as connection:
+        return connection.execute(_GENERATION).scalar()
 
 
 # ----------------------------------------------------------------------------- page store
@@ -256,12 +271,10 @@ def cached_page(view: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .db import get_session
-
         max_age = current_app.config["DIRECTORY_CACHE_SECONDS"]
         if not max_age or not _request_cacheable():
             return view(*args, **kwargs)
-        generation = current_generation(get_session())
+        generation = _read_generation()
         if generation is None:
             return view(*args, **kwargs)
         key = (

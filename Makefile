@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 5000
 FLASK := $(VENV)/bin/flask --app wsgi
 
-.PHONY: run test test-postgres install browser lint bench clean
+.PHONY: run test test-postgres install browser axe lint bench wrk clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,15 @@ browser:
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+## axe-core for the accessibility tests, from the npm registry into .cache/axe (git-ignored).
+AXE := .cache/axe/node_modules/axe-core/axe.min.js
+$(AXE):
+	npm install --silent --no-audit --no-fund --prefix .cache/axe axe-core@4
+
+axe: $(AXE)
+
 ## Run the whole suite (SQLite by default; set DIRECTORY_TEST_DATABASE_URL for PostgreSQL).
-test: install browser
+test: install browser axe
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -q
 
@@ -40,8 +47,15 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-bench: install
-	$(PY) benchmarks/run.py
+## wrk drives the throughput part of `make bench` (Debian package; installed as root if missing).
+wrk:
+	@command -v wrk >/dev/null 2>&1 || { \
+	  echo "Installing wrk for the benchmark"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+
+## Benchmark a synthetic department (BENCH_ARGS=--small for a quick run, --db URL for PostgreSQL).
+bench: install wrk
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) dist build instance .pytest_cache
+	rm -rf $(VENV) dist build instance .pytest_cache .cache

@@ -5,6 +5,11 @@
 
 Settings come from environment variables named like the config keys (``DIRECTORY_DATABASE_URL``,
 ``SECRET_KEY``...), parsed as JSON when possible.
+
+A ``SECRET_KEY`` in the environment marks a production deployment: the session cookie is then
+``Secure`` (HTTPS only) as well as ``HttpOnly`` and ``SameSite=Lax``; without one (``make run``,
+the demo over plain http) it is only ``HttpOnly`` and ``SameSite=Lax``. Any of the three
+``SESSION_COOKIE_*`` keys set in the environment wins. See docs/deployment.md.
 """
 
 from __future__ import annotations
@@ -18,12 +23,18 @@ from directory import Directory
 
 def create_app(config: dict | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=True)
+    production = "SECRET_KEY" in os.environ and not app.debug
     app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY", "dev-only-not-secret")
     # The standalone site signs people in itself and makes the account "admin" the department
     # admin (`flask directory create-demo-accounts` creates it); both can be overridden.
     app.config["DIRECTORY_ADMINS"] = ["admin"]
+    app.config.update(
+        SESSION_COOKIE_SECURE=production,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+    )
     for key, value in os.environ.items():
-        if key.startswith("DIRECTORY_"):
+        if key.startswith(("DIRECTORY_", "SESSION_COOKIE_")):
             app.config[key] = _loads(value)
     app.config.update(config or {})
     source = app.config.setdefault("DIRECTORY_IDENTITY_SOURCE", "builtin")

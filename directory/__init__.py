@@ -9,6 +9,7 @@ from __future__ import annotations
 from flask import Flask
 
 from . import search
+from .cache import PageStore, install_invalidation
 from .config import apply_defaults
 from .db import DatabaseState, close_session
 from .identity import check_settings
@@ -22,6 +23,8 @@ class DirectoryState:
 
     def __init__(self, app: Flask) -> None:
         self.db = DatabaseState(app)
+        install_invalidation(self.db.sessionmaker)
+        self.pages = PageStore(app.config["DIRECTORY_CACHE_MAX_BYTES"])
 
 
 class Directory:

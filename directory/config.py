@@ -110,8 +110,13 @@ DIRECTORY_ORCID_API_URL = "https://pub.orcid.org/v3.0"
 #: Number of items per page in listings and the JSON API.
 DIRECTORY_PAGE_SIZE = 50
 
-#: Seconds a rendered public page may be cached (0 disables the page cache).
+#: Seconds a rendered public page may be cached (0 disables the page cache). Pages are
+#: re-rendered after any directory write in any process (see directory/cache.py); this bounds
+#: the age of a page when something else changes it.
 DIRECTORY_CACHE_SECONDS = 0
+
+#: Memory each app process may use for cached pages, in bytes (least recently used go first).
+DIRECTORY_CACHE_MAX_BYTES = 64 * 1024 * 1024
 
 #: Whether the plugin sets security headers (CSP, nosniff, frame-ancestors, referrer policy) on
 #: its own responses. A host that sets its own may turn this off.

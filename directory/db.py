@@ -46,6 +46,10 @@ def make_engine(url: str, **options: Any) -> Engine:
 
         options.setdefault("poolclass", StaticPool)
         options.setdefault("connect_args", {"check_same_thread": False})
+    if not url.startswith("sqlite"):
+        # A connection the server dropped (restart, failover, idle timeout) is replaced at
+        # checkout instead of failing the request that draws it from the pool.
+        options.setdefault("pool_pre_ping", True)
     engine = create_engine(url, **options)
     if engine.dialect.name == "sqlite":
         _sqlite_pragmas(engine)

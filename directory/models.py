@@ -744,4 +744,4 @@ ENTRY_MODELS: dict[str, type[Base]] = {
 
 
 # Modules whose tables live on the same metadata (imported last: they import this module).
-from . import accounts, editing_models, pubimport, search  # noqa: E402,F401,I001
+from . import accounts, cache, editing_models, pubimport, search  # noqa: E402,F401,I001

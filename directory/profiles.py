@@ -57,10 +57,13 @@ class Profile:
     publication_count: int = 0
 
 
-def _entries(session: Session, model: Any, person: m.Person, viewer: Viewer) -> list[Any]:
+def _entries(
+    session: Session, model: Any, person: m.Person, viewer: Viewer, *options: Any
+) -> list[Any]:
     stmt = (
         select(model)
         .where(model.owner_id == person.id, visibility_clause(viewer, model))
+        .options(*options)
         .order_by(model.position, model.id)
     )
     return list(session.scalars(stmt))
@@ -230,7 +233,9 @@ def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date
     students, co_advisors, advisors = _advising(session, person, viewer)
     recruiting = [
         notice
-        for notice in _entries(session, m.RecruitingNotice, person, viewer)
+        for notice in _entries(
+            session, m.RecruitingNotice, person, viewer, selectinload(m.RecruitingNotice.areas)
+        )
         if notice.is_open(today)
     ]
     return Profile(

@@ -206,3 +206,11 @@ def demo(runner) -> None:
     """The demo department, loaded through the real CLI command."""
     result = runner.invoke(args=["directory", "load-demo"])
     assert result.exit_code == 0, result.output
+
+
+@pytest.fixture
+def scratch_url(tmp_path) -> Iterator[str]:
+    """``scratch_database`` as a fixture: an empty database of the test's own, outside the
+    rolled-back transaction (for other processes and faults)."""
+    with scratch_database(tmp_path) as url:
+        yield url

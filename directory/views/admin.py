@@ -15,6 +15,7 @@ from werkzeug.wrappers import Response
 from .. import access, forms
 from .. import models as m
 from ..changes import CannotApply, ChangeSet, Conflict, apply_pending, load_entity
+from ..csrf import csrf_failed
 from ..db import get_session
 from ..editing_models import PendingChange
 from ..entry_kinds import KINDS
@@ -406,6 +407,8 @@ def reject(pending_id: int) -> Response:
         abort(403)
     form = forms.RejectForm()
     if not form.validate_on_submit():
+        if csrf_failed(form):
+            abort(400)
         flash("Say why the change is rejected; the author sees the reason.", "error")
         return redirect(url_for("directory.approvals", _anchor=f"pending-{pending_id}"))
     pending.status = "rejected"

@@ -5,12 +5,14 @@ from __future__ import annotations
 from flask import current_app, render_template, request
 
 from .. import department
+from ..cache import cached_page
 from ..db import get_session
 from ..identity import current_viewer
 from . import blueprint
 
 
 @blueprint.route("/alumni")
+@cached_page
 def alumni() -> str:
     filters = department.AlumniFilters.from_args(request.args)
     data = department.alumni(

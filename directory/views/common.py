@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
+from contextlib import suppress
 from datetime import date
 from urllib.parse import quote
 
-from flask import Response, current_app, redirect, render_template, request, url_for
+from flask import Response, current_app, g, redirect, render_template, request, url_for
 from markupsafe import Markup, escape
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from .. import models
 from ..access import can_view
 from ..csrf import csrf_token
-from ..identity import current_viewer
+from ..db import close_session
+from ..identity import ANONYMOUS, current_viewer
 from ..markdown import render_inline, render_markdown
 from . import blueprint
 
@@ -108,10 +113,19 @@ def _template_globals(state) -> None:
     )
 
 
-@blueprint.after_request
+def _is_directory_request() -> bool:
+    """Whether the response belongs to the directory: one of its routes, or any URL under its
+    prefix (a 404 for an unknown directory URL too). With the empty prefix only its routes."""
+    if request.blueprint == blueprint.name:
+        return True
+    prefix = current_app.config["DIRECTORY_URL_PREFIX"].rstrip("/")
+    return bool(prefix) and (request.path == prefix or request.path.startswith(prefix + "/"))
+
+
+@blueprint.after_app_request
 def _security_headers(response: Response) -> Response:
     config = current_app.config
-    if config["DIRECTORY_SECURITY_HEADERS"]:
+    if config["DIRECTORY_SECURITY_HEADERS"] and _is_directory_request():
         response.headers.setdefault(
             "Content-Security-Policy", config["DIRECTORY_CONTENT_SECURITY_POLICY"]
         )
@@ -138,3 +152,65 @@ def _forbidden(error: Exception) -> Response | tuple[str, int]:
         if login_url:
             return redirect(login_url.replace("{next}", quote(target, safe="")))
     return render_template("directory/errors/403.html"), 403
+
+
+#: Seconds a client is asked to wait before retrying while the database is unreachable.
+RETRY_AFTER_SECONDS = 30
+
+_UNAVAILABLE_FALLBACK = (
+    "<!doctype html><html lang=en><meta charset=utf-8><title>Temporarily unavailable</title>"
+    "<h1>The directory is temporarily unavailable</h1><p>Please try again in a minute.</p></html>"
+)
+
+
+def wants_json() -> bool:
+    """Whether the client of this request expects JSON: API paths, or an Accept header that
+    prefers JSON to HTML."""
+    prefix = current_app.config["DIRECTORY_URL_PREFIX"].rstrip("/")
+    if request.path.startswith(f"{prefix}/api/"):
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json"
+
+
+#: SQLite reports a broken schema as an OperationalError too; that is a bug or a missing
+#: migration (a 500), not an outage.
+_SCHEMA_ERRORS = ("no such table", "no such column", "syntax error")
+
+
+@blueprint.errorhandler(OperationalError)
+@blueprint.errorhandler(PoolTimeoutError)
+def _database_unavailable(error: Exception) -> Response:
+    """The database is unreachable (down, restarting, network, locked, pool exhausted): a 503
+    the client may retry, never a 500. The session is discarded so that the next request starts
+    afresh on a new connection; no restart is needed once the database is back."""
+    if any(text in str(error).lower() for text in _SCHEMA_ERRORS):
+        raise error
+    current_app.logger.error("Directory database unavailable: %s", error)
+    with suppress(Exception):  # the connection is already broken; there is nothing to keep
+        close_session()
+    if wants_json():
+        # The API's error shape: an RFC 9457 problem details document.
+        response = Response(
+            json.dumps(
+                {
+                    "type": "about:blank",
+                    "title": "Service Unavailable",
+                    "status": 503,
+                    "detail": "The directory's database is unavailable; retry later.",
+                }
+            ),
+            mimetype="application/problem+json",
+        )
+    else:
+        # The page must not need the database: the viewer is not looked up again.
+        g._directory_viewer = ANONYMOUS
+        try:
+            response = Response(render_template("directory/errors/503.html"))
+        except Exception:  # noqa: BLE001 - a host layout that itself needs the database
+            current_app.logger.exception("The 503 page could not be rendered")
+            response = Response(_UNAVAILABLE_FALLBACK)
+    response.status_code = 503
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response.headers["Cache-Control"] = "no-store"
+    return response

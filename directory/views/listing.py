@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import abort, render_template, request
 
 from .. import department
+from ..cache import cached_page
 from ..db import get_session
 from ..identity import current_viewer
 from ..structured import area_jsonld, listing_jsonld
@@ -12,6 +13,7 @@ from . import blueprint
 
 
 @blueprint.route("/")
+@cached_page
 def index() -> str:
     filters = department.ListingFilters.from_args(request.args)
     data = department.listing(get_session(), current_viewer(), department.today(), filters)
@@ -25,12 +27,14 @@ def index() -> str:
 
 
 @blueprint.route("/areas/")
+@cached_page
 def areas() -> str:
     summaries = department.area_summaries(get_session(), current_viewer(), department.today())
     return render_template("directory/areas.html", summaries=summaries)
 
 
 @blueprint.route("/areas/<slug>")
+@cached_page
 def area(slug: str) -> str:
     page = department.area_page(get_session(), current_viewer(), department.today(), slug)
     if page is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Response, current_app, render_template, request, url_for
 
 from .. import department
+from ..cache import cached_page
 from ..db import get_session
 from ..feeds import ATOM_MIMETYPE, FeedEntry, atom_feed, day_start
 from ..identity import ANONYMOUS, current_viewer
@@ -18,6 +19,7 @@ def _page_number() -> int:
 
 
 @blueprint.route("/news")
+@cached_page
 def news() -> str:
     page = department.news_page(
         get_session(), current_viewer(), _page_number(), current_app.config["DIRECTORY_PAGE_SIZE"]
@@ -28,6 +30,7 @@ def news() -> str:
 
 
 @blueprint.route("/news.atom")
+@cached_page
 def news_feed() -> Response:
     """The newest news as Atom; public items only, whoever asks (see ``recruiting_feed``)."""
     page = department.news_page(

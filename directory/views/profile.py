@@ -10,6 +10,7 @@ from sqlalchemy.orm import selectinload
 
 from .. import models as m
 from ..access import can_edit_person, person_visible
+from ..cache import cached_page
 from ..db import get_session
 from ..identity import current_viewer
 from ..profiles import load_profile
@@ -31,6 +32,7 @@ def get_person_or_404(slug: str) -> m.Person:
 
 
 @blueprint.route("/people/<slug>")
+@cached_page
 def profile(slug: str) -> str:
     person = get_person_or_404(slug)
     viewer = current_viewer()

@@ -33,6 +33,7 @@ from ..bibtex import (
     publication_to_csl,
     publications_to_bibtex,
 )
+from ..cache import cached_page
 from ..charts import bar_chart
 from ..db import get_session
 from ..identity import current_viewer
@@ -489,6 +490,7 @@ def person_publications_csl(slug: str) -> Response:
 
 
 @blueprint.route("/publications")
+@cached_page
 def publications() -> str:
     """Every department paper once, filtered by the query string, a page at a time."""
     filters = department.PublicationFilters.from_args(request.args)

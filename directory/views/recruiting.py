@@ -7,6 +7,7 @@ from markupsafe import Markup
 
 from .. import department
 from .. import models as m
+from ..cache import cached_page
 from ..db import get_session
 from ..feeds import ATOM_MIMETYPE, FeedEntry, atom_feed
 from ..identity import ANONYMOUS, current_viewer
@@ -16,6 +17,7 @@ from .common import long_date
 
 
 @blueprint.route("/recruiting")
+@cached_page
 def recruiting() -> str:
     filters = department.RecruitingFilters.from_args(request.args)
     session, viewer, today = get_session(), current_viewer(), department.today()
@@ -52,6 +54,7 @@ def _notice_html(notice: m.RecruitingNotice) -> str:
 
 
 @blueprint.route("/recruiting.atom")
+@cached_page
 def recruiting_feed() -> Response:
     """The notices as an Atom feed. Feeds are public documents (readers fetch them without a
     session and share their caches), so they hold public notices only, whoever asks."""

@@ -8,6 +8,7 @@ from sqlalchemy import select
 from .. import department
 from .. import models as m
 from ..access import person_clause
+from ..cache import cached_page
 from ..db import get_session
 from ..feeds import SitemapUrl, sitemap
 from ..identity import ANONYMOUS
@@ -18,6 +19,7 @@ PAGES = ("directory.index", "directory.areas", "directory.recruiting", "director
 
 
 @blueprint.route("/sitemap.xml")
+@cached_page
 def sitemap_xml() -> Response:
     """What a search engine may crawl: always the anonymous view, whoever asks."""
     session = get_session()

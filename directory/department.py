@@ -72,7 +72,8 @@ def today() -> date:
 
 
 def _text(args: Mapping[str, str], name: str, limit: int = 200) -> str:
-    return (args.get(name) or "").strip()[:limit]
+    # A NUL byte can match nothing, and PostgreSQL refuses it in any text parameter.
+    return (args.get(name) or "").replace("\x00", "").strip()[:limit]
 
 
 def _choice(args: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str:

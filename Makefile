@@ -1,5 +1,6 @@
 # The two commands of the quick start: `make run` and `make test`.
-PYTHON ?= python3
+# The interpreter: PYTHON if given, else the first Python 3.12+ that scripts/find-python finds
+# (PATH, then pyenv's versions). Python 3.11 crashes this project and is never used.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 5000
@@ -8,7 +9,10 @@ FLASK := $(VENV)/bin/flask --app wsgi
 .PHONY: run test test-postgres install browser axe lint bench wrk clean
 
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	@base=$$(scripts/find-python) || exit 1; \
+	if [ -x $(PY) ] && ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then \
+	  echo "Rebuilding $(VENV): it was made with Python older than 3.12"; rm -rf $(VENV); fi; \
+	echo "Using $$base ($$($$base --version))"; $$base -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,serve]"
 	touch $@

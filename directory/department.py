@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
 from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
@@ -120,7 +120,7 @@ class Filters:
 
 
 @dataclass
-class Page(Generic[T]):
+class Page[T]:
     """One page of a longer list."""
 
     items: list[T]
@@ -141,7 +141,7 @@ class Page(Generic[T]):
         return min(self.total, self.number * self.size)
 
 
-def _page_of(items: list[T], number: int, size: int) -> Page[T]:
+def _page_of[T](items: list[T], number: int, size: int) -> Page[T]:
     number = min(number, max(1, math.ceil(len(items) / size)))
     start = (number - 1) * size
     return Page(items[start : start + size], number, size, len(items))

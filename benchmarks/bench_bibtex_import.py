@@ -33,9 +33,9 @@ from sqlalchemy.orm import Session  # noqa: E402
 
 from directory import migrate  # noqa: E402
 from directory import models as m  # noqa: E402
-from directory.bibtex import parse_bibtex  # noqa: E402
 from directory.db import make_engine  # noqa: E402
-from directory.pubimport import apply_plan, plan_import  # noqa: E402
+from directory.formats.bibtex import parse_bibtex  # noqa: E402
+from directory.services.pubimport import apply_plan, plan_import  # noqa: E402
 
 # Titles: a few common words and a larger vocabulary of specific ones, as real titles have.
 COMMON = [

@@ -20,7 +20,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from directory import models as m
-from directory.cache import invalidate
+from directory.services.cache import invalidate
 
 # fmt: off
 GIVEN = (

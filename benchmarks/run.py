@@ -231,9 +231,9 @@ def measure_bibtex(url_db: str, entries: int) -> dict[str, float]:
     from benchmarks.app import make_app
     from benchmarks.bench_bibtex_import import make_bibtex
     from directory import models as m
-    from directory.bibtex import parse_bibtex
     from directory.db import get_session
-    from directory.pubimport import apply_plan, decision_choices, plan_import
+    from directory.formats.bibtex import parse_bibtex
+    from directory.services.pubimport import apply_plan, decision_choices, plan_import
 
     text = make_bibtex(entries)
     app = make_app(DIRECTORY_DATABASE_URL=url_db)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from flask import Flask
 
-from . import search
-from .cache import PageStore, install_invalidation
-from .config import apply_defaults
-from .db import DatabaseState, close_session
-from .identity import check_settings
+from directory.config import apply_defaults
+from directory.db import DatabaseState, close_session
+from directory.services import search
+from directory.services.cache import PageStore, install_invalidation
+from directory.services.identity import check_settings
 
 __all__ = ["Directory"]
 __version__ = "0.1.0"
@@ -41,8 +41,8 @@ class Directory:
         search.install(state.db.sessionmaker)
         app.teardown_appcontext(close_session)
 
-        from .cli import directory_cli
-        from .views import blueprint
+        from directory.cli import directory_cli
+        from directory.web.views import blueprint
 
         # "/people", "people/" and "/people" are the same mount point; "/" or "" is the root.
         prefix = app.config["DIRECTORY_URL_PREFIX"].strip("/")

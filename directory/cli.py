@@ -12,24 +12,20 @@ from flask import current_app
 from flask.cli import AppGroup
 from sqlalchemy import select
 
-from . import migrate, search
-from . import models as m
-from .accounts import (
-    LocalAccount,
-    new_password,
-    normalise_username,
-    password_problem,
-    save_account,
-)
-from .db import get_session
-from .identity import is_admin_key
-from .interchange import (
+from directory import migrate
+from directory import models as m
+from directory.db import get_session
+from directory.formats.interchange import (
     ImportRefused,
     export_person,
     import_documents,
     read_document,
     validate_document,
 )
+from directory.models.accounts import password_problem
+from directory.services import search
+from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
+from directory.services.identity import is_admin_key
 
 directory_cli = AppGroup("directory", help="Manage the faculty directory.")
 db_cli = AppGroup("db", help="The directory's own database migrations.")
@@ -293,9 +289,9 @@ def create_demo_accounts() -> None:
 
 
 def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None):
-    from .bibtex import BibtexTooLarge, parse_bibtex
-    from .orcid import parse_orcid_record
-    from .pubimport import PlanRefused, apply_plan, plan_import
+    from directory.formats.bibtex import BibtexTooLarge, parse_bibtex
+    from directory.formats.orcid import parse_orcid_record
+    from directory.services.pubimport import PlanRefused, apply_plan, plan_import
 
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))

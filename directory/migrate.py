@@ -12,7 +12,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine
 
-from .resources import resource_dir
+from directory.resources import resource_dir
 
 VERSION_TABLE = "alembic_version_directory"
 TABLE_PREFIX = "directory_"

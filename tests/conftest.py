@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from directory import Directory, migrate
 from directory import models as m
-from directory.names import make_slug, sort_name
+from directory.formats.names import make_slug, sort_name
 
 DATABASE_URL = os.environ.get("DIRECTORY_TEST_DATABASE_URL", "sqlite://")
 TEST_USER_KEY = "_test_user"
@@ -152,7 +152,7 @@ def login(client, key: str | None) -> None:
 @pytest.fixture
 def fast_password_hashing(monkeypatch) -> None:
     """Cheap password hashes for tests that sign in many times (scrypt takes ~0.4 s here)."""
-    from directory import accounts
+    from directory.models import accounts
 
     monkeypatch.setattr(accounts, "PASSWORD_HASH_METHOD", "pbkdf2:sha256:1000")
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from directory import models as m
-from directory.editing_models import ChangeRecord, Delegation, Invitation, PendingChange
+from directory.models import ChangeRecord, Delegation, Invitation, PendingChange
 
 from .conftest import login
 from .editing_support import post

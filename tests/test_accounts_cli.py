@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from directory import models as m
-from directory.accounts import LocalAccount
+from directory.services.accounts import LocalAccount
 
 from .conftest import login
 from .test_builtin_login import sign_in

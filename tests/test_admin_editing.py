@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from directory import models as m
-from directory.editing_models import ChangeRecord, Invitation, PendingChange
+from directory.models import ChangeRecord, Invitation, PendingChange
 
 from .conftest import login
 from .editing_support import post

@@ -1,4 +1,5 @@
-"""BibTeX import/export (directory.bibtex): one fixture per real-world quirk, plus round trips."""
+"""BibTeX import/export (directory.formats.bibtex): one fixture per real-world quirk, plus
+round trips."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from directory.bibtex import (
+from directory.formats.bibtex import (
     MAX_BIBTEX_BYTES,
     BibtexTooLarge,
     ParsedEntry,

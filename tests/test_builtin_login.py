@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from directory import models as m
-from directory.accounts import LocalAccount, save_account
+from directory.services.accounts import LocalAccount, save_account
 
 from .conftest import make_app
 

@@ -16,7 +16,7 @@ from sqlalchemy import delete, update
 from benchmarks.statements import count_statements
 from directory import migrate
 from directory import models as m
-from directory.cache import current_generation, page_store
+from directory.services.cache import current_generation, page_store
 
 from .conftest import login, make_app
 

@@ -11,8 +11,8 @@ from xml.etree import ElementTree as ET
 
 from sqlalchemy import select
 
-from directory import department
 from directory import models as m
+from directory.services import department
 
 from .conftest import login
 from .page_helpers import (

@@ -8,7 +8,7 @@ import html as htmllib
 from sqlalchemy import select
 
 from directory import models as m
-from directory.editing_models import ChangeRecord
+from directory.models import ChangeRecord
 
 from .conftest import login
 from .editing_support import post

@@ -17,10 +17,11 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from directory import interchange, migrate
+from directory import migrate
 from directory import models as m
-from directory.cache import current_generation
-from directory.views.common import wants_json
+from directory.formats import interchange
+from directory.services.cache import current_generation
+from directory.web.views.common import wants_json
 
 from .conftest import make_app
 

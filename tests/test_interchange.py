@@ -8,7 +8,7 @@ import json
 from sqlalchemy import delete, func, select
 
 from directory import models as m
-from directory.interchange import export_person
+from directory.formats.interchange import export_person
 
 
 def faculty_doc(**person) -> dict:

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from directory import models as m
-from directory.bibtex import parse_bibtex
+from directory.formats.bibtex import parse_bibtex
 
 from .conftest import login
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from directory import models as m
-from directory.publications import (
+from directory.services.publications import (
     AuthorIndex,
     PublicationIndex,
     fold,

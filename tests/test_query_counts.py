@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import event, select
 
 from directory import models as m
-from directory.names import make_slug, sort_name
+from directory.formats.names import make_slug, sort_name
 
 from .conftest import login
 

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import delete, select
 
 from directory import models as m
-from directory import search as index
-from directory.identity import ANONYMOUS, Viewer
+from directory.services import search as index
+from directory.services.identity import ANONYMOUS, Viewer
 
 from .conftest import login
 

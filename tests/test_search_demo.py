@@ -8,10 +8,10 @@ from datetime import date
 from sqlalchemy import func, select
 
 from directory import models as m
-from directory import search as index
 from directory.cli import demo_documents
-from directory.identity import ANONYMOUS
-from directory.interchange import import_documents
+from directory.formats.interchange import import_documents
+from directory.services import search as index
+from directory.services.identity import ANONYMOUS
 
 # Every test of this module sees the demo department, loaded once (see shared_demo.py).
 from .shared_demo import connection, demo_connection  # noqa: F401

@@ -19,10 +19,10 @@ from flask import Flask
 from PIL import Image
 from sqlalchemy import func, inspect, select
 
-from directory import interchange
 from directory import models as m
-from directory.editing_models import Delegation
-from directory.photos import PhotoRejected, photo_from_bytes
+from directory.formats import interchange
+from directory.models import Delegation
+from directory.services.photos import PhotoRejected, photo_from_bytes
 
 from .conftest import ADMINS, login, make_app
 from .test_access_matrix import ROUTES as EDITING_ROUTES

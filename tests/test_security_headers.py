@@ -8,7 +8,7 @@ import io
 import pytest
 from PIL import Image
 
-from directory.photos import photo_from_bytes
+from directory.services.photos import photo_from_bytes
 
 from .conftest import make_app
 

@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from directory import models as m
-from directory.names import make_slug, sort_name
+from directory.formats.names import make_slug, sort_name
 
 from .conftest import login
 

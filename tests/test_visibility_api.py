@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from directory import models as m
-from directory import search as index
-from directory.identity import ANONYMOUS, Viewer
+from directory.services import search as index
+from directory.services.identity import ANONYMOUS, Viewer
 
 from .conftest import login
 

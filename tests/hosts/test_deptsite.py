@@ -18,10 +18,10 @@ from flask import Flask
 from sqlalchemy import delete, func, inspect, select
 
 from directory import models as m
-from directory.csrf import DirectoryForm
 from directory.db import get_session
+from directory.formats.names import make_slug, sort_name
 from directory.migrate import VERSION_TABLE
-from directory.names import make_slug, sort_name
+from directory.web.csrf import DirectoryForm
 
 from ..conftest import scratch_database
 from .deptsite import Announcement, User, create_app, db

@@ -10,7 +10,7 @@ from flask import Flask, render_template_string
 from werkzeug.security import generate_password_hash
 
 from directory import models as m
-from directory.csrf import DirectoryForm
+from directory.web.csrf import DirectoryForm
 
 from .flaskr import create_app
 from .flaskr.db import get_db, init_db

@@ -1,0 +1,605 @@
+"""The interchange format: one JSON document per profile (schema in
+``directory/schema/profile.schema.json``, described in docs/interchange.md).
+
+It is the import, export and backup format. :func:`import_documents` checks *everything*
+first and writes nothing unless every document is valid; it only flushes, the caller commits.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+from sqlalchemy import delete, func, or_, select
+from sqlalchemy.orm import Session, selectinload
+
+from directory import models as m
+from directory.formats.names import make_slug, sort_name
+from directory.services.publications import link_coauthor_profiles
+
+FORMAT = "faculty-directory-profile"
+FORMAT_VERSION = 1
+
+#: Document key → model, for the entry kinds whose fields map one-to-one onto columns.
+SIMPLE_ENTRIES: dict[str, type[m.Base]] = {
+    "news": m.NewsItem,
+    "education": m.Education,
+    "experience": m.Experience,
+    "teaching": m.Teaching,
+    "service": m.Service,
+    "funding": m.Funding,
+    "custom_sections": m.CustomSection,
+}
+DATE_FIELDS = {"last_confirmed", "deadline", "expires_on"}
+PERSON_FIELDS = (
+    "slug", "full_name", "sort_name", "native_name", "name_variants", "role", "rank", "title",
+    "unit", "institution", "email", "office", "address", "phone", "pronouns", "interests", "bio",
+    "section_intros", "last_confirmed", "user_key", "active", "visibility",
+)  # fmt: skip
+PUBLICATION_FIELDS = (
+    "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
+    "arxiv_id", "volume", "number", "pages", "article", "publisher", "location", "note", "labels",
+    "citation_key", "bibtex", "visibility",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an import, located by file and JSON path."""
+
+    source: str
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.path}: {self.message}"
+
+
+class ImportRefused(Exception):
+    """Raised with every problem found; nothing has been written."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(f"{len(problems)} problem(s)")
+        self.problems = problems
+
+
+@dataclass
+class ImportResult:
+    people: list[m.Person] = field(default_factory=list)
+    created: int = 0
+    updated: int = 0
+    publications_created: int = 0
+    publications_matched: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The JSON Schema of one profile document."""
+    text = resources.files("directory").joinpath("schema/profile.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.FormatChecker())
+
+
+def _column_fields(model: type[m.Base], props: dict[str, Any]) -> list[str]:
+    columns = set(model.__table__.columns.keys())
+    return [name for name in props if name in columns]
+
+
+def _walk_projects(projects: list[dict], path: str):
+    for i, project in enumerate(projects):
+        here = f"{path}[{i}]"
+        yield here, project
+        yield from _walk_projects(project.get("children", []), f"{here}.children")
+
+
+def document_slug(doc: dict[str, Any]) -> str:
+    person = doc["person"]
+    return person.get("slug") or make_slug(person["full_name"])
+
+
+def validate_document(doc: Any, source: str) -> list[Problem]:
+    """Every problem in one document: schema violations, then references that don't resolve."""
+    problems = [
+        Problem(source, error.json_path, error.message)
+        for error in sorted(_validator().iter_errors(doc), key=lambda e: e.json_path)
+    ]
+    if problems or not isinstance(doc, dict):
+        return problems
+    refs: dict[str, str] = {}
+    for i, pub in enumerate(doc.get("publications", [])):
+        if pub["ref"] in refs:
+            problems.append(
+                Problem(source, f"$.publications[{i}].ref", f"ref {pub['ref']!r} is used twice")
+            )
+        refs[pub["ref"]] = f"$.publications[{i}]"
+
+    def check_ref(ref: str | None, path: str) -> None:
+        if ref is not None and ref not in refs:
+            problems.append(Problem(source, path, f"no publication with ref {ref!r} in this file"))
+
+    for path, project in _walk_projects(doc.get("projects", []), "$.projects"):
+        for j, ref in enumerate(project.get("publications", [])):
+            check_ref(ref, f"{path}.publications[{j}]")
+    for i, award in enumerate(doc.get("awards", [])):
+        check_ref(award.get("publication"), f"$.awards[{i}].publication")
+    for i, pub in enumerate(doc.get("publications", [])):
+        for j, rel in enumerate(pub.get("relations", [])):
+            check_ref(rel["target"], f"$.publications[{i}].relations[{j}].target")
+    slug = document_slug(doc)
+    for i, rel in enumerate(doc.get("advising", [])):
+        path = f"$.advising[{i}]"
+        if not (rel.get("advisor") or rel.get("advisor_name")):
+            problems.append(Problem(source, path, "needs an advisor (slug) or an advisor_name"))
+        if not (rel.get("student") or rel.get("student_name")):
+            problems.append(Problem(source, path, "needs a student (slug) or a student_name"))
+        if slug not in (rel.get("advisor"), rel.get("student")):
+            problems.append(
+                Problem(
+                    source, path, f"the profile's own person ({slug}) must be advisor or student"
+                )
+            )
+    photo = doc["person"].get("photo")
+    if photo:
+        try:
+            base64.b64decode(photo["data_base64"], validate=True)
+        except (binascii.Error, ValueError):
+            problems.append(Problem(source, "$.person.photo.data_base64", "is not valid base64"))
+    return problems
+
+
+def _as_date(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
+
+
+def _copy_fields(obj: Any, data: dict[str, Any], names: list[str] | tuple[str, ...]) -> None:
+    for name in names:
+        if name in data:
+            value = data[name]
+            setattr(obj, name, _as_date(value) if name in DATE_FIELDS else value)
+
+
+class _Importer:
+    """Writes validated documents. People first (so that every slug resolves), then entries."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.result = ImportResult()
+        self.people: dict[str, m.Person] = {}
+        self.areas: dict[str, m.ResearchArea] = {
+            area.name.casefold(): area for area in session.scalars(select(m.ResearchArea))
+        }
+
+    def area(self, name: str) -> m.ResearchArea:
+        key = name.casefold()
+        if key not in self.areas:
+            slug = make_slug(name)
+            existing = self.session.scalar(
+                select(m.ResearchArea).where(m.ResearchArea.slug == slug)
+            )
+            self.areas[key] = existing or m.ResearchArea(slug=slug, name=name)
+            self.session.add(self.areas[key])
+        return self.areas[key]
+
+    def person_by_slug(self, slug: str | None) -> m.Person | None:
+        if not slug:
+            return None
+        if slug not in self.people:
+            found = self.session.scalar(select(m.Person).where(m.Person.slug == slug))
+            if found is None:
+                return None
+            self.people[slug] = found
+        return self.people[slug]
+
+    def upsert_person(self, doc: dict[str, Any]) -> m.Person:
+        data = dict(doc["person"])
+        data["slug"] = document_slug(doc)
+        data.setdefault("sort_name", None)
+        if not data["sort_name"]:
+            data["sort_name"] = sort_name(data["full_name"])
+        person = self.person_by_slug(data["slug"])
+        if person is None:
+            person = m.Person(slug=data["slug"], full_name=data["full_name"], role=data["role"])
+            self.session.add(person)
+            self.result.created += 1
+        else:
+            self.result.updated += 1
+        _copy_fields(person, data, PERSON_FIELDS)
+        person.links = [
+            m.PersonLink(kind=link["kind"], url=link["url"], label=link.get("label"), position=i)
+            for i, link in enumerate(data.get("links", []))
+        ]
+        person.areas = [self.area(name) for name in data.get("areas", [])]
+        photo = data.get("photo")
+        if photo:
+            from directory.services.photos import photo_from_bytes
+
+            person.photo = photo_from_bytes(
+                base64.b64decode(photo["data_base64"]), alt_text=photo.get("alt_text")
+            )
+        elif "photo" in data:
+            person.photo = None
+        self.people[person.slug] = person
+        self.result.people.append(person)
+        return person
+
+    def clear_entries(self, person: m.Person) -> None:
+        """A document is the whole profile: the person's own entries are replaced."""
+        for model in m.ENTRY_MODELS.values():
+            if model is m.ResearchProject:
+                continue
+            self.session.execute(delete(model).where(model.owner_id == person.id))
+        # Children before parents (self-referencing rows).
+        projects = self.session.scalars(
+            select(m.ResearchProject).where(m.ResearchProject.owner_id == person.id)
+        ).all()
+        for project in sorted(projects, key=lambda p: p.parent_id is None):
+            self.session.delete(project)
+        self.session.execute(
+            delete(m.ProfilePublication).where(m.ProfilePublication.person_id == person.id)
+        )
+        self.session.flush()
+
+    def match_publication(self, owner: m.Person, data: dict[str, Any]) -> m.Publication | None:
+        """The same paper already in the directory: by uid, DOI or arXiv id; failing those, a
+        paper of the owner's with the same title and year (so re-importing adds nothing)."""
+        conditions = []
+        if data.get("uid"):
+            conditions.append(m.Publication.uid == data["uid"])
+        if data.get("doi"):
+            conditions.append(m.Publication.doi == data["doi"].lower())
+        if data.get("arxiv_id"):
+            conditions.append(m.Publication.arxiv_id == data["arxiv_id"])
+        if conditions:
+            found = self.session.scalars(
+                select(m.Publication).where(or_(*conditions)).order_by(m.Publication.id)
+            ).first()
+            if found is not None:
+                return found
+        if data.get("doi") or data.get("uid"):
+            return None
+        candidates = self.session.scalars(
+            select(m.Publication)
+            .join(m.Authorship)
+            .where(
+                m.Authorship.person_id == owner.id,
+                func.lower(m.Publication.title) == data["title"].lower(),
+                m.Publication.year.is_(None)
+                if data.get("year") is None
+                else m.Publication.year == data["year"],
+            )
+            .order_by(m.Publication.id)
+        )
+        return candidates.first()
+
+    def write_publication(self, owner: m.Person, data: dict[str, Any]) -> m.Publication:
+        pub = self.match_publication(owner, data)
+        if pub is None:
+            pub = m.Publication(title=data["title"], created_by_id=owner.id)
+            self.session.add(pub)
+            self.result.publications_created += 1
+        else:
+            self.result.publications_matched += 1
+            # Old rows go first: the new ones reuse their (publication, position) keys.
+            for collection in (pub.authorships, pub.links, pub.awards, pub.badges):
+                collection.clear()
+            self.session.flush()
+        _copy_fields(pub, data, PUBLICATION_FIELDS)
+        if pub.doi:
+            pub.doi = pub.doi.lower()
+        pub.authorships = [
+            m.Authorship(
+                position=i,
+                name=author["name"],
+                person=self.person_by_slug(author.get("person")),
+                co_first=author.get("co_first", False),
+                corresponding=author.get("corresponding", False),
+            )
+            for i, author in enumerate(data["authors"])
+        ]
+        pub.links = [
+            m.PublicationLink(
+                kind=link["kind"], url=link["url"], label=link.get("label"), position=i
+            )
+            for i, link in enumerate(data.get("links", []))
+        ]
+        pub.awards = [
+            m.PublicationAward(name=n, position=i) for i, n in enumerate(data.get("awards", []))
+        ]
+        pub.badges = [
+            m.ArtifactBadge(name=b["name"], issuer=b.get("issuer"), position=i)
+            for i, b in enumerate(data.get("badges", []))
+        ]
+        self.session.flush()
+        return pub
+
+    def import_document(self, doc: dict[str, Any], person: m.Person) -> None:
+        self.clear_entries(person)
+        session = self.session
+        for key, model in SIMPLE_ENTRIES.items():
+            props = schema()["$defs"][_def_name(key)]["properties"]
+            names = _column_fields(model, props)
+            for i, data in enumerate(doc.get(key, [])):
+                entry = model(owner_id=person.id, position=i)
+                _copy_fields(entry, data, names)
+                session.add(entry)
+
+        pubs: dict[str, m.Publication] = {}
+        for position, data in enumerate(doc.get("publications", [])):
+            pub = self.write_publication(person, data)
+            pubs[data["ref"]] = pub
+            session.add(
+                m.ProfilePublication(
+                    person_id=person.id,
+                    publication_id=pub.id,
+                    selected=data.get("selected", False),
+                    hidden=data.get("hidden", False),
+                    section=data.get("section"),
+                    position=position,
+                )
+            )
+        for data in doc.get("publications", []):
+            pub = pubs[data["ref"]]
+            pub.relations = [
+                m.PublicationRelation(kind=rel["kind"], target=pubs[rel["target"]])
+                for rel in data.get("relations", [])
+            ]
+        session.flush()
+        link_coauthor_profiles(session, list(pubs.values()))
+
+        award_fields = _column_fields(m.Award, schema()["$defs"]["award"]["properties"])
+        for i, data in enumerate(doc.get("awards", [])):
+            award = m.Award(owner_id=person.id, position=i)
+            _copy_fields(award, data, award_fields)
+            if data.get("publication"):
+                award.publication = pubs[data["publication"]]
+            session.add(award)
+
+        project_fields = ("title", "summary", "url", "status", "visibility")
+
+        def add_projects(items: list[dict], parent: m.ResearchProject | None) -> None:
+            for i, data in enumerate(items):
+                project = m.ResearchProject(owner_id=person.id, position=i, parent=parent)
+                _copy_fields(project, data, project_fields)
+                project.publications = [pubs[ref] for ref in data.get("publications", [])]
+                session.add(project)
+                add_projects(data.get("children", []), project)
+
+        add_projects(doc.get("projects", []), None)
+
+        advising_fields = _column_fields(
+            m.AdvisingRelation, schema()["$defs"]["advising"]["properties"]
+        )
+        for i, data in enumerate(doc.get("advising", [])):
+            rel = m.AdvisingRelation(owner_id=person.id, position=i)
+            _copy_fields(rel, data, advising_fields)
+            for side in ("advisor", "student"):
+                other = self.person_by_slug(data.get(side))
+                setattr(rel, side, other)
+                if data.get(side) and other is None:
+                    self.result.notes.append(
+                        f"{person.slug}: advising {side} {data[side]!r} is not in the directory; "
+                        "kept as a name"
+                    )
+                    if not data.get(f"{side}_name"):
+                        setattr(rel, f"{side}_name", data[side])
+            session.add(rel)
+
+        notice_fields = _column_fields(
+            m.RecruitingNotice, schema()["$defs"]["recruiting"]["properties"]
+        )
+        for i, data in enumerate(doc.get("recruiting", [])):
+            notice = m.RecruitingNotice(owner_id=person.id, position=i)
+            _copy_fields(notice, data, notice_fields)
+            notice.areas = [self.area(name) for name in data.get("areas", [])]
+            session.add(notice)
+        session.flush()
+
+
+def profile_publication_order() -> tuple:
+    """Newest first; within a year, the owner's order."""
+    return (
+        m.Publication.year.desc().nulls_last(),
+        m.ProfilePublication.position,
+        m.Publication.id,
+    )
+
+
+def _def_name(key: str) -> str:
+    return {"custom_sections": "custom_section"}.get(key, key)
+
+
+def import_documents(session: Session, documents: list[tuple[str, Any]]) -> ImportResult:
+    """Validate every document, then write them all. Raises :class:`ImportRefused` listing
+    every problem (and writes nothing) if any document is invalid."""
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    for source, doc in documents:
+        found = validate_document(doc, source)
+        problems.extend(found)
+        if not found:
+            slug = document_slug(doc)
+            if slug in seen:
+                problems.append(
+                    Problem(
+                        source, "$.person.slug", f"{slug!r} is also the profile in {seen[slug]}"
+                    )
+                )
+            seen[slug] = source
+    if not problems:
+        batch = set(seen)
+        known = batch | set(session.scalars(select(m.Person.slug)))
+        for source, doc in documents:
+            for i, pub in enumerate(doc.get("publications", [])):
+                for j, author in enumerate(pub["authors"]):
+                    if author.get("person") and author["person"] not in known:
+                        problems.append(
+                            Problem(
+                                source,
+                                f"$.publications[{i}].authors[{j}].person",
+                                f"no person {author['person']!r} in the directory or this import",
+                            )
+                        )
+    if problems:
+        raise ImportRefused(problems)
+
+    importer = _Importer(session)
+    people = [(importer.upsert_person(doc), doc) for _, doc in documents]
+    session.flush()
+    for person, doc in people:
+        importer.import_document(doc, person)
+    return importer.result
+
+
+def read_document(raw: bytes, source: str, max_bytes: int) -> tuple[Any, list[Problem]]:
+    """Decode one uploaded or on-disk file into a document, or say why it can't be."""
+    if len(raw) > max_bytes:
+        return None, [Problem(source, "$", f"file is larger than the limit of {max_bytes} bytes")]
+    try:
+        return json.loads(raw.decode("utf-8")), []
+    except UnicodeDecodeError as exc:
+        return None, [Problem(source, "$", f"not UTF-8 text (byte {exc.start})")]
+    except json.JSONDecodeError as exc:
+        return None, [Problem(source, "$", f"not JSON: {exc.msg} at line {exc.lineno}")]
+    except RecursionError:
+        return None, [Problem(source, "$", "nested too deeply")]
+
+
+# ----------------------------------------------------------------------------- export
+
+
+def _entry_dict(obj: Any, names: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in names:
+        value = getattr(obj, name)
+        if isinstance(value, date):
+            value = value.isoformat()
+        out[name] = value
+    return out
+
+
+def export_person(session: Session, person: m.Person) -> dict[str, Any]:
+    """The complete profile document of ``person`` (every entry, whatever its visibility):
+    this is the backup format, so only admins and the owner may be given it."""
+    doc: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION}
+    pdata = _entry_dict(person, PERSON_FIELDS)
+    pdata["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in person.links]
+    pdata["areas"] = sorted(area.name for area in person.areas)
+    if person.photo is not None:
+        pdata["photo"] = {
+            "mime_type": person.photo.mime_type,
+            "data_base64": base64.b64encode(person.photo.data).decode("ascii"),
+            "alt_text": person.photo.alt_text,
+        }
+    doc["person"] = pdata
+
+    def owned(model: type[m.Base]) -> list[Any]:
+        return list(
+            session.scalars(
+                select(model).where(model.owner_id == person.id).order_by(model.position, model.id)
+            )
+        )
+
+    for key, model in SIMPLE_ENTRIES.items():
+        names = _column_fields(model, schema()["$defs"][_def_name(key)]["properties"])
+        doc[key] = [_entry_dict(entry, names) for entry in owned(model)]
+
+    rows = list(
+        session.scalars(
+            select(m.ProfilePublication)
+            .join(m.Publication)
+            .where(m.ProfilePublication.person_id == person.id)
+            .options(
+                selectinload(m.ProfilePublication.publication).options(
+                    selectinload(m.Publication.authorships).selectinload(m.Authorship.person),
+                    selectinload(m.Publication.links),
+                    selectinload(m.Publication.awards),
+                    selectinload(m.Publication.badges),
+                    selectinload(m.Publication.relations).selectinload(
+                        m.PublicationRelation.target
+                    ),
+                )
+            )
+            .order_by(*profile_publication_order())
+        )
+    )
+    ref_of = {row.publication.id: row.publication.uid for row in rows}
+    publications = []
+    for row in rows:
+        pub = row.publication
+        data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
+        data["authors"] = [
+            {
+                "name": a.name,
+                "person": a.person.slug if a.person else None,
+                "co_first": a.co_first,
+                "corresponding": a.corresponding,
+            }
+            for a in pub.authorships
+        ]
+        data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
+        data["awards"] = [a.name for a in pub.awards]
+        data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
+        # Relations to papers outside this profile can't be expressed by ref; they are kept
+        # on the shared record when it is re-imported next to the other profile.
+        data["relations"] = [
+            {"kind": r.kind, "target": ref_of[r.target_id]}
+            for r in pub.relations
+            if r.target_id in ref_of
+        ]
+        data.update(selected=row.selected, hidden=row.hidden, section=row.section)
+        publications.append(data)
+    doc["publications"] = publications
+
+    award_fields = _column_fields(m.Award, schema()["$defs"]["award"]["properties"])
+    doc["awards"] = [
+        {
+            **_entry_dict(a, award_fields),
+            "publication": ref_of.get(a.publication_id) if a.publication_id else None,
+        }
+        for a in owned(m.Award)
+    ]
+
+    projects = owned(m.ResearchProject)
+    children: dict[int | None, list[m.ResearchProject]] = {}
+    for project in projects:
+        children.setdefault(project.parent_id, []).append(project)
+
+    def project_dict(project: m.ResearchProject) -> dict[str, Any]:
+        return {
+            **_entry_dict(project, ("title", "summary", "url", "status", "visibility")),
+            "publications": [ref_of[p.id] for p in project.publications if p.id in ref_of],
+            "children": [project_dict(c) for c in children.get(project.id, [])],
+        }
+
+    doc["projects"] = [project_dict(p) for p in children.get(None, [])]
+
+    advising_fields = _column_fields(
+        m.AdvisingRelation, schema()["$defs"]["advising"]["properties"]
+    )
+    doc["advising"] = [
+        {
+            **_entry_dict(rel, advising_fields),
+            "advisor": rel.advisor.slug if rel.advisor else None,
+            "student": rel.student.slug if rel.student else None,
+        }
+        for rel in owned(m.AdvisingRelation)
+    ]
+    notice_fields = _column_fields(
+        m.RecruitingNotice, schema()["$defs"]["recruiting"]["properties"]
+    )
+    doc["recruiting"] = [
+        {**_entry_dict(n, notice_fields), "areas": sorted(a.name for a in n.areas)}
+        for n in owned(m.RecruitingNotice)
+    ]
+    return doc

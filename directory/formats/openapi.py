@@ -1,0 +1,428 @@
+"""The OpenAPI 3.1 document of the JSON API v1, served at ``<prefix>/api/v1/openapi.json``.
+
+Written by hand, except the profile entry schemas, which come from the same field lists the
+API renders (:data:`directory.formats.representations.ENTRY_FIELDS`). Schemas are strict (every key
+required, no others) so that a test comparing them with real responses catches any drift.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+
+from directory import models as m
+from directory.formats.representations import ENTRY_FIELDS, json_type
+
+STRING = {"type": "string"}
+NULLABLE_STRING = {"type": ["string", "null"]}
+INTEGER = {"type": "integer"}
+NULLABLE_INTEGER = {"type": ["integer", "null"]}
+BOOLEAN = {"type": "boolean"}
+URL = {"type": "string", "format": "uri"}
+NULLABLE_URL = {"type": ["string", "null"], "format": "uri"}
+NULLABLE_DATE = {"type": ["string", "null"], "format": "date"}
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def strict(properties: dict[str, Any], description: str | None = None) -> dict[str, Any]:
+    """An object schema with exactly these properties, all present."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def array(items: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": items}
+
+
+def enum(vocabulary: tuple[tuple[str, str], ...], nullable: bool = False) -> dict[str, Any]:
+    values: list[Any] = list(m.values(vocabulary))
+    if nullable:
+        return {"type": ["string", "null"], "enum": [*values, None]}
+    return {"type": "string", "enum": values}
+
+
+AREA_REF = strict({"slug": STRING, "name": STRING})
+
+PERSON_SUMMARY = {
+    "slug": STRING,
+    "name": STRING,
+    "native_name": NULLABLE_STRING,
+    "sort_name": STRING,
+    "role": enum(m.ROLES),
+    "role_label": STRING,
+    "rank": NULLABLE_STRING,
+    "title": NULLABLE_STRING,
+    "unit": NULLABLE_STRING,
+    "pronouns": NULLABLE_STRING,
+    "areas": array(ref("AreaRef")),
+    "interests": NULLABLE_STRING,
+    "email": {
+        "type": ["string", "null"],
+        "description": "Only for signed-in members; always null for anonymous callers.",
+    },
+    "recruiting": {**BOOLEAN, "description": "Has an open recruiting notice."},
+    "photo_url": NULLABLE_URL,
+    "url": {**URL, "description": "The profile page."},
+    "api_url": URL,
+}
+
+PUBLICATION = {
+    "uid": {**STRING, "description": "Stable identity, also the profile page anchor pub-<uid>."},
+    "title": STRING,
+    "authors": array(
+        strict(
+            {
+                "name": {**STRING, "description": "As printed on the paper."},
+                "person": {
+                    "type": ["string", "null"],
+                    "description": "Slug of the author's profile, when it is visible.",
+                },
+                "co_first": BOOLEAN,
+                "corresponding": BOOLEAN,
+            }
+        )
+    ),
+    "venue": NULLABLE_STRING,
+    "venue_short": NULLABLE_STRING,
+    "year": NULLABLE_INTEGER,
+    "month": NULLABLE_INTEGER,
+    "type": enum(m.PUBLICATION_TYPES),
+    "type_label": STRING,
+    "status": enum(m.PUBLICATION_STATUSES),
+    "abstract": NULLABLE_STRING,
+    "doi": NULLABLE_STRING,
+    "arxiv_id": NULLABLE_STRING,
+    "volume": NULLABLE_STRING,
+    "number": NULLABLE_STRING,
+    "pages": NULLABLE_STRING,
+    "publisher": NULLABLE_STRING,
+    "location": NULLABLE_STRING,
+    "note": NULLABLE_STRING,
+    "labels": array(STRING),
+    "links": array(ref("Link")),
+    "awards": array(STRING),
+    "badges": array(strict({"name": STRING, "issuer": NULLABLE_STRING})),
+    "relations": array(
+        strict({"kind": enum(m.PUBLICATION_RELATIONS), "target": {**STRING, "description": "uid"}})
+    ),
+    "url": {
+        **NULLABLE_URL,
+        "description": "Where the paper is shown: a visible author's profile, if any.",
+    },
+}
+
+POSITION = {
+    "id": INTEGER,
+    "level": enum(m.RECRUITING_LEVELS),
+    "level_label": STRING,
+    "term": NULLABLE_STRING,
+    "title": STRING,
+    "description": {**STRING, "description": "Markdown."},
+    "description_html": {**STRING, "description": "The Markdown rendered and sanitised."},
+    "how_to_apply": NULLABLE_STRING,
+    "deadline": NULLABLE_DATE,
+    "expires_on": NULLABLE_DATE,
+    "funded": BOOLEAN,
+    "funding_note": NULLABLE_STRING,
+    "areas": array(ref("AreaRef")),
+    "person": strict(
+        {"slug": STRING, "name": STRING, "title": NULLABLE_STRING, "url": URL, "api_url": URL}
+    ),
+    "url": URL,
+}
+
+ADVISING = strict(
+    {
+        "name": STRING,
+        "person": {"type": ["string", "null"], "description": "Slug, when the profile is visible."},
+        "role": enum(m.ADVISING_ROLES),
+        "degree": enum(m.DEGREES),
+        "status": enum(m.ADVISING_STATUSES),
+        "start_year": NULLABLE_INTEGER,
+        "end_year": NULLABLE_INTEGER,
+        "thesis": NULLABLE_STRING,
+        "placement": NULLABLE_STRING,
+        "note": NULLABLE_STRING,
+    }
+)
+
+#: Component names of the profile entry kinds.
+ENTRY_SCHEMA_NAMES = {
+    "news": "NewsItem",
+    "education": "Education",
+    "experience": "Experience",
+    "projects": "Project",
+    "teaching": "Teaching",
+    "service": "Service",
+    "awards": "Award",
+    "funding": "Funding",
+    "custom_sections": "CustomSection",
+}
+
+
+def _entry_schemas() -> dict[str, Any]:
+    schemas = {}
+    for key, (model, names) in ENTRY_FIELDS.items():
+        properties = {"id": INTEGER, **{name: json_type(model, name) for name in names}}
+        if key == "awards":
+            properties["publication"] = {
+                "type": ["string", "null"],
+                "description": "uid of the paper the award is for, when visible.",
+            }
+        if key == "projects":
+            properties["publications"] = array({**STRING, "description": "uid"})
+            properties["children"] = array(ref("Project"))
+        schemas[ENTRY_SCHEMA_NAMES[key]] = strict(properties)
+    return schemas
+
+
+def _person_detail() -> dict[str, Any]:
+    properties = {
+        **PERSON_SUMMARY,
+        "name_variants": array(STRING),
+        "office": NULLABLE_STRING,
+        "address": NULLABLE_STRING,
+        "phone": NULLABLE_STRING,
+        "bio": {**NULLABLE_STRING, "description": "Markdown."},
+        "bio_html": {**STRING, "description": "The bio rendered and sanitised."},
+        "last_confirmed": NULLABLE_DATE,
+        "links": array(ref("Link")),
+        **{key: array(ref(name)) for key, name in ENTRY_SCHEMA_NAMES.items()},
+        "positions": array(ref("Position")),
+        "students": array(ref("Advising")),
+        "advisors": array(ref("Advising")),
+        "publications": array(ref("ProfilePublication")),
+    }
+    return strict(properties, "A whole profile, as the caller may see it on the profile page.")
+
+
+def _list(item: str) -> dict[str, Any]:
+    return strict(
+        {
+            "items": array(ref(item)),
+            "page": {"type": "integer", "minimum": 1},
+            "per_page": {"type": "integer", "minimum": 1, "maximum": 100},
+            "pages": {"type": "integer", "minimum": 1},
+            "total": {"type": "integer", "minimum": 0},
+            "links": ref("PageLinks"),
+        }
+    )
+
+
+def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": schema,
+        "description": description,
+    }
+
+
+PAGING = [{"$ref": "#/components/parameters/page"}, {"$ref": "#/components/parameters/per_page"}]
+AREA_FILTER = _query("area", STRING, "Slug of a research area (see /areas).")
+PERSON_FILTER = _query("person", STRING, "Slug of a person.")
+Q_FILTER = _query(
+    "q",
+    {"type": "string", "maxLength": 200},
+    "Words to search for (all must match; the last also as a prefix), as on the search page.",
+)
+BOOLEAN_PARAM = {"type": "string", "enum": ["true", "false", "1", "0", "yes", "no"]}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _get(
+    summary: str, operation_id: str, response: dict[str, Any], parameters: list, *errors: str
+) -> dict[str, Any]:
+    responses: dict[str, Any] = {
+        "200": _json(response, "OK"),
+        "304": {"description": "Not modified (the ETag given in If-None-Match still matches)."},
+    }
+    for status in errors:
+        responses[status] = {"$ref": f"#/components/responses/{status}"}
+    return {
+        "get": {
+            "summary": summary,
+            "operationId": operation_id,
+            "parameters": parameters,
+            "responses": responses,
+        }
+    }
+
+
+def openapi_document(server_url: str) -> dict[str, Any]:
+    """The document, with ``server_url`` (the API's root URL) as its server."""
+    department = current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+    problem = {"application/problem+json": {"schema": ref("Problem")}}
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": f"{department}: faculty directory API",
+            "version": "1",
+            "description": (
+                "Read-only access to the directory's people, open positions, publications "
+                "and research areas. Answers show what the caller may see on the web pages: "
+                "anonymous callers get public entries only; signed-in members (by the site's "
+                "session cookie) also get members-only entries and email addresses. Lists "
+                "are paginated; anonymous answers carry an ETag and may be cached."
+            ),
+        },
+        "servers": [{"url": server_url}],
+        "paths": {
+            "/": _get(
+                "Links to the API's resources",
+                "getIndex",
+                strict(
+                    {
+                        "openapi": URL,
+                        "people": URL,
+                        "positions": URL,
+                        "publications": URL,
+                        "areas": URL,
+                    }
+                ),
+                [],
+            ),
+            "/openapi.json": _get("This document", "getOpenAPI", {"type": "object"}, []),
+            "/people": _get(
+                "People of the department (active profiles), by sort name",
+                "listPeople",
+                _list("PersonSummary"),
+                [
+                    *PAGING,
+                    _query("role", enum(m.ROLES), "Role category."),
+                    AREA_FILTER,
+                    _query("unit", STRING, "Exact name of the unit (institute, group)."),
+                    _query("recruiting", BOOLEAN_PARAM, "Whether they have an open position."),
+                    Q_FILTER,
+                ],
+                "400",
+            ),
+            "/people/{slug}": {
+                **_get(
+                    "One person's whole profile",
+                    "getPerson",
+                    ref("PersonDetail"),
+                    [
+                        {
+                            "name": "slug",
+                            "in": "path",
+                            "required": True,
+                            "schema": STRING,
+                        }
+                    ],
+                    "404",
+                ),
+            },
+            "/positions": _get(
+                "Open positions (recruiting notices), soonest deadline first",
+                "listPositions",
+                _list("Position"),
+                [
+                    *PAGING,
+                    _query("level", enum(m.RECRUITING_LEVELS), "Level recruited for."),
+                    _query("term", STRING, 'Intake, e.g. "Fall 2027" (any case).'),
+                    AREA_FILTER,
+                    PERSON_FILTER,
+                    _query("funded", BOOLEAN_PARAM, "Whether funding is guaranteed."),
+                ],
+                "400",
+            ),
+            "/publications": _get(
+                "Publications of the department, newest first",
+                "listPublications",
+                _list("Publication"),
+                [
+                    *PAGING,
+                    _query("year", {"type": "integer", "minimum": 1000, "maximum": 9999}, "Year."),
+                    AREA_FILTER,
+                    PERSON_FILTER,
+                    _query("type", enum(m.PUBLICATION_TYPES), "Kind of publication."),
+                    _query("venue", STRING, "Part of the venue's name or short name (any case)."),
+                    Q_FILTER,
+                ],
+                "400",
+            ),
+            "/areas": _get("Research areas", "listAreas", _list("Area"), [*PAGING], "400"),
+        },
+        "components": {
+            "parameters": {
+                "page": _query("page", {"type": "integer", "minimum": 1}, "Page number."),
+                "per_page": _query(
+                    "per_page",
+                    {"type": "integer", "minimum": 1, "maximum": 100},
+                    "Items per page (default: the site's page size, at most 100).",
+                ),
+            },
+            "responses": {
+                "400": {"description": "A parameter has a bad value.", "content": problem},
+                "404": {"description": "No such thing (or not visible).", "content": problem},
+            },
+            "schemas": {
+                "Problem": {
+                    "type": "object",
+                    "description": "RFC 9457 problem details.",
+                    "properties": {
+                        "type": STRING,
+                        "title": STRING,
+                        "status": INTEGER,
+                        "detail": STRING,
+                        "parameter": {**STRING, "description": "The offending parameter."},
+                    },
+                    "required": ["type", "title", "status", "detail"],
+                    "additionalProperties": False,
+                },
+                "PageLinks": strict(
+                    {
+                        "self": URL,
+                        "first": URL,
+                        "last": URL,
+                        "next": NULLABLE_URL,
+                        "prev": NULLABLE_URL,
+                    }
+                ),
+                "Link": strict({"kind": STRING, "label": NULLABLE_STRING, "url": STRING}),
+                "AreaRef": AREA_REF,
+                "Area": strict(
+                    {
+                        "slug": STRING,
+                        "name": STRING,
+                        "description": NULLABLE_STRING,
+                        "parent": {**NULLABLE_STRING, "description": "Slug of the broader area."},
+                        "people": {**INTEGER, "description": "People listed in the area."},
+                        "people_url": URL,
+                    }
+                ),
+                "PersonSummary": strict(PERSON_SUMMARY),
+                "PersonDetail": _person_detail(),
+                "Publication": strict(PUBLICATION),
+                "ProfilePublication": strict(
+                    {
+                        **PUBLICATION,
+                        "selected": {**BOOLEAN, "description": "Among the selected papers."},
+                        "section": {
+                            **NULLABLE_STRING,
+                            "description": "Heading the owner files it under instead of its year.",
+                        },
+                    }
+                ),
+                "Position": strict(POSITION),
+                "Advising": ADVISING,
+                **_entry_schemas(),
+            },
+        },
+    }

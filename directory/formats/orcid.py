@@ -1,0 +1,437 @@
+"""ORCID public records (API 3.0 JSON) as publications and profile entries.
+
+:func:`parse_orcid_record` reads the ``/record`` document a researcher downloads or the public
+API returns: ``activities-summary`` → ``works`` (publications), ``educations``,
+``employments``, ``distinctions``, ``services`` and ``fundings``. Works become
+:class:`~directory.formats.bibtex.ParsedEntry` objects in the interchange shape, so they go through
+the same preview and duplicate rules as BibTeX; the rest become :class:`RecordEntry` objects
+for the profile's entry tables.
+
+The record's work summaries carry no co-authors, so an ORCID work lists the record holder as
+its only author (the preview says so); a later BibTeX import of the same paper (same DOI)
+links to the record instead of adding another.
+
+:func:`fetch_orcid_record` downloads a record from the public API; the web form offers it only
+when ``DIRECTORY_ORCID_FETCH`` is on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+from directory.formats.bibtex import (
+    BibtexProblem,
+    BibtexTooLarge,
+    ParsedEntry,
+    normalise_arxiv,
+    normalise_doi,
+)
+
+ORCID_ID_RE = re.compile(r"^(?:https?://orcid\.org/)?(\d{4}-\d{4}-\d{4}-\d{3}[\dX])$")
+
+#: ORCID work types → publication types.
+WORK_TYPES = {
+    "conference-paper": "conference",
+    "conference-abstract": "conference",
+    "conference-poster": "conference",
+    "journal-article": "journal",
+    "review": "journal",
+    "preprint": "preprint",
+    "working-paper": "preprint",
+    "book": "book",
+    "edited-book": "book",
+    "book-chapter": "chapter",
+    "dissertation-thesis": "thesis",
+    "dissertation": "thesis",
+    "report": "report",
+    "lecture-speech": "talk",
+}
+#: ORCID service role words → service kinds.
+SERVICE_KINDS = (
+    (re.compile(r"artifact", re.I), "artifact_evaluation"),
+    (re.compile(r"program|pc member|tpc", re.I), "program_committee"),
+    (re.compile(r"review", re.I), "reviewer"),
+    (re.compile(r"editor", re.I), "editorial"),
+    (re.compile(r"chair|organi[sz]", re.I), "organizer"),
+)
+INTERNSHIP_RE = re.compile(r"\bintern(ship)?\b", re.I)
+VISITING_RE = re.compile(r"\bvisiting\b", re.I)
+
+
+@dataclass
+class RecordEntry:
+    """A profile entry from the record: ``kind`` is an ``ENTRY_MODELS`` key, ``data`` its
+    column values, ``summary`` one line for the preview."""
+
+    kind: str
+    data: dict[str, Any]
+    summary: str
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class OrcidRecord:
+    orcid_id: str | None
+    name: str | None
+    entries: list[ParsedEntry]
+    records: list[RecordEntry]
+    problems: list[BibtexProblem]
+
+
+class OrcidFetchError(Exception):
+    """The record could not be downloaded (offline, unknown iD, not JSON)."""
+
+
+def _value(obj: Any, *path: str) -> Any:
+    """``obj[path[0]][path[1]]...``, ``None`` as soon as a step is missing; unwraps
+    ORCID's ``{"value": ...}`` boxes at the end."""
+    for step in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(step)
+    if isinstance(obj, dict) and set(obj) <= {"value"}:
+        obj = obj.get("value")
+    if isinstance(obj, str):
+        obj = obj.strip() or None
+    return obj
+
+
+def _int(text: Any) -> int | None:
+    try:
+        return int(str(text))
+    except (TypeError, ValueError):
+        return None
+
+
+def _date(obj: Any, name: str) -> tuple[int | None, int | None]:
+    date = obj.get(name) if isinstance(obj, dict) else None
+    if not isinstance(date, dict):
+        return None, None
+    month = _int(_value(date, "month"))
+    return _int(_value(date, "year")), month if month and 1 <= month <= 12 else None
+
+
+def _external_ids(obj: dict[str, Any]) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    for item in _value(obj, "external-ids", "external-id") or []:
+        if not isinstance(item, dict):
+            continue
+        kind = str(item.get("external-id-type") or "").lower()
+        value = _value(item, "external-id-value")
+        if kind and value and kind not in ids:
+            ids[kind] = str(value)
+    return ids
+
+
+def _organisation(summary: dict[str, Any]) -> tuple[str | None, str | None]:
+    name = _value(summary, "organization", "name")
+    address = _value(summary, "organization", "address") or {}
+    place = ", ".join(
+        str(part) for part in (address.get("city"), address.get("country")) if part
+    ) if isinstance(address, dict) else None  # fmt: skip
+    return name, place or None
+
+
+def _affiliations(section: Any, summary_key: str) -> list[dict[str, Any]]:
+    """The summaries of an affiliation section (grouped in 3.0, flat in older records)."""
+    result = []
+    if not isinstance(section, dict):
+        return result
+    for group in section.get("affiliation-group") or []:
+        for item in (group or {}).get("summaries") or []:
+            summary = (item or {}).get(summary_key)
+            if isinstance(summary, dict):
+                result.append(summary)
+    for summary in section.get(summary_key) or []:
+        if isinstance(summary, dict):
+            result.append(summary)
+    return result
+
+
+def _dates(summary: dict[str, Any]) -> dict[str, Any]:
+    start_year, start_month = _date(summary, "start-date")
+    end_year, end_month = _date(summary, "end-date")
+    return {
+        "start_year": start_year,
+        "start_month": start_month,
+        "end_year": end_year,
+        "end_month": end_month,
+        "is_current": bool(start_year and not end_year),
+    }
+
+
+def _span(data: dict[str, Any]) -> str:
+    start = data.get("start_year")
+    end = "present" if data.get("is_current") else data.get("end_year")
+    if start and end and start != end:
+        return f"{start}–{end}"
+    return str(start or end or "")
+
+
+def _work(summary: dict[str, Any], owner_name: str) -> tuple[dict[str, Any], list[str]]:
+    warnings = []
+    title = _value(summary, "title", "title") or ""
+    subtitle = _value(summary, "title", "subtitle")
+    if title and subtitle:
+        title = f"{title}: {subtitle}"
+    ids = _external_ids(summary)
+    doi = normalise_doi(ids.get("doi"))
+    arxiv_id = normalise_arxiv(ids.get("arxiv"))
+    year, month = _date(summary, "publication-date")
+    work_type = str(summary.get("type") or "other").lower().replace("_", "-")
+    pub_type = WORK_TYPES.get(work_type, "other")
+    if arxiv_id and not doi and pub_type in ("other", "journal"):
+        pub_type = "preprint"
+    links = []
+    url = _value(summary, "url")
+    if url:
+        links.append({"kind": "paper", "url": url, "label": None})
+    if arxiv_id and not any("arxiv.org/" in link["url"] for link in links):
+        arxiv_url = f"https://arxiv.org/abs/{arxiv_id}"
+        links.append({"kind": "preprint", "url": arxiv_url, "label": None})
+    if not title:
+        warnings.append("work has no title")
+    warnings.append(
+        "ORCID lists no co-authors for a work; you are recorded as its only author until a "
+        "BibTeX import or an edit adds them"
+    )
+    data = {
+        "title": title,
+        "venue": _value(summary, "journal-title"),
+        "venue_short": None,
+        "year": year,
+        "month": month,
+        "type": pub_type,
+        "status": "preprint" if pub_type == "preprint" else "published",
+        "abstract": None,
+        "doi": doi,
+        "arxiv_id": arxiv_id,
+        "volume": None,
+        "number": None,
+        "pages": None,
+        "publisher": None,
+        "location": None,
+        "note": None,
+        "authors": [
+            {"name": owner_name, "person": None, "co_first": False, "corresponding": False}
+        ],
+        "links": links,
+        "awards": [],
+        "badges": [],
+        "labels": [],
+        "selected": False,
+        "key": None,
+    }
+    return data, warnings
+
+
+def _education(summary: dict[str, Any]) -> RecordEntry:
+    institution, place = _organisation(summary)
+    data = {
+        "degree": _value(summary, "role-title") or "Degree",
+        "field": None,
+        "institution": institution or "",
+        "unit": _value(summary, "department-name"),
+        "place": place,
+        **_dates(summary),
+    }
+    text = f"{data['degree']}, {data['institution']}"
+    return RecordEntry("education", data, f"{text} ({_span(data)})" if _span(data) else text)
+
+
+def _experience(summary: dict[str, Any]) -> RecordEntry:
+    organisation, place = _organisation(summary)
+    title = _value(summary, "role-title") or "Position"
+    kind = "job"
+    if INTERNSHIP_RE.search(title):
+        kind = "internship"
+    elif VISITING_RE.search(title):
+        kind = "visiting"
+    unit = _value(summary, "department-name")
+    data = {
+        "kind": kind,
+        "title": title,
+        "organisation": ", ".join(p for p in (unit, organisation) if p) or "",
+        "place": place,
+        "url": _value(summary, "url"),
+        **_dates(summary),
+    }
+    text = f"{title}, {data['organisation']}"
+    return RecordEntry("experience", data, f"{text} ({_span(data)})" if _span(data) else text)
+
+
+def _distinction(summary: dict[str, Any]) -> RecordEntry:
+    giver, _ = _organisation(summary)
+    year, _ = _date(summary, "start-date")
+    data = {
+        "title": _value(summary, "role-title") or "Award",
+        "year": year,
+        "giver": giver,
+        "url": _value(summary, "url"),
+        "note": _value(summary, "department-name"),
+    }
+    text = data["title"] + (f", {giver}" if giver else "") + (f" ({year})" if year else "")
+    return RecordEntry("awards", data, text)
+
+
+def _service(summary: dict[str, Any]) -> RecordEntry:
+    venue, _ = _organisation(summary)
+    role = _value(summary, "role-title")
+    year, _ = _date(summary, "start-date")
+    kind = "other"
+    for pattern, value in SERVICE_KINDS:
+        if role and pattern.search(role):
+            kind = value
+            break
+    department = _value(summary, "department-name")
+    data = {
+        "kind": kind,
+        "venue": ", ".join(p for p in (department, venue) if p) or "",
+        "year": year,
+        "role": role,
+        "note": None,
+    }
+    text = (f"{role}, " if role else "") + data["venue"] + (f" ({year})" if year else "")
+    return RecordEntry("service", data, text)
+
+
+def _funding(summary: dict[str, Any]) -> RecordEntry:
+    funder, _ = _organisation(summary)
+    start, _ = _date(summary, "start-date")
+    end, _ = _date(summary, "end-date")
+    ids = _external_ids(summary)
+    data = {
+        "funder": funder or "",
+        "title": _value(summary, "title", "title"),
+        "grant_number": ids.get("grant_number"),
+        "url": _value(summary, "url"),
+        "start_year": start,
+        "end_year": end,
+        "note": None,
+    }
+    text = data["funder"] + (f": {data['title']}" if data["title"] else "")
+    if data["grant_number"]:
+        text += f" ({data['grant_number']})"
+    return RecordEntry("funding", data, text)
+
+
+def record_holder_name(record: dict[str, Any]) -> str | None:
+    """The name on the record: its credit name, else given and family names."""
+    name = _value(record, "person", "name")
+    if not isinstance(name, dict):
+        return None
+    credit = _value(name, "credit-name")
+    if credit:
+        return str(credit)
+    parts = [_value(name, "given-names"), _value(name, "family-name")]
+    return " ".join(str(p) for p in parts if p) or None
+
+
+def parse_orcid_record(
+    raw: bytes | str | dict[str, Any], owner_name: str, *, max_bytes: int
+) -> OrcidRecord:
+    """Read an ORCID 3.0 record. Problems (not JSON, not a record) come back in ``problems``.
+
+    :param owner_name: the author name given to works (ORCID summaries list no co-authors).
+    :raises BibtexTooLarge: if the input is larger than ``max_bytes``.
+    """
+    if isinstance(raw, bytes | str):
+        size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
+        if size > max_bytes:
+            raise BibtexTooLarge(
+                f"The ORCID record is {size} bytes; the limit is {max_bytes} bytes."
+            )
+        try:
+            record = json.loads(raw)
+        except (UnicodeDecodeError, ValueError) as exc:
+            line = getattr(exc, "lineno", None)
+            return OrcidRecord(None, None, [], [], [
+                BibtexProblem(line, None, f"The file is not JSON: {exc}.")
+            ])  # fmt: skip
+    else:
+        record = raw
+    if not isinstance(record, dict) or not isinstance(record.get("activities-summary"), dict):
+        message = (
+            "This is not an ORCID record: it has no 'activities-summary' (download the "
+            "record as JSON from the public API's /record endpoint)."
+        )
+        return OrcidRecord(None, None, [], [], [BibtexProblem(None, None, message)])
+    orcid_id = _value(record, "orcid-identifier", "path")
+    activities = record["activities-summary"]
+
+    entries: list[ParsedEntry] = []
+    works = activities.get("works") or {}
+    for group in works.get("group") or []:
+        summaries = [s for s in (group or {}).get("work-summary") or [] if isinstance(s, dict)]
+        if not summaries:
+            continue
+        # One group is one work as told by several sources; the preferred one comes first
+        # in ORCID's display order.
+        summaries.sort(key=lambda s: -(_int(s.get("display-index")) or 0))
+        summary = summaries[0]
+        data, warnings = _work(summary, owner_name)
+        put_code = summary.get("put-code")
+        entries.append(
+            ParsedEntry(
+                key=f"orcid-work-{put_code}" if put_code is not None else None,
+                line=None,
+                raw="",
+                data=data,
+                warnings=warnings,
+            )
+        )
+
+    records: list[RecordEntry] = []
+    sections = (
+        ("educations", "education-summary", _education),
+        ("qualifications", "qualification-summary", _education),
+        ("employments", "employment-summary", _experience),
+        ("invited-positions", "invited-position-summary", _experience),
+        ("distinctions", "distinction-summary", _distinction),
+        ("services", "service-summary", _service),
+    )
+    for section, summary_key, build in sections:
+        for summary in _affiliations(activities.get(section), summary_key):
+            records.append(build(summary))
+    for group in (activities.get("fundings") or {}).get("group") or []:
+        for summary in (group or {}).get("funding-summary") or []:
+            if isinstance(summary, dict):
+                records.append(_funding(summary))
+                break  # one funding told by several sources
+    return OrcidRecord(orcid_id, record_holder_name(record), entries, records, [])
+
+
+def normalise_orcid_id(text: str) -> str | None:
+    """``0000-0002-1825-0097`` from an iD or its URL, if the checksum is right."""
+    m = ORCID_ID_RE.match(text.strip())
+    if m is None:
+        return None
+    digits = m.group(1).replace("-", "")
+    total = 0
+    for char in digits[:-1]:
+        total = (total + int(char)) * 2
+    check = (12 - total % 11) % 11
+    expected = "X" if check == 10 else str(check)
+    return m.group(1) if digits[-1] == expected else None
+
+
+def fetch_orcid_record(
+    orcid_id: str, base_url: str, *, max_bytes: int, timeout: float = 15
+) -> bytes:
+    """Download ``orcid_id``'s public record (JSON) from the API at ``base_url``."""
+    url = f"{base_url.rstrip('/')}/{orcid_id}/record"
+    if not url.startswith(("https://", "http://")):
+        raise OrcidFetchError("the ORCID API address must be http(s)")
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})  # noqa: S310
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+            data = response.read(max_bytes + 1)
+    except OSError as exc:
+        raise OrcidFetchError(f"ORCID could not be reached ({exc})") from exc
+    if len(data) > max_bytes:
+        raise OrcidFetchError("the ORCID record is larger than the import limit")
+    return data

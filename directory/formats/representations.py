@@ -1,0 +1,262 @@
+"""What people, publications, positions and areas look like in the JSON API (v1).
+
+Everything here works on objects already filtered for the viewer, and filters again wherever a
+related object could be hidden from them (a co-author's profile, a paper an award points to).
+The entry kinds' fields are listed once in :data:`ENTRY_FIELDS`; the OpenAPI document derives
+their schemas from the same list and the models' columns.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from flask import url_for
+from sqlalchemy import Boolean, Date, Integer
+
+from directory import models as m
+from directory.formats.markdown import render_markdown
+from directory.services.access import can_see_email, can_view, person_visible
+from directory.services.identity import Viewer
+from directory.services.profiles import Profile
+from directory.services.search import notice_title
+
+#: The date fields of entries that span time (see models.DateRangeMixin).
+DATE_RANGE = ("start_year", "start_month", "end_year", "end_month", "is_current")
+
+#: Fields of each profile entry kind in the API (besides ``id``), in the models' column names.
+ENTRY_FIELDS: dict[str, tuple[type[m.Base], tuple[str, ...]]] = {
+    "news": (m.NewsItem, ("year", "month", "day", "body", "url", "archived")),
+    "education": (
+        m.Education,
+        ("degree", "field", "institution", "unit", "place", "advisors", "thesis", "thesis_url")
+        + ("note", *DATE_RANGE),
+    ),
+    "experience": (
+        m.Experience,
+        ("kind", "title", "organisation", "place", "hosts", "hosts_label", "description")
+        + ("url", *DATE_RANGE),
+    ),
+    "projects": (m.ResearchProject, ("title", "summary", "url", "status")),
+    "teaching": (
+        m.Teaching,
+        ("course_code", "title", "term", "year", "institution", "role", "url"),
+    ),
+    "service": (m.Service, ("kind", "venue", "year", "role", "note")),
+    "awards": (m.Award, ("title", "title_translation", "year", "giver", "url", "note")),
+    "funding": (
+        m.Funding,
+        ("funder", "title", "grant_number", "url", "start_year", "end_year", "note"),
+    ),
+    "custom_sections": (m.CustomSection, ("title", "body")),
+}
+
+PUBLICATION_FIELDS = (
+    "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi", "arxiv_id",
+    "volume", "number", "pages", "publisher", "location", "note",
+)  # fmt: skip
+ADVISING_FIELDS = (
+    "role", "degree", "status", "start_year", "end_year", "thesis", "placement", "note",
+)  # fmt: skip
+
+
+def json_type(model: type[m.Base], name: str) -> dict[str, Any]:
+    """The JSON Schema of one column as the API renders it."""
+    col = model.__table__.columns[name]
+    if isinstance(col.type, Boolean):
+        schema: dict[str, Any] = {"type": "boolean"}
+    elif isinstance(col.type, Integer):
+        schema = {"type": "integer"}
+    elif isinstance(col.type, Date):
+        schema = {"type": "string", "format": "date"}
+    else:
+        schema = {"type": "string"}
+    if col.nullable:
+        schema["type"] = [schema["type"], "null"]
+    return schema
+
+
+def _value(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date) else value
+
+
+def _fields(obj: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    return {"id": obj.id, **{name: _value(getattr(obj, name)) for name in names}}
+
+
+def _external(endpoint: str, **values: Any) -> str:
+    return url_for(endpoint, _external=True, **values)
+
+
+def area(area: m.ResearchArea) -> dict[str, Any]:
+    return {"slug": area.slug, "name": area.name}
+
+
+def person_ref(person: m.Person | None, viewer: Viewer) -> str | None:
+    """A related person's slug, only if the viewer may see their profile."""
+    if person is None or not person_visible(viewer, person):
+        return None
+    return person.slug
+
+
+def person_summary(person: m.Person, viewer: Viewer, recruiting: bool) -> dict[str, Any]:
+    return {
+        "slug": person.slug,
+        "name": person.full_name,
+        "native_name": person.native_name,
+        "sort_name": person.sort_name,
+        "role": person.role,
+        "role_label": m.label(m.ROLES, person.role),
+        "rank": person.rank,
+        "title": person.title,
+        "unit": person.unit,
+        "pronouns": person.pronouns,
+        "areas": [area(a) for a in person.areas],
+        "interests": person.interests,
+        "email": person.email if can_see_email(viewer) else None,
+        "recruiting": recruiting,
+        "photo_url": _external("directory.photo", slug=person.slug) if person.photo else None,
+        "url": _external("directory.profile", slug=person.slug),
+        "api_url": _external("directory.api_person", slug=person.slug),
+    }
+
+
+def publication(pub: m.Publication, viewer: Viewer, url: str | None) -> dict[str, Any]:
+    return {
+        "uid": pub.uid,
+        "title": pub.title,
+        "authors": [
+            {
+                "name": a.name,
+                "person": person_ref(a.person, viewer),
+                "co_first": a.co_first,
+                "corresponding": a.corresponding,
+            }
+            for a in pub.authorships
+        ],
+        **{name: getattr(pub, name) for name in PUBLICATION_FIELDS},
+        "type_label": m.label(m.PUBLICATION_TYPES, pub.type),
+        "labels": list(pub.labels or []),
+        "links": [{"kind": k.kind, "label": k.label, "url": k.url} for k in pub.links],
+        "awards": [award.name for award in pub.awards],
+        "badges": [{"name": b.name, "issuer": b.issuer} for b in pub.badges],
+        "relations": [
+            {"kind": rel.kind, "target": rel.target.uid}
+            for rel in pub.relations
+            if can_view(viewer, rel.target, owner_id=rel.target.created_by_id)
+        ],
+        "url": url,
+    }
+
+
+def position(notice: m.RecruitingNotice) -> dict[str, Any]:
+    owner = notice.owner
+    return {
+        "id": notice.id,
+        "level": notice.level,
+        "level_label": m.label(m.RECRUITING_LEVELS, notice.level),
+        "term": notice.term,
+        "title": notice_title(notice),
+        "description": notice.description,
+        "description_html": str(render_markdown(notice.description)),
+        "how_to_apply": notice.how_to_apply,
+        "deadline": _value(notice.deadline),
+        "expires_on": _value(notice.expires_on),
+        "funded": notice.funded,
+        "funding_note": notice.funding_note,
+        "areas": [area(a) for a in notice.areas],
+        "person": {
+            "slug": owner.slug,
+            "name": owner.full_name,
+            "title": owner.title,
+            "url": _external("directory.profile", slug=owner.slug),
+            "api_url": _external("directory.api_person", slug=owner.slug),
+        },
+        "url": _external("directory.profile", slug=owner.slug, _anchor="recruiting"),
+    }
+
+
+def _advising(rel: m.AdvisingRelation, side: str, viewer: Viewer) -> dict[str, Any]:
+    other = getattr(rel, side)
+    return {
+        "name": rel.advisor_display if side == "advisor" else rel.student_display,
+        "person": person_ref(other, viewer),
+        **{name: getattr(rel, name) for name in ADVISING_FIELDS},
+    }
+
+
+def _project(project: m.ResearchProject) -> dict[str, Any]:
+    return {
+        **_fields(project, ENTRY_FIELDS["projects"][1]),
+        "publications": [pub.uid for pub in project.visible_publications],
+        "children": [_project(child) for child in project.visible_children],
+    }
+
+
+def person_detail(profile: Profile, viewer: Viewer) -> dict[str, Any]:
+    """The whole profile as ``viewer`` sees it on the profile page."""
+    person = profile.person
+    data = person_summary(person, viewer, recruiting=bool(profile.recruiting))
+    data.update(
+        name_variants=list(person.name_variants or []),
+        office=person.office,
+        address=person.address,
+        phone=person.phone,
+        bio=person.bio,
+        bio_html=str(render_markdown(person.bio)),
+        last_confirmed=_value(person.last_confirmed),
+        links=[{"kind": k.kind, "label": k.label, "url": k.url} for k in person.links],
+    )
+    simple = {
+        "news": profile.news,
+        "education": profile.education,
+        "experience": profile.experience + profile.internships,
+        "teaching": profile.teaching,
+        "funding": profile.funding,
+        "custom_sections": profile.custom_sections,
+        "service": [item for _, years in profile.service for _, items in years for item in items],
+    }
+    for key, entries in simple.items():
+        names = ENTRY_FIELDS[key][1]
+        data[key] = [_fields(entry, names) for entry in entries]
+    data["awards"] = [
+        {
+            **_fields(award, ENTRY_FIELDS["awards"][1]),
+            "publication": award.publication.uid
+            if award.publication is not None
+            and can_view(viewer, award.publication, owner_id=award.publication.created_by_id)
+            else None,
+        }
+        for award in profile.awards
+    ]
+    data["projects"] = [_project(project) for project in profile.projects]
+    data["positions"] = [position(notice) for notice in profile.recruiting]
+    students = profile.students
+    data["students"] = [
+        _advising(rel, "student", viewer)
+        for rel in students.current_phd
+        + students.current_masters
+        + students.current_other
+        + students.past
+    ]
+    data["advisors"] = [
+        _advising(rel, "advisor", viewer)
+        for rel in profile.advisors
+        if rel.advisor is None or person_ref(rel.advisor, viewer) is not None
+    ]
+    data["publications"] = [
+        {
+            **publication(
+                row.publication,
+                viewer,
+                _external(
+                    "directory.profile", slug=person.slug, _anchor=f"pub-{row.publication.uid}"
+                ),
+            ),
+            "selected": row.selected,
+            "section": row.section,
+        }
+        for group in profile.publications
+        for row in group.items
+    ]
+    return data

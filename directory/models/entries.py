@@ -1,0 +1,267 @@
+"""The ordered entries of a profile: news, education, experience, projects, teaching,
+service, awards, funding, free sections, advising and recruiting."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Date,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from directory.models.base import Base, EntryMixin
+from directory.models.people import Person, ResearchArea
+from directory.models.publications import Publication
+
+notice_areas = Table(
+    "directory_notice_areas",
+    Base.metadata,
+    Column(
+        "notice_id",
+        ForeignKey("directory_recruiting_notices.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("area_id", ForeignKey("directory_areas.id", ondelete="CASCADE"), primary_key=True),
+)
+
+
+class DateRangeMixin:
+    start_year: Mapped[int | None] = mapped_column(Integer)
+    start_month: Mapped[int | None] = mapped_column(Integer)
+    end_year: Mapped[int | None] = mapped_column(Integer)
+    end_month: Mapped[int | None] = mapped_column(Integer)
+    #: True while the entry is ongoing ("2023 – present").
+    is_current: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+
+
+class NewsItem(EntryMixin, Base):
+    __tablename__ = "directory_news"
+
+    year: Mapped[int] = mapped_column(Integer, nullable=False)
+    month: Mapped[int | None] = mapped_column(Integer)
+    day: Mapped[int | None] = mapped_column(Integer)
+    body: Mapped[str] = mapped_column(Text, nullable=False)
+    url: Mapped[str | None] = mapped_column(String(1000))
+    #: Shown under "older news" on the profile (the owner's choice of what stays prominent).
+    archived: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+
+
+class Education(DateRangeMixin, EntryMixin, Base):
+    __tablename__ = "directory_education"
+
+    degree: Mapped[str] = mapped_column(String(120), nullable=False)
+    field: Mapped[str | None] = mapped_column(String(200))
+    institution: Mapped[str] = mapped_column(String(200), nullable=False)
+    unit: Mapped[str | None] = mapped_column(String(200))
+    place: Mapped[str | None] = mapped_column(String(200))
+    advisors: Mapped[str | None] = mapped_column(String(400))
+    thesis: Mapped[str | None] = mapped_column(String(400))
+    thesis_url: Mapped[str | None] = mapped_column(String(1000))
+    note: Mapped[str | None] = mapped_column(Text)
+
+
+class Experience(DateRangeMixin, EntryMixin, Base):
+    __tablename__ = "directory_experience"
+
+    kind: Mapped[str] = mapped_column(String(16), default="job", nullable=False)
+    title: Mapped[str] = mapped_column(String(200), nullable=False)
+    organisation: Mapped[str] = mapped_column(String(200), nullable=False)
+    place: Mapped[str | None] = mapped_column(String(200))
+    #: Names of hosts, mentors or advisors at the organisation, comma separated.
+    hosts: Mapped[str | None] = mapped_column(String(400))
+    #: How the hosts are introduced: "Hosts", "Advisor", "Advisors", "Mentor"...
+    hosts_label: Mapped[str | None] = mapped_column(String(40))
+    description: Mapped[str | None] = mapped_column(Text)
+    url: Mapped[str | None] = mapped_column(String(1000))
+
+
+project_publications = Table(
+    "directory_project_publications",
+    Base.metadata,
+    Column("project_id", ForeignKey("directory_projects.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "publication_id",
+        ForeignKey("directory_publications.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+)
+
+
+class ResearchProject(EntryMixin, Base):
+    """A research project; projects nest (a system and its components)."""
+
+    __tablename__ = "directory_projects"
+
+    parent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("directory_projects.id", ondelete="CASCADE"), index=True
+    )
+    title: Mapped[str] = mapped_column(String(300), nullable=False)
+    summary: Mapped[str | None] = mapped_column(Text)
+    url: Mapped[str | None] = mapped_column(String(1000))
+    status: Mapped[str] = mapped_column(String(16), default="current", nullable=False)
+
+    parent: Mapped[ResearchProject | None] = relationship(
+        remote_side="ResearchProject.id", back_populates="children"
+    )
+    children: Mapped[list[ResearchProject]] = relationship(
+        back_populates="parent", order_by="ResearchProject.position"
+    )
+    publications: Mapped[list[Publication]] = relationship(
+        secondary=project_publications, order_by="Publication.year"
+    )
+
+
+class Teaching(EntryMixin, Base):
+    __tablename__ = "directory_teaching"
+
+    course_code: Mapped[str | None] = mapped_column(String(60))
+    title: Mapped[str] = mapped_column(String(300), nullable=False)
+    term: Mapped[str | None] = mapped_column(String(60))
+    year: Mapped[int | None] = mapped_column(Integer)
+    institution: Mapped[str | None] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(32), default="instructor", nullable=False)
+    url: Mapped[str | None] = mapped_column(String(1000))
+
+
+class Service(EntryMixin, Base):
+    __tablename__ = "directory_service"
+
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    venue: Mapped[str] = mapped_column(String(200), nullable=False)
+    year: Mapped[int | None] = mapped_column(Integer)
+    #: The role when it is not plain membership: "Co-Chair", "Area chair"...
+    role: Mapped[str | None] = mapped_column(String(120))
+    #: A qualifier printed after the venue: "Fall", "Winter", "Artifact track".
+    note: Mapped[str | None] = mapped_column(String(200))
+
+
+class Award(EntryMixin, Base):
+    __tablename__ = "directory_awards"
+
+    #: The award's name as given, in any script ("华为火花奖").
+    title: Mapped[str] = mapped_column(String(400), nullable=False)
+    #: A translation or Latin-script rendering shown beside the title.
+    title_translation: Mapped[str | None] = mapped_column(String(400))
+    year: Mapped[int | None] = mapped_column(Integer)
+    giver: Mapped[str | None] = mapped_column(String(200))
+    url: Mapped[str | None] = mapped_column(String(1000))
+    note: Mapped[str | None] = mapped_column(String(400))
+    publication_id: Mapped[int | None] = mapped_column(
+        ForeignKey("directory_publications.id", ondelete="SET NULL")
+    )
+
+    publication: Mapped[Publication | None] = relationship()
+
+
+class Funding(EntryMixin, Base):
+    """A funding acknowledgement (agency, company or programme)."""
+
+    __tablename__ = "directory_funding"
+
+    funder: Mapped[str] = mapped_column(String(200), nullable=False)
+    title: Mapped[str | None] = mapped_column(String(400))
+    grant_number: Mapped[str | None] = mapped_column(String(120))
+    url: Mapped[str | None] = mapped_column(String(1000))
+    start_year: Mapped[int | None] = mapped_column(Integer)
+    end_year: Mapped[int | None] = mapped_column(Integer)
+    note: Mapped[str | None] = mapped_column(Text)
+
+
+class CustomSection(EntryMixin, Base):
+    """A free section for what the structured kinds don't cover (Markdown)."""
+
+    __tablename__ = "directory_custom_sections"
+
+    title: Mapped[str] = mapped_column(String(200), nullable=False)
+    body: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class AdvisingRelation(EntryMixin, Base):
+    """An advisor–student relation. Either side may be a department person or a plain name
+    ("Prof. Tom Anderson, University of Washington"). ``owner`` is who entered it; it is shown
+    on the other side's profile once that side (or an admin) confirms."""
+
+    __tablename__ = "directory_advising"
+
+    advisor_id: Mapped[int | None] = mapped_column(
+        ForeignKey("directory_people.id", ondelete="CASCADE"), index=True
+    )
+    advisor_name: Mapped[str | None] = mapped_column(String(200))
+    student_id: Mapped[int | None] = mapped_column(
+        ForeignKey("directory_people.id", ondelete="CASCADE"), index=True
+    )
+    student_name: Mapped[str | None] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(16), default="advisor", nullable=False)
+    degree: Mapped[str] = mapped_column(String(16), default="phd", nullable=False)
+    start_year: Mapped[int | None] = mapped_column(Integer)
+    end_year: Mapped[int | None] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="current", nullable=False)
+    thesis: Mapped[str | None] = mapped_column(String(400))
+    placement: Mapped[str | None] = mapped_column(String(300))
+    note: Mapped[str | None] = mapped_column(String(300))
+    advisor_confirmed: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
+    student_confirmed: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
+
+    advisor: Mapped[Person | None] = relationship(foreign_keys=[advisor_id])
+    student: Mapped[Person | None] = relationship(foreign_keys=[student_id])
+
+    @property
+    def advisor_display(self) -> str:
+        return self.advisor.full_name if self.advisor else (self.advisor_name or "")
+
+    @property
+    def student_display(self) -> str:
+        return self.student.full_name if self.student else (self.student_name or "")
+
+    @property
+    def confirmed(self) -> bool:
+        return self.advisor_confirmed and self.student_confirmed
+
+
+class RecruitingNotice(EntryMixin, Base):
+    __tablename__ = "directory_recruiting_notices"
+
+    level: Mapped[str] = mapped_column(String(16), nullable=False, index=True)
+    #: The intake, e.g. "Fall 2027"; empty for rolling recruitment.
+    term: Mapped[str | None] = mapped_column(String(40))
+    title: Mapped[str | None] = mapped_column(String(300))
+    description: Mapped[str] = mapped_column(Text, nullable=False)
+    how_to_apply: Mapped[str | None] = mapped_column(Text)
+    deadline: Mapped[date | None] = mapped_column(Date)
+    #: The notice disappears from every page on this date.
+    expires_on: Mapped[date | None] = mapped_column(Date, index=True)
+    funding_note: Mapped[str | None] = mapped_column(String(400))
+    funded: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+    last_confirmed: Mapped[date | None] = mapped_column(Date)
+
+    owner: Mapped[Person] = relationship()
+    areas: Mapped[list[ResearchArea]] = relationship(
+        secondary=notice_areas, order_by="ResearchArea.name"
+    )
+
+    def is_open(self, today: date) -> bool:
+        return self.expires_on is None or self.expires_on > today
+
+
+#: Every kind of ordered profile entry, by the name used in URLs and the interchange format.
+ENTRY_MODELS: dict[str, type[Base]] = {
+    "news": NewsItem,
+    "education": Education,
+    "experience": Experience,
+    "projects": ResearchProject,
+    "teaching": Teaching,
+    "service": Service,
+    "awards": Award,
+    "funding": Funding,
+    "custom_sections": CustomSection,
+    "advising": AdvisingRelation,
+    "recruiting": RecruitingNotice,
+}

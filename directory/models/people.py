@@ -1,0 +1,131 @@
+"""People and research areas."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    Date,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Table,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from directory.models.base import Base, TimestampMixin, VersionedMixin
+from directory.models.vocabularies import STUDENT_ROLES
+
+person_areas = Table(
+    "directory_person_areas",
+    Base.metadata,
+    Column("person_id", ForeignKey("directory_people.id", ondelete="CASCADE"), primary_key=True),
+    Column("area_id", ForeignKey("directory_areas.id", ondelete="CASCADE"), primary_key=True),
+)
+
+
+class ResearchArea(VersionedMixin, Base):
+    """A research area of the department-owned taxonomy (optionally under a broader area)."""
+
+    __tablename__ = "directory_areas"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(80), unique=True, nullable=False)
+    name: Mapped[str] = mapped_column(String(120), nullable=False)
+    description: Mapped[str | None] = mapped_column(Text)
+    parent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("directory_areas.id", ondelete="SET NULL")
+    )
+    position: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+
+    parent: Mapped[ResearchArea | None] = relationship(remote_side=[id])
+
+
+class Person(VersionedMixin, Base):
+    """A member of the department: faculty, staff, student or alumnus."""
+
+    __tablename__ = "directory_people"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(120), unique=True, nullable=False)
+    full_name: Mapped[str] = mapped_column(String(200), nullable=False)
+    sort_name: Mapped[str] = mapped_column(String(200), nullable=False, index=True)
+    native_name: Mapped[str | None] = mapped_column(String(200))
+    #: Other spellings used as an author ("X. Wei"), for linking printed author names.
+    name_variants: Mapped[list[str]] = mapped_column(JSON, default=list)
+    role: Mapped[str] = mapped_column(String(32), nullable=False, index=True)
+    rank: Mapped[str | None] = mapped_column(String(32))
+    title: Mapped[str | None] = mapped_column(String(300))
+    unit: Mapped[str | None] = mapped_column(String(200))
+    #: The institution, when the department directory spans several or the person is hosted
+    #: elsewhere; empty means DIRECTORY_INSTITUTION_NAME.
+    institution: Mapped[str | None] = mapped_column(String(200))
+    email: Mapped[str | None] = mapped_column(String(254))
+    office: Mapped[str | None] = mapped_column(String(200))
+    address: Mapped[str | None] = mapped_column(Text)
+    phone: Mapped[str | None] = mapped_column(String(64))
+    pronouns: Mapped[str | None] = mapped_column(String(40))
+    #: One-line research interests, shown on cards and searched.
+    interests: Mapped[str | None] = mapped_column(Text)
+    bio: Mapped[str | None] = mapped_column(Text)
+    #: Short Markdown introductions shown under a profile section's heading, by section name
+    #: ("students": "I am very fortunate to work with...").
+    section_intros: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    last_confirmed: Mapped[date | None] = mapped_column(Date)
+    #: The host's stable identity key (username, eppn or email) bound to this person.
+    user_key: Mapped[str | None] = mapped_column(String(254), unique=True)
+    active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
+    visibility: Mapped[str] = mapped_column(String(16), default="public", nullable=False)
+
+    links: Mapped[list[PersonLink]] = relationship(
+        back_populates="person", order_by="PersonLink.position", cascade="all, delete-orphan"
+    )
+    areas: Mapped[list[ResearchArea]] = relationship(
+        secondary=person_areas, order_by="ResearchArea.name"
+    )
+    photo: Mapped[PersonPhoto | None] = relationship(
+        back_populates="person", cascade="all, delete-orphan", uselist=False
+    )
+
+    @property
+    def is_student(self) -> bool:
+        return self.role in STUDENT_ROLES
+
+
+class PersonLink(Base):
+    __tablename__ = "directory_person_links"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    person_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_people.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    url: Mapped[str] = mapped_column(String(1000), nullable=False)
+    label: Mapped[str | None] = mapped_column(String(200))
+    position: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+
+    person: Mapped[Person] = relationship(back_populates="links")
+
+
+class PersonPhoto(TimestampMixin, Base):
+    """A re-encoded profile photo, kept in the database so every app process serves it."""
+
+    __tablename__ = "directory_person_photos"
+
+    person_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_people.id", ondelete="CASCADE"), primary_key=True
+    )
+    data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    mime_type: Mapped[str] = mapped_column(String(40), nullable=False)
+    width: Mapped[int] = mapped_column(Integer, nullable=False)
+    height: Mapped[int] = mapped_column(Integer, nullable=False)
+    etag: Mapped[str] = mapped_column(String(64), nullable=False)
+    alt_text: Mapped[str | None] = mapped_column(String(300))
+
+    person: Mapped[Person] = relationship(back_populates="photo")

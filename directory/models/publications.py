@@ -1,0 +1,169 @@
+"""Publications: one shared record per paper, its authors, links, awards and badges, and each
+person's view of it on their profile."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from directory.models.base import Base, VersionedMixin, new_uid
+from directory.models.people import Person
+
+
+class Publication(VersionedMixin, Base):
+    """One paper, shared by all its authors' profiles."""
+
+    __tablename__ = "directory_publications"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: Stable identity across exports and imports.
+    uid: Mapped[str] = mapped_column(String(32), unique=True, default=new_uid, nullable=False)
+    title: Mapped[str] = mapped_column(String(1000), nullable=False)
+    venue: Mapped[str | None] = mapped_column(String(500))
+    venue_short: Mapped[str | None] = mapped_column(String(60))
+    year: Mapped[int | None] = mapped_column(Integer, index=True)
+    month: Mapped[int | None] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(16), default="conference", nullable=False)
+    status: Mapped[str] = mapped_column(String(16), default="published", nullable=False)
+    abstract: Mapped[str | None] = mapped_column(Text)
+    doi: Mapped[str | None] = mapped_column(String(255), unique=True)
+    arxiv_id: Mapped[str | None] = mapped_column(String(40), unique=True)
+    volume: Mapped[str | None] = mapped_column(String(40))
+    number: Mapped[str | None] = mapped_column(String(40))
+    pages: Mapped[str | None] = mapped_column(String(40))
+    #: Article number in journals that number articles instead of pages ("Article 18").
+    article: Mapped[str | None] = mapped_column(String(40))
+    publisher: Mapped[str | None] = mapped_column(String(200))
+    location: Mapped[str | None] = mapped_column(String(200))
+    note: Mapped[str | None] = mapped_column(Text)
+    #: Free labels such as "CCF A", "Spotlight", "Oral".
+    labels: Mapped[list[str]] = mapped_column(JSON, default=list)
+    citation_key: Mapped[str | None] = mapped_column(String(200))
+    bibtex: Mapped[str | None] = mapped_column(Text)
+    visibility: Mapped[str] = mapped_column(String(16), default="public", nullable=False)
+    created_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("directory_people.id", ondelete="SET NULL")
+    )
+
+    authorships: Mapped[list[Authorship]] = relationship(
+        back_populates="publication",
+        order_by="Authorship.position",
+        cascade="all, delete-orphan",
+    )
+    links: Mapped[list[PublicationLink]] = relationship(
+        order_by="PublicationLink.position", cascade="all, delete-orphan"
+    )
+    awards: Mapped[list[PublicationAward]] = relationship(
+        order_by="PublicationAward.position", cascade="all, delete-orphan"
+    )
+    badges: Mapped[list[ArtifactBadge]] = relationship(
+        order_by="ArtifactBadge.position", cascade="all, delete-orphan"
+    )
+    relations: Mapped[list[PublicationRelation]] = relationship(
+        foreign_keys="PublicationRelation.publication_id", cascade="all, delete-orphan"
+    )
+
+
+class Authorship(Base):
+    __tablename__ = "directory_authorships"
+    __table_args__ = (UniqueConstraint("publication_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    publication_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_publications.id", ondelete="CASCADE"), nullable=False
+    )
+    position: Mapped[int] = mapped_column(Integer, nullable=False)
+    #: The name as printed on the paper.
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    person_id: Mapped[int | None] = mapped_column(
+        ForeignKey("directory_people.id", ondelete="SET NULL"), index=True
+    )
+    co_first: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+    corresponding: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+
+    publication: Mapped[Publication] = relationship(back_populates="authorships")
+    person: Mapped[Person | None] = relationship()
+
+
+class PublicationLink(Base):
+    __tablename__ = "directory_publication_links"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    publication_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_publications.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    url: Mapped[str] = mapped_column(String(1000), nullable=False)
+    #: Shown instead of the kind's label, e.g. "Video (Chinese)", "The Morning Paper".
+    label: Mapped[str | None] = mapped_column(String(200))
+    position: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+
+
+class PublicationAward(Base):
+    __tablename__ = "directory_publication_awards"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    publication_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_publications.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    name: Mapped[str] = mapped_column(String(300), nullable=False)
+    position: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+
+
+class ArtifactBadge(Base):
+    __tablename__ = "directory_artifact_badges"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    publication_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_publications.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    #: "Artifacts Available", "Artifacts Functional", "Results Reproduced"...
+    name: Mapped[str] = mapped_column(String(120), nullable=False)
+    issuer: Mapped[str | None] = mapped_column(String(120))
+    position: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+
+
+class PublicationRelation(Base):
+    """``publication`` is ``kind`` of ``target`` (e.g. an extended version of it)."""
+
+    __tablename__ = "directory_publication_relations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    publication_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_publications.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    target_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_publications.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+
+    target: Mapped[Publication] = relationship(foreign_keys=[target_id])
+
+
+class ProfilePublication(Base):
+    """One person's view of a publication on their profile."""
+
+    __tablename__ = "directory_profile_publications"
+
+    person_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_people.id", ondelete="CASCADE"), primary_key=True
+    )
+    publication_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_publications.id", ondelete="CASCADE"), primary_key=True
+    )
+    selected: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+    hidden: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+    #: A heading the owner files the paper under instead of its year ("Survey").
+    section: Mapped[str | None] = mapped_column(String(120))
+    #: The owner's order among papers of the same year.
+    position: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+
+    publication: Mapped[Publication] = relationship()

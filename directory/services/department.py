@@ -1,0 +1,887 @@
+"""What the department-wide pages show: the people listing, research areas, recruiting notices,
+alumni, publications and news, each filtered by what the viewer may see.
+
+Every function here runs a fixed number of statements whatever the department's size (related
+rows come through ``selectinload``, never one query per row), so a page costs the same for ten
+people as for a thousand. Filters arrive as small dataclasses parsed leniently from the query
+string: an unknown value is dropped, never an error, so any bookmarked URL still opens.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from datetime import date
+from typing import Any, TypeVar
+
+from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
+from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
+
+from directory import models as m
+from directory.services.access import (
+    advising_clause,
+    listed_notice_clause,
+    listed_publication_clause,
+    owned_entry_clause,
+    person_clause,
+    publication_clause,
+)
+from directory.services.identity import Viewer
+from directory.services.profiles import publication_options
+
+T = TypeVar("T")
+
+#: Roles shown on the listing, in display order (alumni have their own page).
+LISTED_ROLES = tuple(role for role in m.values(m.ROLES) if role != "alumni")
+
+#: Headings of the faculty sub-groups on the listing, in FACULTY_RANKS order.
+RANK_HEADINGS = {
+    "professor": "Professors",
+    "associate_professor": "Associate Professors",
+    "assistant_professor": "Assistant Professors",
+    "teaching_professor": "Teaching Professors",
+    "lecturer": "Lecturers",
+    "adjunct": "Adjunct faculty",
+    "research_professor": "Research Professors",
+}
+
+#: Papers shown on a research area's page.
+AREA_RECENT_PAPERS = 10
+
+LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+# Aliases for the joins below, built once (building an alias costs milliseconds). Each is used
+# at most once per SELECT scope.
+_OWNER = aliased(m.Person, name="owner")
+_AUTHOR = aliased(m.Person, name="author")
+_ADVISOR = aliased(m.Person, name="advisor")
+_STUDENT = aliased(m.Person, name="student")
+_PROFILE_PUB = aliased(m.ProfilePublication, name="profile_pub")
+_PUB = aliased(m.Publication, name="pub")
+
+
+def today() -> date:
+    """Today's date, asked afresh on every request (notices expire without anyone acting)."""
+    return date.today()
+
+
+# ----------------------------------------------------------------------------- filters
+
+
+def _text(args: Mapping[str, str], name: str, limit: int = 200) -> str:
+    # A NUL byte can match nothing, and PostgreSQL refuses it in any text parameter.
+    return (args.get(name) or "").replace("\x00", "").strip()[:limit]
+
+
+def _choice(args: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str:
+    value = _text(args, name)
+    return value if value in allowed else ""
+
+
+def _int(args: Mapping[str, str], name: str, low: int = 1, high: int = 9999) -> int | None:
+    value = _text(args, name, 6)
+    return int(value) if value.isdigit() and low <= int(value) <= high else None
+
+
+def _flag(args: Mapping[str, str], name: str) -> bool:
+    return _text(args, name, 5).lower() in ("1", "on", "yes", "true")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The query-parameter filters of a page. Subclasses declare the fields; ``to_args`` writes
+    them back for links (empty ones left out, so URLs stay short and bookmarkable)."""
+
+    def to_args(self) -> dict[str, str]:
+        args = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value in (None, "", False) or (f.name == "page" and value == 1):
+                continue
+            args[f.name] = "1" if value is True else str(value)
+        return args
+
+    def without(self, *names: str) -> dict[str, str]:
+        """The args with ``names`` (and the page number, which a new filter resets) removed."""
+        return {k: v for k, v in self.to_args().items() if k not in names and k != "page"}
+
+    def with_page(self, page: int) -> dict[str, str]:
+        args = self.without()
+        if page > 1:
+            args["page"] = str(page)
+        return args
+
+    @property
+    def active(self) -> bool:
+        return bool(self.without())
+
+
+@dataclass
+class Page[T]:
+    """One page of a longer list."""
+
+    items: list[T]
+    number: int
+    size: int
+    total: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, math.ceil(self.total / self.size))
+
+    @property
+    def first_index(self) -> int:
+        return (self.number - 1) * self.size + 1 if self.total else 0
+
+    @property
+    def last_index(self) -> int:
+        return min(self.total, self.number * self.size)
+
+
+def _page_of[T](items: list[T], number: int, size: int) -> Page[T]:
+    number = min(number, max(1, math.ceil(len(items) / size)))
+    start = (number - 1) * size
+    return Page(items[start : start + size], number, size, len(items))
+
+
+# ----------------------------------------------------------------------------- people
+
+
+def listed_people_clause(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
+    """People on the listing and area pages: visible, active, not alumni."""
+    return and_(
+        person_clause(viewer, person), person.active.is_(True), person.role.in_(LISTED_ROLES)
+    )
+
+
+def card_options() -> tuple[Any, ...]:
+    """What a person card (and its JSON-LD) needs, loaded for all cards at once. The photo's
+    bytes stay in the database: the card only needs to know there is one, and its etag."""
+    return (
+        defer(m.Person.bio),
+        defer(m.Person.address),
+        selectinload(m.Person.areas),
+        selectinload(m.Person.links),
+        selectinload(m.Person.photo).load_only(m.PersonPhoto.etag, m.PersonPhoto.alt_text),
+    )
+
+
+def recruiting_owner_ids(session: Session, viewer: Viewer, day: date) -> set[int]:
+    """Ids of the people with at least one open notice the viewer may see."""
+    owner = _OWNER
+    stmt = (
+        select(m.RecruitingNotice.owner_id)
+        .join(owner, owner.id == m.RecruitingNotice.owner_id)
+        .where(listed_notice_clause(viewer, m.RecruitingNotice, owner, day))
+        .distinct()
+    )
+    return set(session.scalars(stmt))
+
+
+@dataclass(frozen=True)
+class ListingFilters(Filters):
+    role: str = ""
+    area: str = ""
+    unit: str = ""
+    recruiting: bool = False
+    q: str = ""
+    letter: str = ""
+
+    @classmethod
+    def from_args(cls, args: Mapping[str, str]) -> ListingFilters:
+        letter = _text(args, "letter", 1).upper()
+        return cls(
+            role=_choice(args, "role", LISTED_ROLES),
+            area=_text(args, "area", 80),
+            unit=_text(args, "unit"),
+            recruiting=_flag(args, "recruiting"),
+            q=_text(args, "q", 100),
+            letter=letter if letter in LETTERS else "",
+        )
+
+
+@dataclass
+class PeopleGroup:
+    """A heading of the listing and its people (faculty has one sub-group per rank)."""
+
+    key: str
+    heading: str
+    people: list[m.Person] = field(default_factory=list)
+    subgroups: list[PeopleGroup] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.people) + sum(group.count for group in self.subgroups)
+
+
+@dataclass
+class Listing:
+    groups: list[PeopleGroup]
+    people: list[m.Person]
+    recruiting_ids: set[int]
+    areas: list[m.ResearchArea]
+    units: list[str]
+    letters: set[str]
+
+
+def _search_clause(q: str) -> ColumnElement:
+    """Every word of ``q`` in the name (any spelling), title, unit, interests or an area."""
+    conditions = []
+    for word in q.split()[:8]:
+        conditions.append(
+            or_(
+                *(
+                    column.icontains(word, autoescape=True)
+                    for column in (
+                        m.Person.full_name,
+                        m.Person.sort_name,
+                        m.Person.native_name,
+                        m.Person.title,
+                        m.Person.unit,
+                        m.Person.interests,
+                    )
+                ),
+                m.Person.areas.any(m.ResearchArea.name.icontains(word, autoescape=True)),
+            )
+        )
+    return and_(*conditions)
+
+
+def _initial(column: Any) -> ColumnElement:
+    return func.upper(func.substr(column, 1, 1))
+
+
+def group_people(people: list[m.Person]) -> list[PeopleGroup]:
+    """People by role in ROLES order; faculty further by rank in FACULTY_RANKS order."""
+    by_role: dict[str, list[m.Person]] = defaultdict(list)
+    for person in people:
+        by_role[person.role].append(person)
+    groups = []
+    for role, heading in m.ROLES:
+        members = by_role.get(role)
+        if not members:
+            continue
+        group = PeopleGroup(role, heading)
+        if role == "faculty":
+            by_rank: dict[str | None, list[m.Person]] = defaultdict(list)
+            for person in members:
+                by_rank[person.rank if person.rank in RANK_HEADINGS else None].append(person)
+            for rank, rank_heading in RANK_HEADINGS.items():
+                if by_rank.get(rank):
+                    group.subgroups.append(PeopleGroup(rank, rank_heading, by_rank[rank]))
+            if by_rank.get(None):
+                heading_other = "Other faculty" if group.subgroups else "Faculty"
+                group.subgroups.append(PeopleGroup("other", heading_other, by_rank[None]))
+        else:
+            group.people = members
+        groups.append(group)
+    return groups
+
+
+def listing(session: Session, viewer: Viewer, day: date, filters: ListingFilters) -> Listing:
+    """The people listing for ``viewer`` with ``filters`` applied."""
+    recruiting_ids = recruiting_owner_ids(session, viewer, day)
+    conditions = [listed_people_clause(viewer)]
+    if filters.role:
+        conditions.append(m.Person.role == filters.role)
+    if filters.area:
+        conditions.append(m.Person.areas.any(m.ResearchArea.slug == filters.area))
+    if filters.unit:
+        conditions.append(m.Person.unit == filters.unit)
+    if filters.recruiting:
+        conditions.append(m.Person.id.in_(recruiting_ids))
+    if filters.q:
+        conditions.append(_search_clause(filters.q))
+    letters = set(
+        session.scalars(select(_initial(m.Person.sort_name)).where(*conditions).distinct())
+    )
+    if filters.letter:
+        conditions.append(_initial(m.Person.sort_name) == filters.letter)
+    people = list(
+        session.scalars(
+            select(m.Person)
+            .where(*conditions)
+            .options(*card_options())
+            .order_by(m.Person.sort_name, m.Person.id)
+        )
+    )
+    groups = group_people(people)
+    return Listing(
+        groups=groups,
+        people=[p for g in groups for p in g.people + [q for s in g.subgroups for q in s.people]],
+        recruiting_ids=recruiting_ids,
+        areas=listed_areas(session, viewer),
+        units=list(
+            session.scalars(
+                select(m.Person.unit)
+                .where(listed_people_clause(viewer), m.Person.unit.isnot(None), m.Person.unit != "")
+                .distinct()
+                .order_by(m.Person.unit)
+            )
+        ),
+        letters=letters,
+    )
+
+
+def listed_areas(session: Session, viewer: Viewer) -> list[m.ResearchArea]:
+    """Areas at least one listed person works in (filter choices; an area known only from a
+    hidden profile is not offered)."""
+    stmt = (
+        select(m.ResearchArea)
+        .where(
+            m.ResearchArea.id.in_(
+                select(m.person_areas.c.area_id)
+                .join(m.Person, m.Person.id == m.person_areas.c.person_id)
+                .where(listed_people_clause(viewer))
+            )
+        )
+        .order_by(m.ResearchArea.name)
+    )
+    return list(session.scalars(stmt))
+
+
+# ----------------------------------------------------------------------------- research areas
+
+
+@dataclass
+class AreaSummary:
+    area: m.ResearchArea
+    people: int
+    notices: int
+    children: list[AreaSummary] = field(default_factory=list)
+
+
+def area_summaries(session: Session, viewer: Viewer, day: date) -> list[AreaSummary]:
+    """The area tree with counts of listed people and open notices; areas with nothing the
+    viewer may see (and no such sub-area) are left out."""
+    people = dict(
+        session.execute(
+            select(m.person_areas.c.area_id, func.count())
+            .join(m.Person, m.Person.id == m.person_areas.c.person_id)
+            .where(listed_people_clause(viewer))
+            .group_by(m.person_areas.c.area_id)
+        ).all()
+    )
+    owner = _OWNER
+    notices = dict(
+        session.execute(
+            select(m.notice_areas.c.area_id, func.count())
+            .join(m.RecruitingNotice, m.RecruitingNotice.id == m.notice_areas.c.notice_id)
+            .join(owner, owner.id == m.RecruitingNotice.owner_id)
+            .where(listed_notice_clause(viewer, m.RecruitingNotice, owner, day))
+            .group_by(m.notice_areas.c.area_id)
+        ).all()
+    )
+    areas = session.scalars(
+        select(m.ResearchArea).order_by(m.ResearchArea.position, m.ResearchArea.name)
+    ).all()
+    nodes = {a.id: AreaSummary(a, people.get(a.id, 0), notices.get(a.id, 0)) for a in areas}
+    roots = []
+    for area in areas:
+        parent = nodes.get(area.parent_id) if area.parent_id else None
+        (parent.children if parent else roots).append(nodes[area.id])
+
+    def prune(items: list[AreaSummary]) -> list[AreaSummary]:
+        kept = []
+        for item in items:
+            item.children = prune(item.children)
+            if item.people or item.notices or item.children:
+                kept.append(item)
+        return kept
+
+    return prune(roots)
+
+
+@dataclass
+class AreaPage:
+    area: m.ResearchArea
+    children: list[m.ResearchArea]
+    groups: list[PeopleGroup]
+    people: list[m.Person]
+    recruiting_ids: set[int]
+    notices: list[m.RecruitingNotice]
+    publications: list[m.Publication]
+
+
+def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPage | None:
+    """A research area's people, open notices and recent papers; None if no such area."""
+    area = session.scalar(
+        select(m.ResearchArea)
+        .where(m.ResearchArea.slug == slug)
+        .options(selectinload(m.ResearchArea.parent))
+    )
+    if area is None:
+        return None
+    people = list(
+        session.scalars(
+            select(m.Person)
+            .where(listed_people_clause(viewer), m.Person.areas.any(m.ResearchArea.id == area.id))
+            .options(*card_options())
+            .order_by(m.Person.sort_name, m.Person.id)
+        )
+    )
+    groups = group_people(people)
+    children = list(
+        session.scalars(
+            select(m.ResearchArea)
+            .where(m.ResearchArea.parent_id == area.id)
+            .order_by(m.ResearchArea.position, m.ResearchArea.name)
+        )
+    )
+    notices = recruiting_notices(session, viewer, day, RecruitingFilters(area=slug))
+    papers = session.scalars(
+        publications_stmt(viewer, PublicationFilters(area=slug)).limit(AREA_RECENT_PAPERS)
+    ).all()
+    return AreaPage(
+        area=area,
+        children=children,
+        groups=groups,
+        people=people,
+        recruiting_ids=recruiting_owner_ids(session, viewer, day),
+        notices=notices,
+        publications=list(papers),
+    )
+
+
+# ----------------------------------------------------------------------------- recruiting
+
+
+@dataclass(frozen=True)
+class RecruitingFilters(Filters):
+    level: str = ""
+    term: str = ""
+    area: str = ""
+    person: str = ""
+    funded: bool = False
+
+    @classmethod
+    def from_args(cls, args: Mapping[str, str]) -> RecruitingFilters:
+        return cls(
+            level=_choice(args, "level", m.values(m.RECRUITING_LEVELS)),
+            term=_text(args, "term", 40),
+            area=_text(args, "area", 80),
+            person=_text(args, "person", 120),
+            funded=_flag(args, "funded"),
+        )
+
+
+def _level_order(column: Any) -> ColumnElement:
+    levels = m.values(m.RECRUITING_LEVELS)
+    return case({level: i for i, level in enumerate(levels)}, value=column, else_=len(levels))
+
+
+def recruiting_notices(
+    session: Session, viewer: Viewer, day: date, filters: RecruitingFilters
+) -> list[m.RecruitingNotice]:
+    """Open notices the viewer may see, matching ``filters``: by level, then owner's name."""
+    owner = _OWNER
+    stmt = (
+        select(m.RecruitingNotice)
+        .join(owner, owner.id == m.RecruitingNotice.owner_id)
+        .where(listed_notice_clause(viewer, m.RecruitingNotice, owner, day))
+        .options(
+            contains_eager(m.RecruitingNotice.owner.of_type(owner)),
+            selectinload(m.RecruitingNotice.areas),
+        )
+        .order_by(
+            _level_order(m.RecruitingNotice.level),
+            owner.sort_name,
+            m.RecruitingNotice.position,
+            m.RecruitingNotice.id,
+        )
+    )
+    if filters.level:
+        stmt = stmt.where(m.RecruitingNotice.level == filters.level)
+    if filters.term:
+        stmt = stmt.where(m.RecruitingNotice.term == filters.term)
+    if filters.area:
+        stmt = stmt.where(m.RecruitingNotice.areas.any(m.ResearchArea.slug == filters.area))
+    if filters.person:
+        stmt = stmt.where(owner.slug == filters.person)
+    if filters.funded:
+        stmt = stmt.where(m.RecruitingNotice.funded.is_(True))
+    return list(session.scalars(stmt))
+
+
+@dataclass
+class RecruitingChoices:
+    """The values offered by the recruiting filters: taken from the open notices themselves."""
+
+    terms: list[str]
+    areas: list[m.ResearchArea]
+    people: list[m.Person]
+
+
+def recruiting_choices(session: Session, viewer: Viewer, day: date) -> RecruitingChoices:
+    owner = _OWNER
+    listed = (
+        select(m.RecruitingNotice.id)
+        .join(owner, owner.id == m.RecruitingNotice.owner_id)
+        .where(listed_notice_clause(viewer, m.RecruitingNotice, owner, day))
+    )
+    terms = session.scalars(
+        select(m.RecruitingNotice.term)
+        .where(
+            m.RecruitingNotice.id.in_(listed),
+            m.RecruitingNotice.term.isnot(None),
+            m.RecruitingNotice.term != "",
+        )
+        .distinct()
+        .order_by(m.RecruitingNotice.term)
+    ).all()
+    areas = session.scalars(
+        select(m.ResearchArea)
+        .where(
+            m.ResearchArea.id.in_(
+                select(m.notice_areas.c.area_id).where(m.notice_areas.c.notice_id.in_(listed))
+            )
+        )
+        .order_by(m.ResearchArea.name)
+    ).all()
+    people = session.scalars(
+        select(m.Person)
+        .where(
+            m.Person.id.in_(
+                select(m.RecruitingNotice.owner_id).where(m.RecruitingNotice.id.in_(listed))
+            )
+        )
+        .order_by(m.Person.sort_name)
+    ).all()
+    return RecruitingChoices(list(terms), list(areas), list(people))
+
+
+# ----------------------------------------------------------------------------- alumni
+
+
+@dataclass(frozen=True)
+class AlumniFilters(Filters):
+    year: int | None = None
+    advisor: str = ""
+    degree: str = ""
+    page: int = 1
+
+    @classmethod
+    def from_args(cls, args: Mapping[str, str]) -> AlumniFilters:
+        return cls(
+            year=_int(args, "year", 1900, 2999),
+            advisor=_text(args, "advisor", 120),
+            degree=_choice(args, "degree", m.values(m.DEGREES)),
+            page=_int(args, "page") or 1,
+        )
+
+
+@dataclass
+class Advisor:
+    name: str
+    person: m.Person | None
+    role: str
+
+
+@dataclass
+class Alumnus:
+    """One past student of the department for one degree, with every advisor."""
+
+    name: str
+    person: m.Person | None
+    degree: str | None
+    year: int | None
+    advisors: list[Advisor] = field(default_factory=list)
+    thesis: str | None = None
+    placement: str | None = None
+
+    @property
+    def advisor_slugs(self) -> set[str]:
+        return {a.person.slug for a in self.advisors if a.person is not None}
+
+
+@dataclass
+class AlumniPage:
+    page: Page[Alumnus]
+    years: list[int]
+    advisors: list[m.Person]
+    degrees: list[str]
+
+
+def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: int) -> AlumniPage:
+    """Past students: graduated under a department advisor (every advisor of theirs shown,
+    inside or outside the department), and people listed as alumni without such a record."""
+    advisor = _ADVISOR
+    student = _STUDENT
+    visible_sides = and_(
+        or_(m.AdvisingRelation.advisor_id.is_(None), person_clause(viewer, advisor)),
+        or_(m.AdvisingRelation.student_id.is_(None), person_clause(viewer, student)),
+    )
+    base = (
+        select(m.AdvisingRelation)
+        .outerjoin(advisor, advisor.id == m.AdvisingRelation.advisor_id)
+        .outerjoin(student, student.id == m.AdvisingRelation.student_id)
+        .where(
+            advising_clause(viewer, m.AdvisingRelation),
+            m.AdvisingRelation.status == "graduated",
+            visible_sides,
+        )
+        .options(
+            contains_eager(m.AdvisingRelation.advisor.of_type(advisor)),
+            contains_eager(m.AdvisingRelation.student.of_type(student)),
+        )
+        .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
+    )
+    # Relations with a department advisor make someone an alumnus of the department...
+    own = list(session.scalars(base.where(m.AdvisingRelation.advisor_id.isnot(None))))
+    student_ids = {rel.student_id for rel in own if rel.student_id}
+    # ...and then their other advisors (outside the department too) belong on the record.
+    others = (
+        list(
+            session.scalars(
+                base.where(
+                    m.AdvisingRelation.student_id.in_(student_ids),
+                    m.AdvisingRelation.advisor_id.is_(None),
+                )
+            )
+        )
+        if student_ids
+        else []
+    )
+    records: dict[tuple[Any, str], Alumnus] = {}
+    for rel in own + others:
+        if rel.student_id is None and not rel.student_name:
+            continue
+        key = (rel.student_id or rel.student_name.casefold(), rel.degree)
+        if rel.advisor_id is None and key not in records:
+            continue  # an outside advisor of a degree not taken in the department
+        record = records.get(key)
+        if record is None:
+            record = records[key] = Alumnus(
+                name=rel.student_display, person=rel.student, degree=rel.degree, year=None
+            )
+        record.year = max(filter(None, (record.year, rel.end_year)), default=None)
+        record.thesis = record.thesis or rel.thesis
+        record.placement = record.placement or rel.placement
+        record.advisors.append(Advisor(rel.advisor_display, rel.advisor, rel.role))
+    covered = {key[0] for key in records}
+    for person in session.scalars(
+        select(m.Person)
+        .where(person_clause(viewer, m.Person), m.Person.role == "alumni")
+        .order_by(m.Person.sort_name)
+    ):
+        if person.id not in covered:
+            records[(person.id, "")] = Alumnus(person.full_name, person, None, None)
+    everyone = sorted(
+        records.values(),
+        key=lambda r: (-(r.year or 0), (r.person.sort_name if r.person else r.name).casefold()),
+    )
+    advisors = {a.person.id: a.person for r in everyone for a in r.advisors if a.person is not None}
+    shown = [
+        r
+        for r in everyone
+        if (filters.year is None or r.year == filters.year)
+        and (not filters.degree or r.degree == filters.degree)
+        and (not filters.advisor or filters.advisor in r.advisor_slugs)
+    ]
+    degrees_present = {r.degree for r in everyone}
+    return AlumniPage(
+        page=_page_of(shown, filters.page, page_size),
+        years=sorted({r.year for r in everyone if r.year}, reverse=True),
+        advisors=sorted(advisors.values(), key=lambda p: p.sort_name.casefold()),
+        degrees=[d for d in m.values(m.DEGREES) if d in degrees_present],
+    )
+
+
+# ----------------------------------------------------------------------------- publications
+
+
+@dataclass(frozen=True)
+class PublicationFilters(Filters):
+    year: int | None = None
+    area: str = ""
+    person: str = ""
+    type: str = ""
+    venue: str = ""
+    awards: bool = False
+    page: int = 1
+
+    @classmethod
+    def from_args(cls, args: Mapping[str, str]) -> PublicationFilters:
+        return cls(
+            year=_int(args, "year", 1900, 2999),
+            area=_text(args, "area", 80),
+            person=_text(args, "person", 120),
+            type=_choice(args, "type", m.values(m.PUBLICATION_TYPES)),
+            venue=_text(args, "venue", 60),
+            awards=_flag(args, "awards"),
+            page=_int(args, "page") or 1,
+        )
+
+
+def _papers_of(viewer: Viewer, *conditions: Any) -> ColumnElement:
+    """Publications on the (not hidden) profile list of a visible person meeting ``conditions``."""
+    author = _AUTHOR
+    return m.Publication.id.in_(
+        select(m.ProfilePublication.publication_id)
+        .join(author, author.id == m.ProfilePublication.person_id)
+        .where(
+            m.ProfilePublication.hidden.is_(False),
+            person_clause(viewer, author),
+            *(condition(author) for condition in conditions),
+        )
+    )
+
+
+def _publication_conditions(
+    viewer: Viewer, filters: PublicationFilters, *, year: bool = True
+) -> list[ColumnElement]:
+    """The department's papers (each once) matching ``filters`` (all but the year if not
+    ``year``): visible papers on the profile of at least one visible person."""
+    conditions = [listed_publication_clause(viewer, m.Publication)]
+    if filters.person:
+        conditions.append(_papers_of(viewer, lambda a: a.slug == filters.person))
+    if filters.area:
+        conditions.append(
+            _papers_of(viewer, lambda a: a.areas.any(m.ResearchArea.slug == filters.area))
+        )
+    if filters.type:
+        conditions.append(m.Publication.type == filters.type)
+    if filters.venue:
+        conditions.append(
+            or_(
+                m.Publication.venue_short.icontains(filters.venue, autoescape=True),
+                m.Publication.venue.icontains(filters.venue, autoescape=True),
+            )
+        )
+    if filters.awards:
+        conditions.append(m.Publication.awards.any())
+    if year and filters.year:
+        conditions.append(m.Publication.year == filters.year)
+    return conditions
+
+
+def publications_stmt(viewer: Viewer, filters: PublicationFilters) -> Select:
+    """The filtered department papers, newest first, with everything a citation shows."""
+    return (
+        select(m.Publication)
+        .where(*_publication_conditions(viewer, filters))
+        .options(*publication_options())
+        .order_by(
+            m.Publication.year.desc().nulls_last(),
+            m.Publication.month.desc().nulls_last(),
+            m.Publication.title,
+            m.Publication.id,
+        )
+    )
+
+
+@dataclass
+class PublicationChoices:
+    years: list[tuple[int, int]]  # (year, papers) for every year from first to last
+    types: list[str]
+    venues: list[str]
+    people: list[m.Person]
+    areas: list[m.ResearchArea]
+
+
+_VENUE_YEAR = re.compile(r"\s*['’]?\d{2,4}$")
+
+
+def venue_name(short: str) -> str:
+    """A venue's short name without its year: "OSDI'26", "OSDI26" and "OSDI" are one venue."""
+    return _VENUE_YEAR.sub("", short).strip() or short
+
+
+def publications_page(
+    session: Session, viewer: Viewer, filters: PublicationFilters, page_size: int
+) -> tuple[Page[m.Publication], PublicationChoices]:
+    """A page of the filtered department papers, and the filters' choices with the papers-per
+    -year counts of the chart (counted with every filter but the year)."""
+    conditions = _publication_conditions(viewer, filters)
+    total = session.scalar(select(func.count(m.Publication.id)).where(*conditions)) or 0
+    number = min(filters.page, max(1, math.ceil(total / page_size)))
+    items = session.scalars(
+        publications_stmt(viewer, filters).limit(page_size).offset((number - 1) * page_size)
+    ).all()
+    per_year = dict(
+        session.execute(
+            select(m.Publication.year, func.count(m.Publication.id))
+            .where(*_publication_conditions(viewer, filters, year=False))
+            .where(m.Publication.year.isnot(None))
+            .group_by(m.Publication.year)
+        ).all()
+    )
+    years = (
+        [(y, per_year.get(y, 0)) for y in range(min(per_year), max(per_year) + 1)]
+        if per_year
+        else []
+    )
+    department = _publication_conditions(viewer, PublicationFilters())
+    types = set(session.scalars(select(m.Publication.type).where(*department).distinct()))
+    shorts = session.scalars(
+        select(m.Publication.venue_short)
+        .where(*department, m.Publication.venue_short.isnot(None))
+        .distinct()
+    )
+    venues = sorted({venue_name(s) for s in shorts if s}, key=str.casefold)
+    pp = _PROFILE_PUB
+    pub = _PUB
+    people = session.scalars(
+        select(m.Person)
+        .where(
+            person_clause(viewer, m.Person),
+            m.Person.id.in_(
+                select(pp.person_id)
+                .join(pub, pub.id == pp.publication_id)
+                .where(pp.hidden.is_(False), publication_clause(viewer, pub))
+            ),
+        )
+        .order_by(m.Person.sort_name)
+    ).all()
+    choices = PublicationChoices(
+        years=years,
+        types=[t for t in m.values(m.PUBLICATION_TYPES) if t in types],
+        venues=venues,
+        people=list(people),
+        areas=listed_areas(session, viewer),
+    )
+    return Page(list(items), number, page_size, total), choices
+
+
+# ----------------------------------------------------------------------------- news
+
+
+def news_page(session: Session, viewer: Viewer, number: int, page_size: int) -> Page[Any]:
+    """Department news gathered from profiles, newest first: rows of (NewsItem, Person)."""
+    owner = _OWNER
+    conditions = owned_entry_clause(viewer, m.NewsItem, owner)
+    total = (
+        session.scalar(
+            select(func.count(m.NewsItem.id))
+            .join(owner, owner.id == m.NewsItem.owner_id)
+            .where(conditions)
+        )
+        or 0
+    )
+    number = min(max(1, number), max(1, math.ceil(total / page_size)))
+    rows = session.execute(
+        select(m.NewsItem, owner)
+        .join(owner, owner.id == m.NewsItem.owner_id)
+        .where(conditions)
+        .order_by(
+            m.NewsItem.year.desc(),
+            m.NewsItem.month.desc().nulls_last(),
+            m.NewsItem.day.desc().nulls_last(),
+            m.NewsItem.id.desc(),
+        )
+        .limit(page_size)
+        .offset((number - 1) * page_size)
+    ).all()
+    return Page([tuple(row) for row in rows], number, page_size, total)
+
+
+def news_date(item: m.NewsItem) -> date:
+    """The date a news item is about (the first of the month or year when vaguer)."""
+    month = item.month if item.month and 1 <= item.month <= 12 else 1
+    try:
+        return date(item.year, month, item.day or 1)
+    except ValueError:
+        return date(item.year, month, 1)

@@ -1,0 +1,79 @@
+"""Invitations to claim a profile: a single-use link that expires after
+DIRECTORY_INVITATION_DAYS. Only a SHA-256 hash of the token is stored, so a leaked database
+holds no usable link."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from directory import models as m
+from directory.models import Invitation
+
+
+class InvitationUnusable(Exception):
+    """The link is unknown, used or expired; the message says which, for the user."""
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _aware(moment: datetime) -> datetime:
+    # SQLite gives back naive datetimes; every stored time is UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def create_invitation(session: Session, person: m.Person, by_key: str | None, days: int) -> str:
+    """Create an invitation for ``person`` and return its token (shown once, never stored).
+    Earlier unused invitations of the person stop working."""
+    now = datetime.now(UTC)
+    for old in session.scalars(
+        select(Invitation).where(Invitation.person_id == person.id, Invitation.used_at.is_(None))
+    ):
+        old.expires_at = now
+    token = secrets.token_urlsafe(32)
+    session.add(
+        Invitation(
+            person_id=person.id,
+            token_hash=_hash(token),
+            created_by_key=by_key,
+            expires_at=now + timedelta(days=days),
+        )
+    )
+    session.flush()
+    return token
+
+
+def find_invitation(session: Session, token: str) -> Invitation:
+    """The usable invitation for ``token``; raises :class:`InvitationUnusable`."""
+    invitation = session.scalar(select(Invitation).where(Invitation.token_hash == _hash(token)))
+    if invitation is None:
+        raise InvitationUnusable(
+            "This invitation link is not valid. Check that it was copied whole."
+        )
+    if invitation.used_at is not None:
+        raise InvitationUnusable("This invitation link has already been used.")
+    if _aware(invitation.expires_at) <= datetime.now(UTC):
+        raise InvitationUnusable("This invitation link has expired; ask an admin for a new one.")
+    return invitation
+
+
+def claim(session: Session, invitation: Invitation, user_key: str) -> m.Person:
+    """Bind the signed-in identity to the invited person and use up the invitation."""
+    bound = session.scalar(select(m.Person).where(m.Person.user_key == user_key))
+    if bound is not None and bound.id != invitation.person_id:
+        raise InvitationUnusable(
+            f"Your account is already linked to the profile of {bound.full_name}; "
+            "ask an admin to fix this."
+        )
+    person = invitation.person
+    person.user_key = user_key
+    invitation.used_at = datetime.now(UTC)
+    invitation.used_by_key = user_key
+    session.flush()
+    return person

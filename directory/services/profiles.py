@@ -1,0 +1,260 @@
+"""Assembling a person's profile for display: every section, filtered by what the viewer may
+see, in a fixed number of queries whatever the profile's size."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from itertools import groupby
+from typing import Any
+
+from sqlalchemy import and_, or_, select
+from sqlalchemy.orm import Session, selectinload
+
+from directory import models as m
+from directory.formats.interchange import profile_publication_order
+from directory.services.access import visibility_clause
+from directory.services.identity import Viewer
+
+
+@dataclass
+class PublicationGroup:
+    heading: str
+    items: list[Any]
+
+
+@dataclass
+class StudentGroups:
+    current_phd: list[Any] = field(default_factory=list)
+    current_masters: list[Any] = field(default_factory=list)
+    current_other: list[Any] = field(default_factory=list)
+    past: list[Any] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.current_phd or self.current_masters or self.current_other or self.past)
+
+
+@dataclass
+class Profile:
+    person: m.Person
+    news: list[m.NewsItem]
+    education: list[m.Education]
+    experience: list[m.Experience]
+    internships: list[m.Experience]
+    projects: list[m.ResearchProject]
+    teaching: list[m.Teaching]
+    service: list[tuple[str, list[tuple[int | None, list[m.Service]]]]]
+    awards: list[m.Award]
+    funding: list[m.Funding]
+    custom_sections: list[m.CustomSection]
+    recruiting: list[m.RecruitingNotice]
+    publications: list[PublicationGroup]
+    selected_publications: list[Any]
+    students: StudentGroups
+    advisors: list[m.AdvisingRelation]
+    co_advisors: dict[int, list[str]]
+    publication_count: int = 0
+
+
+def _entries(
+    session: Session, model: Any, person: m.Person, viewer: Viewer, *options: Any
+) -> list[Any]:
+    stmt = (
+        select(model)
+        .where(model.owner_id == person.id, visibility_clause(viewer, model))
+        .options(*options)
+        .order_by(model.position, model.id)
+    )
+    return list(session.scalars(stmt))
+
+
+def _projects(session: Session, person: m.Person, viewer: Viewer) -> list[m.ResearchProject]:
+    """Top-level projects; each gets ``visible_children`` (recursively) and
+    ``visible_publications`` so templates never touch unfiltered relationships."""
+    rows = list(
+        session.scalars(
+            select(m.ResearchProject)
+            .where(
+                m.ResearchProject.owner_id == person.id,
+                visibility_clause(viewer, m.ResearchProject),
+            )
+            .options(selectinload(m.ResearchProject.publications))
+            .order_by(m.ResearchProject.position, m.ResearchProject.id)
+        )
+    )
+    by_parent: dict[int | None, list[m.ResearchProject]] = defaultdict(list)
+    ids = {p.id for p in rows}
+    for project in rows:
+        by_parent[project.parent_id if project.parent_id in ids else None].append(project)
+    for project in rows:
+        project.visible_children = by_parent.get(project.id, [])
+        project.visible_publications = [
+            pub for pub in project.publications if pub.visibility in _pub_levels(viewer)
+        ]
+    return by_parent.get(None, [])
+
+
+def _pub_levels(viewer: Viewer) -> tuple[str, ...]:
+    if viewer.is_admin:
+        return ("public", "members", "private")
+    return ("public", "members") if viewer.is_authenticated else ("public",)
+
+
+def publication_options() -> list[Any]:
+    return [
+        selectinload(m.Publication.authorships).selectinload(m.Authorship.person),
+        selectinload(m.Publication.links),
+        selectinload(m.Publication.awards),
+        selectinload(m.Publication.badges),
+        selectinload(m.Publication.relations).selectinload(m.PublicationRelation.target),
+    ]
+
+
+def profile_publications(session: Session, person: m.Person, viewer: Viewer) -> list[Any]:
+    """The person's publications (their ProfilePublication rows, not hidden), newest first;
+    others' private papers only for the owner and admins. Also what the person's exports hold."""
+    own = viewer.is_admin or viewer.person_id == person.id
+    stmt = (
+        select(m.ProfilePublication)
+        .join(m.Publication)
+        .where(
+            m.ProfilePublication.person_id == person.id,
+            m.ProfilePublication.hidden.is_(False),
+            visibility_clause(viewer, m.Publication, m.Publication.created_by_id)
+            if not own
+            else m.Publication.id.isnot(None),
+        )
+        .options(selectinload(m.ProfilePublication.publication).options(*publication_options()))
+        .order_by(*profile_publication_order())
+    )
+    return list(session.scalars(stmt))
+
+
+def _group_publications(rows: list[Any]) -> list[PublicationGroup]:
+    groups: list[PublicationGroup] = []
+    by_section: dict[str, list[Any]] = defaultdict(list)
+    for row in rows:
+        if row.section:
+            by_section[row.section].append(row)
+    dated = [row for row in rows if not row.section]
+    for year, items in groupby(dated, key=lambda r: r.publication.year):
+        groups.append(PublicationGroup(str(year) if year else "Undated", list(items)))
+    for heading, items in by_section.items():
+        groups.append(PublicationGroup(heading, items))
+    return groups
+
+
+def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, Any, Any]:
+    """Students of ``person``, their other advisors, and ``person``'s own advisors; a
+    department person whose profile the viewer may not see is left out of all three."""
+    confirmed_or_own = or_(
+        and_(m.AdvisingRelation.advisor_confirmed, m.AdvisingRelation.student_confirmed),
+        m.AdvisingRelation.owner_id == viewer.person_id if viewer.person_id else False,
+    )
+    base = select(m.AdvisingRelation).where(
+        visibility_clause(viewer, m.AdvisingRelation), confirmed_or_own
+    )
+    as_advisor = list(
+        session.scalars(
+            base.where(m.AdvisingRelation.advisor_id == person.id)
+            .options(selectinload(m.AdvisingRelation.student))
+            .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
+        )
+    )
+    student_ids = [rel.student_id for rel in as_advisor if rel.student_id]
+    co_advisors: dict[int, list[str]] = defaultdict(list)
+    if student_ids:
+        others = session.scalars(
+            base.where(
+                m.AdvisingRelation.student_id.in_(student_ids),
+                or_(
+                    m.AdvisingRelation.advisor_id.is_(None),
+                    m.AdvisingRelation.advisor_id != person.id,
+                ),
+            )
+            .options(selectinload(m.AdvisingRelation.advisor))
+            .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
+        )
+        for rel in others:
+            # A department co-advisor's name only if their profile is visible (an external
+            # name, typed in, stays).
+            if rel.advisor is None or _visible_person(rel.advisor, viewer):
+                co_advisors[rel.student_id].append(rel.advisor_display)
+    groups = StudentGroups()
+    for rel in as_advisor:
+        if rel.student is not None and not _visible_person(rel.student, viewer):
+            continue
+        if rel.status != "current":
+            groups.past.append(rel)
+        elif rel.degree == "phd":
+            groups.current_phd.append(rel)
+        elif rel.degree == "masters":
+            groups.current_masters.append(rel)
+        else:
+            groups.current_other.append(rel)
+    groups.past.sort(key=lambda r: (-(r.end_year or 0), r.position))
+    advisors = [
+        rel
+        for rel in session.scalars(
+            base.where(m.AdvisingRelation.student_id == person.id)
+            .options(selectinload(m.AdvisingRelation.advisor))
+            .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
+        )
+        if rel.advisor is None or _visible_person(rel.advisor, viewer)
+    ]
+    return groups, dict(co_advisors), advisors
+
+
+def _visible_person(person: m.Person, viewer: Viewer) -> bool:
+    from directory.services.access import person_visible
+
+    return person_visible(viewer, person)
+
+
+def _service_groups(rows: list[m.Service]) -> list[tuple[str, list[tuple[int | None, list]]]]:
+    """Service grouped by kind (in vocabulary order), then by year, newest first."""
+    order = {kind: i for i, kind in enumerate(m.values(m.SERVICE_KINDS))}
+    result = []
+    by_kind: dict[str, list[m.Service]] = defaultdict(list)
+    for row in rows:
+        by_kind[row.kind].append(row)
+    for kind in sorted(by_kind, key=lambda k: order.get(k, 99)):
+        items = sorted(by_kind[kind], key=lambda s: -(s.year or 0))
+        years = [(year, list(group)) for year, group in groupby(items, key=lambda s: s.year)]
+        result.append((kind, years))
+    return result
+
+
+def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date) -> Profile:
+    """Everything shown on ``person``'s profile page for ``viewer``."""
+    experience = _entries(session, m.Experience, person, viewer)
+    publications = profile_publications(session, person, viewer)
+    students, co_advisors, advisors = _advising(session, person, viewer)
+    recruiting = [
+        notice
+        for notice in _entries(
+            session, m.RecruitingNotice, person, viewer, selectinload(m.RecruitingNotice.areas)
+        )
+        if notice.is_open(today)
+    ]
+    return Profile(
+        person=person,
+        news=_entries(session, m.NewsItem, person, viewer),
+        education=_entries(session, m.Education, person, viewer),
+        experience=[e for e in experience if e.kind == "job"],
+        internships=[e for e in experience if e.kind != "job"],
+        projects=_projects(session, person, viewer),
+        teaching=_entries(session, m.Teaching, person, viewer),
+        service=_service_groups(_entries(session, m.Service, person, viewer)),
+        awards=_entries(session, m.Award, person, viewer),
+        funding=_entries(session, m.Funding, person, viewer),
+        custom_sections=_entries(session, m.CustomSection, person, viewer),
+        recruiting=recruiting,
+        publications=_group_publications(publications),
+        selected_publications=[row for row in publications if row.selected],
+        students=students,
+        advisors=advisors,
+        co_advisors=co_advisors,
+        publication_count=len(publications),
+    )

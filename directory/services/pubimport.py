@@ -1,0 +1,852 @@
+"""Importing publications into a profile: a plan first (nothing written), then all or nothing.
+
+:func:`plan_import` reads parsed entries (BibTeX or ORCID) against the database and says, for
+each, what confirming would do:
+
+========== ==============================================================================
+new        a paper the department does not have yet; it will be created
+on_profile already on this profile (same DOI / arXiv id); nothing to add, or only the
+           missing details listed
+department the same paper is on a colleague's profile; it will be linked, not copied
+duplicate  a close title, a year within one and a shared author surname: the person decides
+           (link to it, import as new, import as a separate version, or skip)
+repeat     the same paper as an earlier entry of the same file; skipped
+error      cannot be imported (malformed entry, no title, a value too long); nothing can be
+           confirmed until the file is fixed
+========== ==============================================================================
+
+:func:`apply_plan` writes a plan in the caller's transaction (it only flushes). New papers are
+written with bulk INSERTs, so that a file of thousands of entries imports in seconds.
+
+The text being imported is kept server-side between preview and confirm in an
+:class:`ImportDraft`; the confirm step re-plans from it and refuses if the database changed
+what the person was shown (:attr:`ImportPlan.fingerprint`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import Session
+
+from directory import models as m
+from directory.formats.bibtex import BibtexProblem, ParsedEntry
+from directory.formats.orcid import RecordEntry
+from directory.models import ImportDraft
+from directory.services.publications import (
+    AuthorIndex,
+    Candidate,
+    PublicationIndex,
+    link_authors,
+    link_coauthor_profiles,
+    link_versions,
+    publication_options,
+)
+
+STATUSES = (
+    ("new", "New"),
+    ("on_profile", "Already on the profile"),
+    ("department", "Matches a department paper"),
+    ("duplicate", "Possible duplicate"),
+    ("repeat", "Repeated in this file"),
+    ("error", "Error"),
+)
+DECISIONS = ("link", "new", "version", "skip")
+#: How many new papers one bulk INSERT round writes (and the progress bar advances by).
+CHUNK = 250
+
+# --------------------------------------------------------------------------------------------
+# Drafts: the text between preview and confirm
+# --------------------------------------------------------------------------------------------
+
+
+def create_draft(
+    session: Session, person: m.Person, created_by: str, kind: str, source: str,
+    filename: str | None, max_age_hours: int,
+) -> ImportDraft:  # fmt: skip
+    """Store ``source`` for preview; drafts older than ``max_age_hours`` are removed."""
+    cutoff = m.utcnow() - timedelta(hours=max_age_hours)
+    session.execute(delete(ImportDraft).where(ImportDraft.created_at < cutoff))
+    draft = ImportDraft(
+        person_id=person.id, created_by=created_by, kind=kind, source=source,
+        filename=(filename or None) and filename[-255:],
+    )  # fmt: skip
+    session.add(draft)
+    session.flush()
+    return draft
+
+
+def draft_expired(draft: ImportDraft, max_age_hours: int) -> bool:
+    created = draft.created_at
+    if created.tzinfo is None:  # SQLite hands back naive datetimes
+        created = created.replace(tzinfo=m.utcnow().tzinfo)
+    return created < m.utcnow() - timedelta(hours=max_age_hours)
+
+
+# --------------------------------------------------------------------------------------------
+# The plan
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PlannedAuthor:
+    name: str
+    person_id: int | None = None
+    person_name: str | None = None
+    #: Names of the department people it could be, when it is ambiguous.
+    ambiguous: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PlannedEntry:
+    """One entry of the file and what confirming does with it."""
+
+    index: int
+    line: int | None
+    key: str | None
+    status: str
+    reason: str
+    data: dict[str, Any] | None = None
+    raw: str = ""
+    warnings: list[str] = field(default_factory=list)
+    #: The existing paper (on_profile, department) or, negative, the earlier entry (repeat).
+    target_id: int | None = None
+    target_title: str | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    authors: list[PlannedAuthor] = field(default_factory=list)
+    #: What linking adds to the existing paper, in words, and as values.
+    changes: list[str] = field(default_factory=list)
+    fill: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        return (self.data or {}).get("title") or ""
+
+    @property
+    def needs_decision(self) -> bool:
+        return self.status == "duplicate"
+
+
+@dataclass
+class PlannedRecord:
+    """A profile entry from an ORCID record (education, experience, award, service, funding)."""
+
+    index: int
+    kind: str
+    data: dict[str, Any]
+    summary: str
+    status: str  # "new" or "on_profile"
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportPlan:
+    person_id: int
+    source: str
+    entries: list[PlannedEntry]
+    records: list[PlannedRecord] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[PlannedEntry]:
+        return [e for e in self.entries if e.status == "error"]
+
+    @property
+    def blocked(self) -> bool:
+        """Whether confirming is refused (the file must be fixed first)."""
+        return bool(self.errors)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {status: 0 for status, _ in STATUSES}
+        for entry in self.entries:
+            counts[entry.status] += 1
+        return counts
+
+    @property
+    def new_records(self) -> list[PlannedRecord]:
+        return [r for r in self.records if r.status == "new"]
+
+    @property
+    def has_work(self) -> bool:
+        return any(
+            e.status in ("new", "department", "duplicate") or e.changes for e in self.entries
+        ) or bool(self.new_records)
+
+    def line_of(self, target: int) -> int | None:
+        """The file line of an entry referred to by its negative id."""
+        entry = self.entries[-target - 1]
+        return entry.line
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever what confirming would do changes (new department papers, an
+        entry now on the profile...), so a confirm based on an outdated preview is refused."""
+        shape = [
+            (e.status, e.target_id, [c.publication_id for c in e.candidates], e.changes)
+            for e in self.entries
+        ]
+        shape.append([(r.kind, r.status) for r in self.records])
+        text = json.dumps(shape, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _limits() -> dict[str, int]:
+    limits = {}
+    for column in m.Publication.__table__.columns:
+        length = getattr(column.type, "length", None)
+        if length:
+            limits[column.name] = length
+    return limits
+
+
+_PUB_LIMITS = _limits()
+_CHECKED = (
+    "title", "venue", "venue_short", "doi", "arxiv_id", "volume", "number", "pages",
+    "publisher", "location",
+)  # fmt: skip
+_CHECKS = (
+    *((name, _PUB_LIMITS[name]) for name in _CHECKED),
+    ("key", _PUB_LIMITS["citation_key"]),
+)
+_NESTED_LIMITS = (
+    ("authors", "name", m.Authorship.__table__.c.name.type.length),
+    ("links", "url", m.PublicationLink.__table__.c.url.type.length),
+    ("links", "label", m.PublicationLink.__table__.c.label.type.length),
+    ("awards", None, m.PublicationAward.__table__.c.name.type.length),
+    ("badges", "name", m.ArtifactBadge.__table__.c.name.type.length),
+    ("badges", "issuer", m.ArtifactBadge.__table__.c.issuer.type.length),
+)
+
+
+def entry_problem(data: dict[str, Any]) -> str | None:
+    """Why ``data`` cannot be stored as a publication, or None."""
+    if not (data.get("title") or "").strip():
+        return "The entry has no title."
+    for name, limit in _CHECKS:
+        value = data.get(name)
+        if value is not None and len(str(value)) > limit:
+            what = "citation key" if name == "key" else name.replace("_", " ")
+            return f"The {what} is longer than {limit} characters."
+    for collection, name, limit in _NESTED_LIMITS:
+        items = data.get(collection)
+        if not items:
+            continue
+        if name is not None:
+            items = [item.get(name) for item in items]
+        if max(len(value) if value else 0 for value in items) > limit:
+            what = collection[:-1] + (f" {name}" if name else "")
+            article = "An" if what[0] in "aeiou" else "A"
+            return f"{article} {what} is longer than {limit} characters."
+    year = data.get("year")
+    if year is not None and not 1000 <= year <= 2999:
+        return f"The year {year} is not plausible."
+    return None
+
+
+_SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+def _safe_links(data: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """``data`` without links a page must not point at (``javascript:``, ``data:``...):
+    absolute http(s) addresses and site-relative paths (al-folio ``pdf = {paper.pdf}``) stay."""
+    links = data.get("links") or []
+    kept = []
+    if all(link["url"].startswith(("https://", "http://")) for link in links):
+        return data
+    for link in links:
+        scheme = _SCHEME_RE.match(link["url"])
+        if scheme is None or scheme.group(1).lower() in ("http", "https"):
+            kept.append(link)
+        else:
+            warnings.append(
+                f"The {link['kind']} link {link['url'][:60]!r} was dropped: only web "
+                "addresses (http, https) are kept."
+            )
+    if len(kept) == len(links):
+        return data
+    return {**data, "links": kept}
+
+
+#: Scalar fields an import may fill on an existing paper where they are empty.
+FILL_FIELDS = (
+    "venue", "venue_short", "month", "abstract", "doi", "arxiv_id", "volume", "number", "pages",
+    "publisher", "location",
+)  # fmt: skip
+_FIELD_WORDS = {"venue_short": "short venue", "arxiv_id": "arXiv id", "doi": "DOI"}
+
+
+def _enrichment(
+    pub: m.Publication, data: dict[str, Any], raw: str, index: PublicationIndex,
+    authors: AuthorIndex, owner_id: int, on_profile: bool, profile_row: Any,
+) -> tuple[list[str], dict[str, Any]]:  # fmt: skip
+    """What linking ``data`` to ``pub`` adds (words for the preview, values for the write)."""
+    words: list[str] = []
+    fill: dict[str, Any] = {}
+    for name in FILL_FIELDS:
+        value = data.get(name)
+        if value in (None, "", []) or getattr(pub, name) not in (None, "", []):
+            continue
+        if name == "doi" and index.by_doi.get(value.lower(), pub.id) != pub.id:
+            continue
+        if name == "arxiv_id" and index.by_arxiv.get(value, pub.id) != pub.id:
+            continue
+        fill[name] = value
+        words.append(_FIELD_WORDS.get(name, name))
+    if raw and not pub.bibtex:
+        fill["bibtex"] = raw
+    if data.get("key") and not pub.citation_key:
+        fill["citation_key"] = data["key"]
+    urls = {link.url for link in pub.links}
+    new_links = [link for link in data.get("links") or [] if link["url"] not in urls]
+    if new_links:
+        fill["links"] = new_links
+        words.append(", ".join(dict.fromkeys(f"{link['kind']} link" for link in new_links)))
+    award_names = {a.name for a in pub.awards}
+    new_awards = [a for a in data.get("awards") or [] if a not in award_names]
+    if new_awards:
+        fill["awards"] = new_awards
+        words.append("award " + "; ".join(new_awards))
+    # Department authors not linked yet, the importer first.
+    linked = {a.person_id for a in pub.authorships if a.person_id}
+    links: dict[int, int] = {}
+    if owner_id not in linked:
+        for a in pub.authorships:
+            if a.person_id is None and authors.matches_person(a.name, owner_id):
+                links[a.position] = owner_id
+                break
+    for a in pub.authorships:
+        if a.person_id is None and a.position not in links:
+            found = authors.match(a.name).person_id
+            if found and found not in linked and found not in links.values():
+                links[a.position] = found
+    if links:
+        fill["author_links"] = links
+        words.append(
+            "links "
+            + ", ".join(authors.names[pid] for pid in links.values())
+            + " as author" + ("s" if len(links) > 1 else "")
+        )  # fmt: skip
+    if on_profile and data.get("selected") and profile_row is not None and not profile_row.selected:
+        fill["selected"] = True
+        words.append("marks it selected")
+    return words, fill
+
+
+def plan_import(
+    session: Session,
+    person: m.Person,
+    entries: list[ParsedEntry],
+    problems: Iterable[BibtexProblem] = (),
+    *,
+    source: str = "bibtex",
+    records: Iterable[RecordEntry] = (),
+) -> ImportPlan:
+    """What importing ``entries`` (and ORCID ``records``) into ``person``'s profile would do.
+    Reads the database, writes nothing."""
+    index = PublicationIndex(session)
+    authors = AuthorIndex.load(session)
+    profile_rows = {
+        row.publication_id: row
+        for row in session.scalars(
+            select(m.ProfilePublication).where(m.ProfilePublication.person_id == person.id)
+        )
+    }
+    planned: list[PlannedEntry] = []
+    for problem in problems:
+        planned.append(
+            PlannedEntry(
+                index=len(planned), line=problem.line, key=problem.key, status="error",
+                reason=problem.message,
+            )
+        )  # fmt: skip
+    claimed: dict[int, int] = {}  # existing paper id -> index of the entry that matched it
+    matched_existing: list[PlannedEntry] = []
+    for parsed in entries:
+        i = len(planned)
+        data = parsed.data
+        entry = PlannedEntry(
+            index=i, line=parsed.line, key=parsed.key, status="new", reason="", data=data,
+            raw=parsed.raw, warnings=list(parsed.warnings),
+        )  # fmt: skip
+        planned.append(entry)
+        data = entry.data = _safe_links(data, entry.warnings)
+        problem = entry_problem(data)
+        if problem:
+            entry.status, entry.reason = "error", problem
+            continue
+        result = index.match(data, own=profile_rows)
+        if result.same is not None:
+            entry.target_id = result.same
+            earlier = claimed.get(result.same) if result.same > 0 else -result.same - 1
+            if earlier is not None:
+                entry.status = "repeat"
+                line = planned[earlier].line
+                where = f"line {line}" if line else f"entry {earlier + 1}"
+                entry.reason = f"Same paper as the entry on {where} ({result.reason}); skipped."
+                entry.target_id = -earlier - 1
+                continue
+            claimed[result.same] = i
+            entry.target_title = index.known[result.same].title
+            if result.same in profile_rows:
+                entry.status = "on_profile"
+                entry.reason = f"Already on the profile: {result.reason}."
+            else:
+                entry.status = "department"
+                entry.reason = f"A department paper has {result.reason}; it will be linked."
+            matched_existing.append(entry)
+        elif result.candidates:
+            entry.status = "duplicate"
+            entry.candidates = result.candidates
+            entry.reason = "A paper like this exists: decide whether it is the same."
+        else:
+            entry.reason = "Not in the department yet; it will be added."
+        if entry.status in ("new", "duplicate"):
+            index.add(-i - 1, data)
+        matches = link_authors(data.get("authors") or [], authors, owner_id=person.id)
+        for author, found in zip(data.get("authors") or [], matches, strict=True):
+            entry.authors.append(
+                PlannedAuthor(
+                    name=author["name"],
+                    person_id=found.person_id,
+                    person_name=authors.names.get(found.person_id) if found.person_id else None,
+                    ambiguous=[authors.names[p] for p in found.ambiguous],
+                )
+            )
+        if entry.status in ("new", "duplicate") and person.id not in (
+            a.person_id for a in entry.authors
+        ):
+            entry.warnings.append(
+                f"No author matches {person.full_name} or their name variants; the paper "
+                "will be on the profile, but no author is linked to it."
+            )
+
+    # Existing papers: what linking would add.
+    pubs = {}
+    ids = [e.target_id for e in matched_existing]
+    for start in range(0, len(ids), 500):
+        for pub in session.scalars(
+            select(m.Publication)
+            .where(m.Publication.id.in_(ids[start : start + 500]))
+            .options(*publication_options())
+        ):
+            pubs[pub.id] = pub
+    for entry in matched_existing:
+        entry.changes, entry.fill = _enrichment(
+            pubs[entry.target_id], entry.data, entry.raw, index, authors, person.id,
+            entry.status == "on_profile", profile_rows.get(entry.target_id),
+        )  # fmt: skip
+        if entry.status == "on_profile" and not entry.changes:
+            entry.reason += " Nothing to add."
+        pub = pubs[entry.target_id]
+        if entry.status == "department" and person.id not in (
+            *(a.person_id for a in pub.authorships),
+            *entry.fill.get("author_links", {}).values(),
+        ):
+            entry.warnings.append(
+                f"No author of the existing record matches {person.full_name} or their name "
+                "variants; the paper will be on the profile, but no author is linked to it."
+            )
+
+    plan = ImportPlan(person_id=person.id, source=source, entries=planned)
+    plan.records = _plan_records(session, person, list(records))
+    return plan
+
+
+_RECORD_KEYS = {
+    "education": ("institution", "degree", "start_year"),
+    "experience": ("organisation", "title", "start_year"),
+    "awards": ("title", "year"),
+    "service": ("venue", "role", "year"),
+    "funding": ("funder", "title", "grant_number"),
+}
+
+
+def _record_key(kind: str, values: dict[str, Any]) -> tuple:
+    return tuple(
+        (str(values.get(name) or "")).casefold().strip() if name != "year" and not
+        name.endswith("_year") else values.get(name)
+        for name in _RECORD_KEYS[kind]
+    )  # fmt: skip
+
+
+def _plan_records(
+    session: Session, person: m.Person, records: list[RecordEntry]
+) -> list[PlannedRecord]:
+    existing: dict[str, set[tuple]] = {}
+    planned = []
+    for i, record in enumerate(records):
+        if record.kind not in existing:
+            model = m.ENTRY_MODELS[record.kind]
+            existing[record.kind] = {
+                _record_key(record.kind, {n: getattr(row, n) for n in _RECORD_KEYS[record.kind]})
+                for row in session.scalars(select(model).where(model.owner_id == person.id))
+            }
+        key = _record_key(record.kind, record.data)
+        status = "on_profile" if key in existing[record.kind] else "new"
+        existing[record.kind].add(key)
+        planned.append(
+            PlannedRecord(i, record.kind, record.data, record.summary, status, record.warnings)
+        )
+    return planned
+
+
+# --------------------------------------------------------------------------------------------
+# Decisions and writing
+# --------------------------------------------------------------------------------------------
+
+
+class PlanRefused(Exception):
+    """The plan cannot be written as it stands; ``messages`` say why."""
+
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__("; ".join(messages))
+        self.messages = messages
+
+
+def decision_choices(entry: PlannedEntry, plan: ImportPlan) -> list[tuple[str, str]]:
+    """The choices offered for a possible duplicate, as (value, label)."""
+    choices = []
+    for c in entry.candidates:
+        if c.publication_id < 0:
+            line = plan.line_of(c.publication_id)
+            where = f"the entry on line {line} of this file" if line else "an earlier entry"
+        else:
+            where = f"“{c.title}”" + (f" ({c.year})" if c.year else "")
+        choices.append((f"link:{c.publication_id}", f"Same paper as {where}"))
+        choices.append(
+            (
+                f"version:{c.publication_id}",
+                f"A different version of {where} (preprint ↔ published)",
+            )
+        )
+    choices.append(("new", "A different paper: import it as new"))
+    choices.append(("skip", "Skip this entry"))
+    return choices
+
+
+def check_decisions(plan: ImportPlan, decisions: dict[int, str]) -> list[str]:
+    """Problems with the decisions given for a plan (empty when it may be written)."""
+    messages = []
+    if plan.blocked:
+        messages.append(
+            f"{len(plan.errors)} entr{'y' if len(plan.errors) == 1 else 'ies'} cannot be "
+            "imported; fix the file and preview it again. Nothing was imported."
+        )
+    for entry in plan.entries:
+        if not entry.needs_decision:
+            continue
+        decision = decisions.get(entry.index)
+        allowed = {value for value, _ in decision_choices(entry, plan)}
+        if decision not in allowed:
+            where = f"line {entry.line}" if entry.line else f"“{entry.title}”"
+            messages.append(f"Decide what to do with the possible duplicate on {where}.")
+    return messages
+
+
+@dataclass
+class ImportSummary:
+    created: int = 0
+    linked: int = 0
+    updated: int = 0
+    skipped: int = 0
+    versions: int = 0
+    records: int = 0
+
+    def __str__(self) -> str:
+        parts = [f"{self.created} new paper{'s' if self.created != 1 else ''}"]
+        if self.linked:
+            parts.append(f"{self.linked} linked to existing department papers")
+        if self.updated:
+            plural = "s" if self.updated != 1 else ""
+            parts.append(f"{self.updated} existing paper{plural} completed")
+        if self.versions:
+            parts.append(f"{self.versions} linked as versions")
+        if self.records:
+            parts.append(f"{self.records} profile entr{'y' if self.records == 1 else 'ies'}")
+        if self.skipped:
+            parts.append(f"{self.skipped} skipped")
+        return ", ".join(parts)
+
+
+def _publication_row(data: dict[str, Any], raw: str, owner_id: int) -> dict[str, Any]:
+    return {
+        "uid": m.new_uid(),
+        "title": data["title"],
+        "venue": data.get("venue"),
+        "venue_short": data.get("venue_short"),
+        "year": data.get("year"),
+        "month": data.get("month"),
+        "type": data.get("type") or "other",
+        "status": data.get("status") or "published",
+        "abstract": data.get("abstract"),
+        "doi": data.get("doi"),
+        "arxiv_id": data.get("arxiv_id"),
+        "volume": data.get("volume"),
+        "number": data.get("number"),
+        "pages": data.get("pages"),
+        "article": data.get("article"),
+        "publisher": data.get("publisher"),
+        "location": data.get("location"),
+        "note": data.get("note"),
+        "labels": list(data.get("labels") or []),
+        "citation_key": data.get("key"),
+        "bibtex": raw or None,
+        "visibility": "public",
+        "created_by_id": owner_id,
+        "version": 1,
+    }
+
+
+def _next_position(session: Session, model: Any, column: Any, person_id: int) -> int:
+    current = session.scalar(select(func.max(model.position)).where(column == person_id))
+    return 0 if current is None else current + 1
+
+
+def _create_publications(
+    session: Session, items: list[PlannedEntry], owner_id: int, position: int
+) -> list[int]:
+    """Bulk-write new papers with their authors, links, awards, badges and profile rows."""
+    # Core executemany without RETURNING (with it, SQLite inserts row by row when the order
+    # of the returned ids must match), then the ids by the uids just generated.
+    table = m.Publication.__table__
+    rows = [_publication_row(e.data, e.raw, owner_id) for e in items]
+    session.execute(insert(table), rows)
+    uids = [row["uid"] for row in rows]
+    found = session.execute(select(table.c.uid, table.c.id).where(table.c.uid.in_(uids)))
+    id_of = {uid: pid for uid, pid in found}
+    ids = [id_of[uid] for uid in uids]
+    # Child rows as tuples in the column order of _PLAIN_COLUMNS.
+    authorships: list[tuple] = []
+    links: list[tuple] = []
+    awards: list[tuple] = []
+    badges: list[tuple] = []
+    profile_rows: list[tuple] = []
+    for offset, (pid, entry) in enumerate(zip(ids, items, strict=True)):
+        data = entry.data
+        people = []
+        for pos, (author, planned) in enumerate(zip(data["authors"], entry.authors, strict=True)):
+            person_id = planned.person_id
+            authorships.append(
+                (pid, pos, author["name"], person_id, bool(author.get("co_first")),
+                 bool(author.get("corresponding")))
+            )  # fmt: skip
+            if person_id is not None and person_id != owner_id:
+                people.append(person_id)
+        for pos, k in enumerate(data.get("links") or ()):
+            links.append((pid, k["kind"], k["url"], k.get("label"), pos))
+        for pos, name in enumerate(data.get("awards") or ()):
+            awards.append((pid, name, pos))
+        for pos, b in enumerate(data.get("badges") or ()):
+            badges.append((pid, b["name"], b.get("issuer"), pos))
+        profile_rows.append((owner_id, pid, bool(data.get("selected")), False, position + offset))
+        for other in dict.fromkeys(people):
+            profile_rows.append((other, pid, False, False, 0))
+    for model, rows in (
+        (m.Authorship, authorships),
+        (m.PublicationLink, links),
+        (m.PublicationAward, awards),
+        (m.ArtifactBadge, badges),
+        (m.ProfilePublication, profile_rows),
+    ):
+        if rows:
+            _insert_plain_rows(session, model.__table__, _PLAIN_COLUMNS[model], rows)
+    return ids
+
+
+_PLAIN_COLUMNS = {
+    m.Authorship: ("publication_id", "position", "name", "person_id", "co_first", "corresponding"),
+    m.PublicationLink: ("publication_id", "kind", "url", "label", "position"),
+    m.PublicationAward: ("publication_id", "name", "position"),
+    m.ArtifactBadge: ("publication_id", "name", "issuer", "position"),
+    m.ProfilePublication: ("person_id", "publication_id", "selected", "hidden", "position"),
+}
+
+
+def _insert_plain_rows(
+    session: Session, table: Any, names: tuple[str, ...], rows: list[tuple]
+) -> None:
+    """INSERT many rows of plain values (int, str, bool, None) with one DBAPI executemany.
+
+    SQLAlchemy's Core executemany still processes every parameter of every row in Python,
+    which for the tens of thousands of author rows of a large import costs more than the
+    database does. These tables hold no value needing a bind processor (no JSON, no dates),
+    so the statement is handed to the driver in its own parameter style.
+    """
+    connection = session.connection()
+    style = connection.dialect.paramstyle
+    if style == "qmark":
+        marks = ", ".join("?" for _ in names)
+    elif style in ("format", "pyformat"):
+        marks = ", ".join("%s" for _ in names)
+    else:  # named / numeric drivers: let SQLAlchemy do it
+        session.execute(insert(table), [dict(zip(names, row, strict=True)) for row in rows])
+        return
+    preparer = connection.dialect.identifier_preparer
+    columns = ", ".join(preparer.quote(n) for n in names)
+    sql = f"INSERT INTO {preparer.format_table(table)} ({columns}) VALUES ({marks})"  # noqa: S608
+    connection.exec_driver_sql(sql, rows)
+
+
+def _link_existing(
+    session: Session, pub: m.Publication, entry: PlannedEntry, owner_id: int, position: int
+) -> bool:
+    """Attach an existing paper to the owner's profile, filling what it lacked. Returns
+    whether the paper itself changed."""
+    fill = entry.fill
+    changed = False
+    for name in (*FILL_FIELDS, "bibtex", "citation_key"):
+        if name in fill:
+            setattr(pub, name, fill[name])
+            changed = True
+    for link in fill.get("links", []):
+        pub.links.append(
+            m.PublicationLink(
+                kind=link["kind"], url=link["url"], label=link.get("label"),
+                position=len(pub.links),
+            )
+        )  # fmt: skip
+        changed = True
+    for name in fill.get("awards", []):
+        pub.awards.append(m.PublicationAward(name=name, position=len(pub.awards)))
+        changed = True
+    for authorship in pub.authorships:
+        person_id = fill.get("author_links", {}).get(authorship.position)
+        if person_id is not None:
+            authorship.person_id = person_id
+            changed = True
+    row = session.get(m.ProfilePublication, (owner_id, pub.id))
+    if row is None:
+        session.add(
+            m.ProfilePublication(
+                person_id=owner_id, publication_id=pub.id,
+                selected=bool((entry.data or {}).get("selected")), position=position,
+            )
+        )  # fmt: skip
+    elif fill.get("selected"):
+        row.selected = True
+    session.flush()
+    return changed
+
+
+def apply_plan(
+    session: Session,
+    plan: ImportPlan,
+    person: m.Person,
+    decisions: dict[int, str] | None = None,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> ImportSummary:
+    """Write ``plan`` (with a decision for every possible duplicate) in the caller's
+    transaction. Raises :class:`PlanRefused`, having written nothing, if it may not be."""
+    decisions = decisions or {}
+    messages = check_decisions(plan, decisions)
+    if messages:
+        raise PlanRefused(messages)
+    step = progress or (lambda _n: None)
+    summary = ImportSummary()
+    position = _next_position(
+        session, m.ProfilePublication, m.ProfilePublication.person_id, person.id
+    )
+    entry_pub: dict[int, int] = {}  # entry index -> paper it ended on
+    versions: list[tuple[PlannedEntry, int]] = []
+    to_create: list[PlannedEntry] = []
+    to_link: list[tuple[PlannedEntry, int]] = []
+    for entry in plan.entries:
+        if entry.status == "new":
+            to_create.append(entry)
+        elif entry.status == "department" or (entry.status == "on_profile" and entry.fill):
+            to_link.append((entry, entry.target_id))
+        elif entry.status == "duplicate":
+            action, _, target = decisions[entry.index].partition(":")
+            if action == "new":
+                to_create.append(entry)
+            elif action == "version":
+                to_create.append(entry)
+                versions.append((entry, int(target)))
+            elif action == "link":
+                to_link.append((entry, int(target)))
+            else:
+                summary.skipped += 1
+        elif entry.status == "repeat":
+            summary.skipped += 1
+
+    # New papers, in bulk and in file order.
+    for start in range(0, len(to_create), CHUNK):
+        chunk = to_create[start : start + CHUNK]
+        ids = _create_publications(session, chunk, person.id, position + start)
+        for entry, pid in zip(chunk, ids, strict=True):
+            entry_pub[entry.index] = pid
+        summary.created += len(chunk)
+        step(len(chunk))
+    session.flush()
+
+    # Existing papers (and "same as an earlier entry" decisions).
+    touched: list[m.Publication] = []
+    indexes: list[Any] = []  # built once, only if a duplicate was decided "same paper"
+    for offset, (entry, target) in enumerate(to_link):
+        if target < 0:
+            entry_pub[entry.index] = entry_pub.get(-target - 1, 0)
+            summary.skipped += 1
+            step(1)
+            continue
+        pub = session.get(m.Publication, target)
+        if pub is None:
+            raise PlanRefused(["A paper this import links to was just deleted; preview again."])
+        if entry.status == "duplicate":
+            # Decided "same paper" on the preview: fill in like a DOI match would.
+            if not indexes:
+                indexes.extend((PublicationIndex(session), AuthorIndex.load(session)))
+            entry.changes, entry.fill = _enrichment(
+                pub, entry.data, entry.raw, *indexes, person.id, False, None
+            )
+        on_profile_before = session.get(m.ProfilePublication, (person.id, pub.id)) is not None
+        if _link_existing(session, pub, entry, person.id, position + len(to_create) + offset):
+            summary.updated += 1
+        if not on_profile_before:
+            summary.linked += 1
+        entry_pub[entry.index] = pub.id
+        touched.append(pub)
+        step(1)
+    link_coauthor_profiles(session, touched)
+
+    for entry, target in versions:
+        other_id = entry_pub.get(-target - 1) if target < 0 else target
+        if not other_id:
+            continue
+        mine = session.get(m.Publication, entry_pub[entry.index])
+        other = session.get(m.Publication, other_id)
+        if mine.type == "preprint" or mine.status == "preprint":
+            link_versions(session, mine, other)
+        else:
+            link_versions(session, other, mine)
+        summary.versions += 1
+
+    for record in plan.new_records:
+        model = m.ENTRY_MODELS[record.kind]
+        session.add(
+            model(
+                owner_id=person.id,
+                position=_next_position(session, model, model.owner_id, person.id),
+                **record.data,
+            )
+        )
+        session.flush()
+        summary.records += 1
+    session.flush()
+    return summary
+
+
+def parsed_decisions(form: Any, plan: ImportPlan) -> dict[int, str]:
+    """The decisions posted for ``plan`` (form fields ``decision-<index>``)."""
+    return {
+        entry.index: form.get(f"decision-{entry.index}", "")
+        for entry in plan.entries
+        if entry.needs_decision
+    }

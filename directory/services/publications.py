@@ -1,0 +1,707 @@
+"""One record per paper, shared by every department author.
+
+This module holds the rules, free of any web framework:
+
+* **matching** (:class:`PublicationIndex`): the same normalised DOI, arXiv id or uid is the
+  same paper; otherwise a close title (rapidfuzz ``token_set_ratio`` on normalised titles) in
+  a year within one, sharing an author surname, is only a *candidate* a person decides on.
+  Two different DOIs are never the same paper.
+* **author linking** (:class:`AuthorIndex`): names as printed ("X. Wei", "Wei, Xingda",
+  "魏星达") are matched to department people through their full name, name variants and
+  native name; an ambiguous or unknown name stays plain text.
+* **profiles**: every linked author sees the paper on their profile
+  (:func:`link_coauthor_profiles`) and may hide it there or mark it selected.
+* **versions, merge and split** for admins (:func:`link_versions`, :func:`merge_publications`,
+  :func:`split_publication`), keeping every authorship.
+
+Services only ``flush()``; the caller commits.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from rapidfuzz import fuzz
+from sqlalchemy import delete, or_, select, update
+from sqlalchemy.orm import Session, selectinload
+
+from directory import models as m
+
+#: Least ``token_set_ratio`` (0–100) between normalised titles for a possible duplicate.
+TITLE_SIMILARITY = 90
+#: A title word found in at most this many papers is "rare" (see PublicationIndex.candidates).
+RARE_WORD = 64
+
+# --------------------------------------------------------------------------------------------
+# Normalising names and titles
+# --------------------------------------------------------------------------------------------
+
+_FOLD = str.maketrans(
+    {"ß": "ss", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l"}
+    | {"Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "þ": "th", "ı": "i", "ȷ": "j"}
+)
+_NON_WORD_RE = re.compile(r"[\W_]+")
+_NAME_SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv"])
+
+
+@lru_cache(maxsize=1 << 16)
+def fold(text: str) -> str:
+    """Lower case without accents or punctuation, words separated by one space.
+
+    ``fold("Jörg  Müller-Lüdenscheidt")`` is ``"jorg muller ludenscheidt"``. Letters of other
+    scripts are kept ("魏星达"). Cached: an import folds the same co-author names many times.
+    """
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text.translate(_FOLD))
+        text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(_NON_WORD_RE.sub(" ", text.casefold()).split())
+
+
+def normalise_title(title: str | None) -> str:
+    """The comparable form of a title (see :func:`fold`)."""
+    return fold(title or "")
+
+
+@lru_cache(maxsize=1 << 16)
+def _name_parts(name: str) -> tuple[tuple[str, ...], str]:
+    """(given-name tokens, surname) of a printed name, folded. ``"Wei, Xingda"`` and
+    ``"Xingda Wei"`` both give ``(["xingda"], "wei")``; a name in one token (``"魏星达"``)
+    gives ``([], "魏星达")``."""
+    name = name.strip()
+    if "," in name:
+        last, _, first = name.partition(",")
+        # "Smith, Jr., John": the middle part is a suffix.
+        if "," in first:
+            _, _, first = first.partition(",")
+        tokens = fold(first).split() + fold(last).split()
+        surname_tokens = len(fold(last).split())
+    else:
+        tokens = fold(name).split()
+        surname_tokens = 1
+    while len(tokens) > 1 and tokens[-1] in _NAME_SUFFIXES:
+        tokens.pop()
+    if not tokens:
+        return (), ""
+    surname_tokens = min(surname_tokens, len(tokens))
+    return tuple(tokens[:-surname_tokens]), " ".join(tokens[-surname_tokens:])
+
+
+def surname(name: str) -> str:
+    """The folded surname of a printed name (the whole name for one-token names)."""
+    return _name_parts(name)[1]
+
+
+def _is_initials(given: tuple[str, ...]) -> bool:
+    return bool(given) and all(len(token) == 1 for token in given)
+
+
+@lru_cache(maxsize=1 << 16)
+def name_keys(name: str) -> dict[str, str]:
+    """Comparison keys of one name, by level (see :class:`AuthorIndex`).
+
+    ``exact``: every letter in order, no spaces ("xingdawei": also "Xing-Da Wei" and
+    "Wei, Xingda"); ``short``: first given name and surname ("john smith" for "John A.
+    Smith"); ``initials``: given-name initials and surname ("x wei").
+    """
+    given, last = _name_parts(name)
+    if not last:
+        return {}
+    keys = {"exact": "".join(given) + last}
+    if given and not _is_initials(given):
+        keys["short"] = f"{given[0]} {last}"
+    if given:
+        keys["initials"] = "".join(token[0] for token in given) + " " + last
+    return keys
+
+
+# --------------------------------------------------------------------------------------------
+# Author linking
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuthorMatch:
+    """How a printed name was resolved: a person, ambiguous (several people) or nobody."""
+
+    person_id: int | None
+    ambiguous: tuple[int, ...] = ()
+    via: str | None = None
+
+
+class AuthorIndex:
+    """Department people by every form of their name.
+
+    A printed name is looked up level by level: first what the person wrote themselves
+    (their full name, variants and native name, letter for letter), then derived forms —
+    first name and surname, then initials ("X. Wei" for "Xingda Wei"), the latter only when
+    the printed name itself has initials, so "Xiaoming Wei" never links to "Xingda Wei". At the
+    first level where the name is known, one person links it and several leave it plain text.
+    """
+
+    LEVELS = ("exact", "short", "initials", "first_initial")
+
+    def __init__(self, people: Iterable[tuple[int, str, list[str] | None, str | None]]):
+        self.keys: dict[str, dict[str, set[int]]] = {
+            level: defaultdict(set) for level in self.LEVELS
+        }
+        self.names: dict[int, str] = {}
+        self._memo: dict[str, AuthorMatch] = {}
+        for person_id, full_name, variants, native_name in people:
+            self.names[person_id] = full_name
+            forms = [full_name, *(variants or [])]
+            if native_name:
+                forms.append(native_name)
+            for form in forms:
+                keys = name_keys(form)
+                for level, key in keys.items():
+                    self.keys[level][key].add(person_id)
+                given, last = _name_parts(form)
+                if given:
+                    self.keys["first_initial"][f"{given[0][0]} {last}"].add(person_id)
+
+    @classmethod
+    def load(cls, session: Session) -> AuthorIndex:
+        rows = session.execute(
+            select(m.Person.id, m.Person.full_name, m.Person.name_variants, m.Person.native_name)
+        )
+        return cls(rows)
+
+    def match(self, name: str) -> AuthorMatch:
+        found = self._memo.get(name)
+        if found is None:
+            found = self._memo[name] = self._match(name)
+        return found
+
+    def _match(self, name: str) -> AuthorMatch:
+        keys = name_keys(name)
+        if not keys:
+            return AuthorMatch(None)
+        given, last = _name_parts(name)
+        lookups = [("exact", keys["exact"])]
+        if "short" in keys:
+            lookups.append(("short", keys["short"]))
+        elif _is_initials(given):
+            lookups.append(("initials", keys["initials"]))
+            if len(given) == 1:
+                lookups.append(("first_initial", keys["initials"]))
+        for level, key in lookups:
+            found = self.keys[level].get(key)
+            if found:
+                if len(found) == 1:
+                    return AuthorMatch(next(iter(found)), via=level)
+                return AuthorMatch(None, ambiguous=tuple(sorted(found)), via=level)
+        return AuthorMatch(None)
+
+    def matches_person(self, name: str, person_id: int) -> bool:
+        """Whether ``name`` could be ``person_id`` (even if it could also be someone else)."""
+        result = self.match(name)
+        return result.person_id == person_id or person_id in result.ambiguous
+
+
+def link_authors(
+    authors: list[dict[str, Any]], index: AuthorIndex, owner_id: int | None = None
+) -> list[AuthorMatch]:
+    """Resolve printed author names; ``owner_id`` (the importer) wins an ambiguous name that
+    could be them, since they know the paper is theirs."""
+    results = []
+    for author in authors:
+        found = index.match(author["name"])
+        if found.person_id is None and owner_id is not None and owner_id in found.ambiguous:
+            found = AuthorMatch(owner_id, via=found.via)
+        results.append(found)
+    # One person is one author: a second printed name resolving to the same person stays text.
+    seen: set[int] = set()
+    for i, found in enumerate(results):
+        if found.person_id is not None:
+            if found.person_id in seen:
+                results[i] = AuthorMatch(None)
+            seen.add(found.person_id)
+    return results
+
+
+def link_coauthor_profiles(session: Session, publications: list[m.Publication]) -> None:
+    """Every department author of a paper sees it on their profile (ProfilePublication)."""
+    ids = [pub.id for pub in publications]
+    existing: set[tuple[int, int]] = set()
+    for chunk in _chunks(ids):
+        rows = session.execute(
+            select(m.ProfilePublication.person_id, m.ProfilePublication.publication_id).where(
+                m.ProfilePublication.publication_id.in_(chunk)
+            )
+        )
+        existing.update((person_id, pub_id) for person_id, pub_id in rows)
+    for pub in publications:
+        for authorship in pub.authorships:
+            pid = authorship.person.id if authorship.person else authorship.person_id
+            if pid is not None and (pid, pub.id) not in existing:
+                session.add(m.ProfilePublication(person_id=pid, publication_id=pub.id))
+                existing.add((pid, pub.id))
+    session.flush()
+
+
+def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+# --------------------------------------------------------------------------------------------
+# Matching papers
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A paper that may be the same as the one being imported."""
+
+    publication_id: int
+    title: str
+    year: int | None
+    venue: str | None
+    score: int
+    reason: str
+
+
+@dataclass
+class MatchResult:
+    """The same paper (``same``, with why) or possible duplicates (``candidates``)."""
+
+    same: int | None = None
+    reason: str | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+
+
+@dataclass
+class _Known:
+    id: int
+    title: str
+    year: int | None
+    venue: str | None
+    doi: str | None
+    norm_title: str
+
+
+class PublicationIndex:
+    """The department's papers, loaded once, for matching many entries without a query each.
+
+    Extra papers (those an import is about to create) can be added with :meth:`add`, under
+    negative ids chosen by the caller, so that a file's entries are matched against each other
+    by the same rules.
+    """
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.by_uid: dict[str, int] = {}
+        self.by_doi: dict[str, int] = {}
+        self.by_arxiv: dict[str, int] = {}
+        self.known: dict[int, _Known] = {}
+        #: (normalised title, year) -> papers: a person's own paper read again.
+        self.by_title_year: dict[tuple[str, int | None], list[int]] = defaultdict(list)
+        #: title word -> papers whose title has it (rare words find near-duplicates fast).
+        self.postings: dict[str, dict[int | None, list[int]]] = defaultdict(
+            lambda: defaultdict(list)
+        )
+        self.word_count: dict[str, int] = defaultdict(int)
+        self._surnames: dict[int, set[str]] = {}
+        self._pending_authors: dict[int, list[dict[str, Any]]] = {}
+        rows = session.execute(
+            select(
+                m.Publication.id,
+                m.Publication.uid,
+                m.Publication.title,
+                m.Publication.year,
+                m.Publication.venue,
+                m.Publication.doi,
+                m.Publication.arxiv_id,
+            )
+        )
+        for pid, uid, title, year, venue, doi, arxiv_id in rows:
+            self.by_uid[uid] = pid
+            self._add(pid, title, year, venue, doi, arxiv_id)
+
+    def _add(self, pid, title, year, venue, doi, arxiv_id) -> None:
+        if doi:
+            self.by_doi.setdefault(doi.lower(), pid)
+        if arxiv_id:
+            self.by_arxiv.setdefault(arxiv_id, pid)
+        norm = normalise_title(title)
+        self.known[pid] = _Known(pid, title, year, venue, doi.lower() if doi else None, norm)
+        for word in set(norm.split()):
+            self.postings[word][year].append(pid)
+            self.word_count[word] += 1
+        if norm:
+            self.by_title_year[(norm, year)].append(pid)
+
+    def add(self, pid: int, data: dict[str, Any]) -> None:
+        """Make an entry about to be imported (``pid`` < 0) matchable by later entries."""
+        self._add(
+            pid, data["title"], data.get("year"), data.get("venue"), data.get("doi"),
+            data.get("arxiv_id"),
+        )  # fmt: skip
+        self._pending_authors[pid] = data.get("authors") or []
+
+    def surnames(self, pids: list[int]) -> dict[int, set[str]]:
+        for pid in pids:
+            if pid not in self._surnames and pid in self._pending_authors:
+                names = self._pending_authors[pid]
+                self._surnames[pid] = {surname(a["name"]) for a in names} - {""}
+        missing = [pid for pid in pids if pid not in self._surnames and pid > 0]
+        for chunk in _chunks(missing):
+            for pid in chunk:
+                self._surnames[pid] = set()
+            rows = self.session.execute(
+                select(m.Authorship.publication_id, m.Authorship.name).where(
+                    m.Authorship.publication_id.in_(chunk)
+                )
+            )
+            for pid, name in rows:
+                self._surnames[pid].add(surname(name))
+        return {pid: self._surnames.get(pid, set()) for pid in pids}
+
+    def match(
+        self, data: dict[str, Any], *, exclude: Iterable[int] = (), own: Iterable[int] = ()
+    ) -> MatchResult:
+        """Find ``data`` (an interchange publication dict) among the known papers.
+
+        ``own`` are the importer's papers: one with the same title and year (and no other DOI
+        or arXiv id) is the same paper read again, so that importing a file twice adds nothing
+        even for entries without identifiers. Elsewhere in the department the same title is
+        only a candidate.
+        """
+        excluded = set(exclude)
+        uid = data.get("uid")
+        if uid and self.by_uid.get(uid) not in (None, *excluded):
+            return MatchResult(self.by_uid[uid], "the same record id")
+        doi = (data.get("doi") or "").lower() or None
+        if doi and self.by_doi.get(doi) not in (None, *excluded):
+            return MatchResult(self.by_doi[doi], f"the same DOI ({doi})")
+        arxiv_id = data.get("arxiv_id")
+        if arxiv_id:
+            pid = self.by_arxiv.get(arxiv_id)
+            # A preprint's arXiv id on a paper with another DOI is a version, not the same.
+            if pid is not None and pid not in excluded:
+                other_doi = self.known[pid].doi
+                if not (doi and other_doi and doi != other_doi):
+                    return MatchResult(pid, f"the same arXiv id ({arxiv_id})")
+        if own:
+            mine = set(own)
+            for pid in self.by_title_year.get(
+                (normalise_title(data.get("title")), data.get("year")), ()
+            ):
+                known = self.known[pid]
+                if pid in mine and pid not in excluded and not (doi and known.doi):
+                    return MatchResult(pid, "the same title and year")
+        return MatchResult(candidates=self.candidates(data, excluded))
+
+    def candidates(self, data: dict[str, Any], excluded: set[int] = frozenset()) -> list[Candidate]:
+        """Papers with a close title, a year within one and a shared author surname."""
+        norm = normalise_title(data.get("title"))
+        words = set(norm.split())
+        if not words:
+            return []
+        year = data.get("year")
+        doi = (data.get("doi") or "").lower() or None
+        # Scoring every title costs microseconds each, too much for thousands of entries
+        # against thousands of papers. Near-duplicate titles share most of their words, so
+        # only papers sharing one of this title's rare words (or its rarest word) are scored.
+        counts = self.word_count
+        ranked = sorted(words, key=lambda w: counts.get(w, 0))
+        years = None if year is None else (year - 1, year, year + 1, None)
+        pool: set[int] = set()
+        for i, word in enumerate(ranked):
+            if i >= 1 and counts.get(word, 0) > RARE_WORD:
+                break
+            by_year = self.postings.get(word)
+            if not by_year:
+                continue
+            if years is None:
+                for pids in by_year.values():
+                    pool.update(pids)
+            else:
+                for y in years:
+                    pids = by_year.get(y)
+                    if pids:
+                        pool.update(pids)
+        hits: list[tuple[int, int]] = []
+        for pid in pool:
+            known = self.known[pid]
+            if pid in excluded or (doi and known.doi and known.doi != doi):
+                continue  # different DOIs are different papers, however alike
+            score = fuzz.token_set_ratio(norm, known.norm_title, score_cutoff=TITLE_SIMILARITY)
+            if score:
+                hits.append((pid, int(score)))
+        if not hits:
+            return []
+        mine = {surname(a["name"]) for a in data.get("authors", [])} - {""}
+        theirs = self.surnames([pid for pid, _ in hits])
+        result = []
+        for pid, score in sorted(hits, key=lambda h: (-h[1], h[0])):
+            known = self.known[pid]
+            shared = sorted(mine & theirs[pid])
+            if not shared:
+                continue
+            when = _year_text(known.year, year)
+            reason = f"title {score}% alike, {when}, shared author {shared[0].title()}"
+            result.append(Candidate(pid, known.title, known.year, known.venue, score, reason))
+        return result
+
+
+def _year_text(theirs: int | None, ours: int | None) -> str:
+    if theirs is None or ours is None:
+        return "year unknown"
+    if theirs == ours:
+        return "same year"
+    return f"{theirs} vs {ours}"
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a publication as an interchange dict (exports)
+# --------------------------------------------------------------------------------------------
+
+PUBLICATION_COLUMNS = (
+    "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
+    "arxiv_id", "volume", "number", "pages", "article", "publisher", "location", "note", "labels",
+)  # fmt: skip
+
+
+def publication_data(pub: m.Publication, row: m.ProfilePublication | None = None) -> dict:
+    """The interchange dict of a publication (what the BibTeX and CSL writers take)."""
+    data = {name: getattr(pub, name) for name in PUBLICATION_COLUMNS}
+    data["key"] = pub.citation_key
+    data["authors"] = [
+        {
+            "name": a.name,
+            "person": a.person.slug if a.person else None,
+            "co_first": a.co_first,
+            "corresponding": a.corresponding,
+        }
+        for a in pub.authorships
+    ]
+    data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
+    data["awards"] = [a.name for a in pub.awards]
+    data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
+    data["selected"] = bool(row and row.selected)
+    return data
+
+
+def publication_options() -> list[Any]:
+    """Eager loading for showing or exporting many publications."""
+    return [
+        selectinload(m.Publication.authorships).selectinload(m.Authorship.person),
+        selectinload(m.Publication.links),
+        selectinload(m.Publication.awards),
+        selectinload(m.Publication.badges),
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Versions, merge and split (admins)
+# --------------------------------------------------------------------------------------------
+
+
+def link_versions(session: Session, preprint: m.Publication, published: m.Publication) -> None:
+    """Record that ``preprint`` is a preprint of ``published`` (both directions, so that each
+    paper's page points at the other). Linking twice adds nothing."""
+    if preprint.id == published.id:
+        raise ValueError("a paper cannot be a version of itself")
+    pairs = ((preprint, published, "preprint_of"), (published, preprint, "published_version_of"))
+    for source, target, kind in pairs:
+        if not any(r.target_id == target.id and r.kind == kind for r in source.relations):
+            source.relations.append(m.PublicationRelation(kind=kind, target=target))
+    session.flush()
+
+
+def _names_equal(a: str, b: str) -> bool:
+    return name_keys(a).get("exact") == name_keys(b).get("exact")
+
+
+def merge_publications(session: Session, survivor: m.Publication, other: m.Publication) -> None:
+    """Fold ``other`` into ``survivor`` and delete it.
+
+    Every person linked on ``other`` stays linked: on the survivor's authorship of the same
+    name when it has no person yet, else on an authorship appended at the end. Profile rows
+    (keeping selected / hidden), project links, profile awards and version relations move
+    over; empty fields of the survivor are filled from ``other``.
+    """
+    if survivor.id == other.id:
+        raise ValueError("a paper cannot be merged with itself")
+    linked = {a.person_id for a in survivor.authorships if a.person_id}
+    for authorship in other.authorships:
+        if authorship.person_id is None or authorship.person_id in linked:
+            continue
+        target = next(
+            (
+                a
+                for a in survivor.authorships
+                if a.person_id is None and _names_equal(a.name, authorship.name)
+            ),
+            None,
+        )
+        if target is None:
+            target = m.Authorship(
+                position=len(survivor.authorships),
+                name=authorship.name,
+                co_first=authorship.co_first,
+                corresponding=authorship.corresponding,
+            )
+            survivor.authorships.append(target)
+        target.person_id = authorship.person_id
+        linked.add(authorship.person_id)
+
+    # Fill the survivor's gaps; identifiers move only after the other row is gone.
+    moved_ids = {}
+    for name in PUBLICATION_COLUMNS + ("citation_key", "bibtex"):
+        if name == "uid":
+            continue
+        if getattr(survivor, name) in (None, "", []) and getattr(other, name) not in (None, "", []):
+            if name in ("doi", "arxiv_id"):
+                moved_ids[name] = getattr(other, name)
+            else:
+                setattr(survivor, name, getattr(other, name))
+    urls = {link.url for link in survivor.links}
+    for link in other.links:
+        if link.url not in urls:
+            survivor.links.append(
+                m.PublicationLink(
+                    kind=link.kind, url=link.url, label=link.label, position=len(survivor.links)
+                )
+            )
+            urls.add(link.url)
+    award_names = {a.name for a in survivor.awards}
+    for award in other.awards:
+        if award.name not in award_names:
+            position = len(survivor.awards)
+            survivor.awards.append(m.PublicationAward(name=award.name, position=position))
+    badge_names = {b.name for b in survivor.badges}
+    for badge in other.badges:
+        if badge.name not in badge_names:
+            survivor.badges.append(
+                m.ArtifactBadge(name=badge.name, issuer=badge.issuer, position=len(survivor.badges))
+            )
+    session.flush()
+
+    # Profile rows: the survivor's row wins where a person has both.
+    kept = set(
+        session.scalars(
+            select(m.ProfilePublication.person_id).where(
+                m.ProfilePublication.publication_id == survivor.id
+            )
+        )
+    )
+    for row in session.scalars(
+        select(m.ProfilePublication).where(m.ProfilePublication.publication_id == other.id)
+    ).all():
+        if row.person_id in kept:
+            session.delete(row)
+        else:
+            row.publication_id = survivor.id
+    # Projects.
+    pp = m.project_publications
+    in_survivor = set(
+        session.scalars(select(pp.c.project_id).where(pp.c.publication_id == survivor.id))
+    )
+    session.execute(
+        delete(pp).where(pp.c.publication_id == other.id, pp.c.project_id.in_(in_survivor))
+    )
+    session.execute(
+        update(pp).where(pp.c.publication_id == other.id).values(publication_id=survivor.id)
+    )
+    session.execute(
+        update(m.Award).where(m.Award.publication_id == other.id).values(publication_id=survivor.id)
+    )
+    # Relations: from and to ``other`` now concern the survivor (dropping self-references
+    # and repeats).
+    existing = {
+        (r.publication_id, r.target_id, r.kind)
+        for r in session.scalars(
+            select(m.PublicationRelation).where(
+                or_(
+                    m.PublicationRelation.publication_id.in_((survivor.id, other.id)),
+                    m.PublicationRelation.target_id.in_((survivor.id, other.id)),
+                )
+            )
+        )
+    }
+    for source, target, kind in sorted(existing, key=lambda t: (t[0], t[1], t[2])):
+        new_source = survivor.id if source == other.id else source
+        new_target = survivor.id if target == other.id else target
+        if (new_source, new_target) == (source, target):
+            continue
+        if new_source != new_target and (new_source, new_target, kind) not in existing:
+            session.add(
+                m.PublicationRelation(publication_id=new_source, target_id=new_target, kind=kind)
+            )
+            existing.add((new_source, new_target, kind))
+    session.flush()
+    session.execute(
+        delete(m.PublicationRelation).where(
+            or_(
+                m.PublicationRelation.publication_id == other.id,
+                m.PublicationRelation.target_id == other.id,
+            )
+        )
+    )
+    session.expire(survivor, ["relations"])
+    session.delete(other)
+    session.flush()
+    for name, value in moved_ids.items():
+        setattr(survivor, name, value)
+    session.flush()
+
+
+def split_publication(
+    session: Session, publication: m.Publication, person_ids: Iterable[int]
+) -> m.Publication:
+    """Give ``person_ids`` their own copy of a paper that was wrongly shared.
+
+    The copy has the same fields and printed authors, but no DOI or arXiv id (they stay with
+    the original, as they must be unique); the chosen people's authorship links and profile
+    rows (with selected / hidden) move to it. Nobody loses an authorship: the original keeps
+    the printed names.
+    """
+    moving = set(person_ids)
+    if not moving:
+        raise ValueError("choose at least one person to move to the new record")
+    copy = m.Publication(title=publication.title, created_by_id=publication.created_by_id)
+    for name in PUBLICATION_COLUMNS + ("citation_key", "bibtex", "visibility"):
+        if name not in ("uid", "doi", "arxiv_id"):
+            setattr(copy, name, getattr(publication, name))
+    copy.labels = list(publication.labels or [])
+    for a in publication.authorships:
+        copy.authorships.append(
+            m.Authorship(
+                position=a.position,
+                name=a.name,
+                person_id=a.person_id if a.person_id in moving else None,
+                co_first=a.co_first,
+                corresponding=a.corresponding,
+            )
+        )
+        if a.person_id in moving:
+            a.person_id = None
+    copy.links = [
+        m.PublicationLink(kind=k.kind, url=k.url, label=k.label, position=k.position)
+        for k in publication.links
+    ]
+    copy.awards = [m.PublicationAward(name=a.name, position=a.position) for a in publication.awards]
+    copy.badges = [
+        m.ArtifactBadge(name=b.name, issuer=b.issuer, position=b.position)
+        for b in publication.badges
+    ]
+    session.add(copy)
+    session.flush()
+    session.execute(
+        update(m.ProfilePublication)
+        .where(
+            m.ProfilePublication.publication_id == publication.id,
+            m.ProfilePublication.person_id.in_(moving),
+        )
+        .values(publication_id=copy.id)
+    )
+    session.flush()
+    return copy

@@ -1,0 +1,806 @@
+"""Full-text search over people, publications and recruiting notices.
+
+One interface, :func:`search`, over two engines chosen by the database's dialect:
+
+* SQLite: the FTS5 virtual table ``directory_search_fts`` (its rowid is the document's id);
+* PostgreSQL: a GIN index on a ``tsvector`` expression over the same token columns.
+
+Both engines see the same *tokens*. Text is tokenised here, in Python (case folded, accents
+removed from Latin letters, Chinese and Japanese split into single characters and pairs of
+characters), stored space-separated, and the engines only ever compare whole stored tokens or
+prefixes of them: no engine tokeniser, stemmer or query parser sees user input. So both engines
+give the same answers, and any input is safe (it is reduced to plain word tokens first).
+
+The index (:class:`SearchDocument`) is derived data. It is brought up to date on every commit of
+a directory session (:func:`install`), and ``flask directory reindex`` rebuilds it. Every
+document carries the visibility it may be shown at and its owner, so that a search applies the
+same rules as the pages (:mod:`directory.services.access`).
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import nh3
+from flask import url_for
+from markupsafe import Markup, escape
+from sqlalchemy import (
+    Select,
+    and_,
+    bindparam,
+    case,
+    cast,
+    column,
+    delete,
+    event,
+    func,
+    insert,
+    inspect,
+    literal,
+    literal_column,
+    or_,
+    select,
+    table,
+)
+from sqlalchemy.dialects.postgresql import TSQUERY
+from sqlalchemy.orm import Session, selectinload, sessionmaker
+
+from directory import models as m
+from directory.formats.markdown import render_markdown
+from directory.models import SearchDocument
+from directory.services.access import (
+    on_visible_profile_clause,
+    strictest_visibility,
+    visibility_clause,
+)
+from directory.services.identity import Viewer
+
+#: The kinds of things found, in the order results are grouped.
+KINDS = ("person", "publication", "notice")
+KIND_LABELS = {"person": "People", "publication": "Publications", "notice": "Recruiting"}
+KIND_NOUNS = {"person": "people", "publication": "publications", "notice": "recruiting notices"}
+
+#: The FTS5 table (SQLite) and the GIN index (PostgreSQL) are created by the migration with
+#: raw DDL; :func:`directory.migrate.include_object` knows them by this prefix.
+FTS_TABLE = "directory_search_fts"
+
+MAX_QUERY_LENGTH = 200
+MAX_QUERY_TERMS = 12
+MAX_TOKEN_LENGTH = 64
+SNIPPET_LENGTH = 220
+
+
+# ----------------------------------------------------------------------------- tokens
+
+_WORD = re.compile(r"[^\W_]+")
+_CJK_RANGES = (
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x31F0, 0x31FF),
+    (0x3400, 0x4DBF),  # CJK unified ideographs, extension A
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x3FFFF),
+)
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in _CJK_RANGES)
+
+
+def fold(text: str) -> str:
+    """Case-fold and drop accents from Latin letters ("Müller" → "muller"); other scripts keep
+    their marks (Japanese voicing marks and the like change the word)."""
+    out = []
+    for char in unicodedata.normalize("NFKC", text).casefold():
+        code = ord(char)
+        if code < 0x0370 or 0x1E00 <= code <= 0x1EFF:
+            out.extend(
+                c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)
+            )
+        else:
+            out.append(char)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def _runs(word: str) -> Iterator[tuple[bool, str]]:
+    """Split a word into runs of CJK and other characters: "GPU加速" → "GPU", "加速"."""
+    for is_cjk, chars in itertools.groupby(word, key=_is_cjk):
+        yield is_cjk, "".join(chars)
+
+
+def tokenize(*texts: str | None) -> list[str]:
+    """The index tokens of some text. Chinese and Japanese, written without spaces, give every
+    character and every pair of neighbouring characters."""
+    tokens: list[str] = []
+    for text in texts:
+        for word in _WORD.findall(fold(text or "")):
+            for is_cjk, run in _runs(word):
+                if is_cjk:
+                    tokens.extend(run)
+                    tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
+                else:
+                    tokens.append(run[:MAX_TOKEN_LENGTH])
+    return tokens
+
+
+@dataclass(frozen=True)
+class Term:
+    """One thing a document must contain: the token itself or, with ``prefix``, a token
+    starting with it."""
+
+    text: str
+    prefix: bool = False
+
+
+def parse_query(query: str | None) -> tuple[Term, ...]:
+    """What the user typed, as terms that must all match. Operators, quotes and any other
+    punctuation are plain separators; the last word also matches as a prefix ("xing" finds
+    "Xingda"). Chinese and Japanese match by pairs of characters."""
+    terms: list[Term] = []
+    for word in _WORD.findall(fold((query or "")[:MAX_QUERY_LENGTH])):
+        for is_cjk, run in _runs(word):
+            if not is_cjk:
+                terms.append(Term(run[:MAX_TOKEN_LENGTH]))
+            elif len(run) == 1:
+                terms.append(Term(run))
+            else:
+                terms.extend(Term(run[i : i + 2]) for i in range(len(run) - 1))
+    unique = list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
+    if unique and not _is_cjk(unique[-1].text[0]):
+        unique[-1] = Term(unique[-1].text, prefix=True)
+    return tuple(unique)
+
+
+def matches(tokens: Iterable[str], terms: Sequence[Term]) -> bool:
+    """Whether a document with ``tokens`` matches: the meaning both engines implement."""
+    present = set(tokens)
+    return bool(terms) and all(
+        t.text in present or (t.prefix and any(tok.startswith(t.text) for tok in present))
+        for t in terms
+    )
+
+
+# ----------------------------------------------------------------------------- documents
+
+
+def plain_text(markdown: str | None) -> str:
+    """Owner-written Markdown as the plain text a reader sees."""
+    if not markdown:
+        return ""
+    text = html.unescape(nh3.clean(str(render_markdown(markdown)), tags=set()))
+    return " ".join(text.split())
+
+
+def _join(*parts: str | None, sep: str = " · ") -> str:
+    return sep.join(p for p in parts if p)
+
+
+def _person_document(person: m.Person) -> dict[str, Any]:
+    role = m.label(m.ROLES, person.role)
+    bio = plain_text(person.bio)
+    return {
+        "kind": "person",
+        "object_id": person.id,
+        "owner_id": person.id,
+        "visibility": person.visibility,
+        "listed": person.active,
+        "expires_on": None,
+        "ref": person.slug,
+        "title": _join(person.full_name, person.native_name, sep=" "),
+        "summary": _join(person.title or role, person.unit),
+        "body": _join(person.interests, bio, sep="\n"),
+        "title_tokens": tokenize(person.full_name, person.native_name, *person.name_variants),
+        "body_tokens": tokenize(
+            person.title,
+            role,
+            person.unit,
+            person.interests,
+            bio,
+            *(area.name for area in person.areas),
+        ),
+    }
+
+
+def _author_line(pub: m.Publication, limit: int = 8) -> str:
+    names = [a.name for a in pub.authorships]
+    shown = ", ".join(names[:limit])
+    return f"{shown}, et al." if len(names) > limit else shown
+
+
+def _publication_document(pub: m.Publication) -> dict[str, Any]:
+    return {
+        "kind": "publication",
+        "object_id": pub.id,
+        "owner_id": pub.created_by_id,
+        "visibility": pub.visibility,
+        "listed": True,
+        "expires_on": None,
+        "ref": pub.uid,
+        "title": pub.title,
+        "summary": _join(
+            _join(pub.venue_short or pub.venue, str(pub.year) if pub.year else None, sep=" "),
+            _author_line(pub),
+        ),
+        # The full venue first, so that a match on it shows in the snippet.
+        "body": _join(pub.venue, pub.abstract, sep="\n"),
+        "title_tokens": tokenize(pub.title),
+        "body_tokens": tokenize(
+            pub.venue,
+            pub.venue_short,
+            str(pub.year or ""),
+            m.label(m.PUBLICATION_TYPES, pub.type),
+            *(a.name for a in pub.authorships),
+            *pub.labels,
+            *(award.name for award in pub.awards),
+            pub.abstract,
+        ),
+    }
+
+
+def notice_title(notice: m.RecruitingNotice) -> str:
+    """'Recruiting PhD students · Fall 2027' unless the owner gave a title."""
+    level = m.label(m.RECRUITING_LEVELS, notice.level)
+    return _join(notice.title or f"Recruiting {level}", notice.term)
+
+
+def _notice_document(notice: m.RecruitingNotice) -> dict[str, Any]:
+    owner = notice.owner
+    description = plain_text(notice.description)
+    return {
+        "kind": "notice",
+        "object_id": notice.id,
+        "owner_id": owner.id,
+        "visibility": strictest_visibility(notice.visibility, owner.visibility),
+        "listed": owner.active,
+        "expires_on": notice.expires_on,
+        "ref": owner.slug,
+        "title": notice_title(notice),
+        "summary": _join(
+            owner.full_name,
+            f"apply by {notice.deadline.isoformat()}" if notice.deadline else None,
+            "funded" if notice.funded else None,
+        ),
+        "body": description,
+        "title_tokens": tokenize(notice_title(notice)),
+        "body_tokens": tokenize(
+            owner.full_name,
+            owner.native_name,
+            notice.term,
+            description,
+            plain_text(notice.how_to_apply),
+            notice.funding_note,
+            *(area.name for area in notice.areas),
+        ),
+    }
+
+
+@dataclass(frozen=True)
+class _Source:
+    model: type[m.Base]
+    options: tuple[Any, ...]
+    document: Any
+
+
+_SOURCES = {
+    "person": _Source(m.Person, (selectinload(m.Person.areas),), _person_document),
+    "publication": _Source(
+        m.Publication,
+        (selectinload(m.Publication.authorships), selectinload(m.Publication.awards)),
+        _publication_document,
+    ),
+    "notice": _Source(
+        m.RecruitingNotice,
+        (selectinload(m.RecruitingNotice.areas), selectinload(m.RecruitingNotice.owner)),
+        _notice_document,
+    ),
+}
+
+# ----------------------------------------------------------------------------- engines
+
+_DOCS = SearchDocument.__table__
+_FTS = table(FTS_TABLE, column("rowid"), column("title_tokens"), column("body_tokens"))
+
+#: The tsvector the PostgreSQL GIN index is built on. The migration creates the index on this
+#: very expression (unqualified there); keep both identical or the index is not used.
+PG_VECTOR_SQL = (
+    "(setweight(array_to_tsvector(string_to_array({t}title_tokens, ' ')), 'A') || "
+    "setweight(array_to_tsvector(string_to_array({t}body_tokens, ' ')), 'D'))"
+)
+
+
+class _Engine:
+    """How one kind of database finds documents, and keeps its own structure (if it has one
+    beside the documents table) in step with the documents."""
+
+    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
+        """A select of the documents matching every term, and a rank (higher is better)."""
+        raise NotImplementedError
+
+    def remove(self, session: Session, ids: Select) -> None:
+        """The documents ``ids`` are about to be deleted."""
+
+    def add(self, session: Session, ids: Select) -> None:
+        """The documents ``ids`` were just written."""
+
+    def clear(self, session: Session) -> None:
+        """Every document is about to be rewritten."""
+
+
+class _SQLite(_Engine):
+    """FTS5 with the ``ascii`` tokenizer: it splits on spaces only, since stored tokens hold
+    nothing but letters and digits, so it stores exactly our tokens."""
+
+    @staticmethod
+    def query_text(terms: Sequence[Term]) -> str:
+        # Every term is quoted; quotes inside are doubled (there are none: terms are words).
+        return " ".join(
+            '"{}"{}'.format(t.text.replace('"', '""'), "*" if t.prefix else "") for t in terms
+        )
+
+    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
+        rank = -func.bm25(literal_column(FTS_TABLE), 4.0, 1.0)
+        stmt = (
+            select(SearchDocument)
+            .join(_FTS, _FTS.c.rowid == SearchDocument.id)
+            .where(literal_column(FTS_TABLE).match(self.query_text(terms)))
+        )
+        return stmt, rank
+
+    def remove(self, session: Session, ids: Select) -> None:
+        session.execute(delete(_FTS).where(_FTS.c.rowid.in_(ids)))
+
+    def add(self, session: Session, ids: Select) -> None:
+        # Rows left behind by anything that bypassed this module must not collide.
+        session.execute(delete(_FTS).where(_FTS.c.rowid.in_(ids)))
+        session.execute(
+            insert(_FTS).from_select(
+                ["rowid", "title_tokens", "body_tokens"],
+                select(_DOCS.c.id, _DOCS.c.title_tokens, _DOCS.c.body_tokens).where(
+                    _DOCS.c.id.in_(ids)
+                ),
+            )
+        )
+
+    def clear(self, session: Session) -> None:
+        session.execute(delete(_FTS))
+
+
+#: Ranking only: the same tokens with positions and weights (title above body), which
+#: ``ts_rank`` needs and ``array_to_tsvector`` does not give. Matching never uses it.
+PG_RANK_VECTOR_SQL = (
+    "(setweight(to_tsvector('simple', directory_search_documents.title_tokens), 'A') || "
+    "setweight(to_tsvector('simple', directory_search_documents.body_tokens), 'D'))"
+)
+
+
+class _PostgreSQL(_Engine):
+    """A GIN index on a tsvector built from the stored tokens as they are (array_to_tsvector
+    applies no parser and no dictionary); the query is a tsquery cast from quoted lexemes."""
+
+    vector = literal_column(PG_VECTOR_SQL.format(t="directory_search_documents."))
+    rank_vector = literal_column(PG_RANK_VECTOR_SQL)
+
+    @staticmethod
+    def query_text(terms: Sequence[Term]) -> str:
+        def lexeme(text: str) -> str:
+            return "'{}'".format(text.replace("\\", "\\\\").replace("'", "''"))
+
+        return " & ".join(lexeme(t.text) + (":*" if t.prefix else "") for t in terms)
+
+    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
+        query = cast(bindparam("tsquery", self.query_text(terms)), TSQUERY)
+        stmt = select(SearchDocument).where(self.vector.op("@@", is_comparison=True)(query))
+        # Normalisation 1 (divide by 1 + log of the length) favours short documents, as bm25.
+        return stmt, func.ts_rank(self.rank_vector, query, 1)
+
+
+class _Portable(_Engine):
+    """Any other database: LIKE over the space-separated tokens. No index, so slower on a big
+    directory, but the same answers (and writes never fail for want of an engine)."""
+
+    @staticmethod
+    def _contains(tokens: Any, term: Term) -> Any:
+        spaced = literal(" ") + tokens + literal(" ")
+        return spaced.contains(f" {term.text}" + ("" if term.prefix else " "), autoescape=True)
+
+    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
+        d = SearchDocument
+        everything = d.title_tokens + literal(" ") + d.body_tokens
+        stmt = select(d).where(*(self._contains(everything, t) for t in terms))
+        rank = sum(case((self._contains(d.title_tokens, t), 1), else_=0) for t in terms)
+        return stmt, rank
+
+
+#: The engine used for each dialect; any other gets :class:`_Portable`.
+ENGINES: dict[str, type[_Engine]] = {"sqlite": _SQLite, "postgresql": _PostgreSQL}
+
+
+def _engine_for(session: Session) -> _Engine:
+    return ENGINES.get(session.get_bind().dialect.name, _Portable)()
+
+
+# ----------------------------------------------------------------------------- searching
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    kind: str
+    object_id: int
+    ref: str
+    title: Markup
+    summary: Markup
+    snippet: Markup
+    url: str | None
+    #: Higher is better; only comparable within one search.
+    rank: float
+
+
+@dataclass
+class SearchResults:
+    query: str
+    terms: tuple[Term, ...]
+    hits: list[SearchHit] = field(default_factory=list)
+    #: How many documents of each kind match (whatever ``kinds`` was).
+    counts: dict[str, int] = field(default_factory=dict)
+    #: How many documents of the requested kinds match.
+    total: int = 0
+
+
+def _shown_to(viewer: Viewer, today: date) -> Any:
+    """Documents ``viewer`` may find: visible to them, listed, and (notices) not expired."""
+    d = SearchDocument
+    # A paper is found only where the pages show it: on the (not hidden) list of at least one
+    # profile the viewer may see.
+    return and_(
+        d.listed.is_(True),
+        or_(d.expires_on.is_(None), d.expires_on > today),
+        or_(d.kind != "publication", on_visible_profile_clause(viewer, d.object_id)),
+        visibility_clause(viewer, d, d.owner_id),
+    )
+
+
+def matching_ids(session: Session, query: str, viewer: Viewer, kind: str) -> Select | None:
+    """A subquery of the ids of ``kind`` objects matching ``query`` for ``viewer`` (the JSON
+    API's ``q`` filter); ``None`` when the query is blank (no filter)."""
+    if not (query or "").strip():
+        return None
+    terms = parse_query(query)
+    if not terms:
+        return select(SearchDocument.object_id).where(SearchDocument.id.is_(None))
+    stmt, _ = _engine_for(session).matching(terms)
+    return stmt.where(
+        SearchDocument.kind == kind, _shown_to(viewer, date.today())
+    ).with_only_columns(SearchDocument.object_id)
+
+
+def search(
+    session: Session,
+    query: str | None,
+    viewer: Viewer,
+    kinds: Iterable[str] | None = None,
+    limit: int = 20,
+    offset: int = 0,
+    today: date | None = None,
+) -> SearchResults:
+    """Find people, publications and recruiting notices matching every word of ``query`` that
+    ``viewer`` may see, best first. ``kinds`` limits the kinds returned (default: all)."""
+    wanted = tuple(k for k in (kinds or KINDS) if k in KINDS)
+    terms = parse_query(query)
+    results = SearchResults(query=query or "", terms=terms)
+    if not terms or not wanted:
+        return results
+    today = today or date.today()
+    stmt, rank = _engine_for(session).matching(terms)
+    stmt = stmt.where(_shown_to(viewer, today))
+    counted = stmt.with_only_columns(SearchDocument.kind, func.count()).group_by(
+        SearchDocument.kind
+    )
+    results.counts = {kind: 0 for kind in KINDS} | {kind: n for kind, n in session.execute(counted)}
+    results.total = sum(results.counts[k] for k in wanted)
+    rows = session.execute(
+        stmt.add_columns(rank.label("rank"))
+        .where(SearchDocument.kind.in_(wanted))
+        .order_by(literal_column("rank").desc(), SearchDocument.title, SearchDocument.id)
+        .limit(limit)
+        .offset(offset)
+    ).all()
+    urls = publication_urls(
+        session, viewer, [doc.object_id for doc, _ in rows if doc.kind == "publication"]
+    )
+    results.hits = [
+        SearchHit(
+            kind=doc.kind,
+            object_id=doc.object_id,
+            ref=doc.ref,
+            title=highlight(doc.title, terms),
+            summary=highlight(doc.summary, terms),
+            snippet=highlight(doc.body, terms, SNIPPET_LENGTH),
+            url=urls.get(doc.object_id) if doc.kind == "publication" else _url(doc),
+            rank=float(score or 0.0),
+        )
+        for doc, score in rows
+    ]
+    return results
+
+
+def _url(doc: SearchDocument) -> str:
+    url = url_for("directory.profile", slug=doc.ref)
+    return f"{url}#recruiting" if doc.kind == "notice" else url
+
+
+def publication_urls(
+    session: Session, viewer: Viewer, ids: Sequence[int], external: bool = False
+) -> dict[int, str]:
+    """Where each publication is shown to ``viewer``: on the profile of its first author in
+    the department whose profile the viewer may see and who has not hidden it."""
+    if not ids:
+        return {}
+    a, pp = m.Authorship, m.ProfilePublication
+    rows = session.execute(
+        select(a.publication_id, m.Person.slug, m.Publication.uid)
+        .join(m.Person, m.Person.id == a.person_id)
+        .join(m.Publication, m.Publication.id == a.publication_id)
+        .join(pp, and_(pp.person_id == a.person_id, pp.publication_id == a.publication_id))
+        .where(
+            a.publication_id.in_(ids),
+            pp.hidden.is_(False),
+            m.Person.active.is_(True),
+            visibility_clause(viewer, m.Person, m.Person.id),
+        )
+        .order_by(a.publication_id, a.position)
+    )
+    urls: dict[int, str] = {}
+    for pub_id, slug, uid in rows:
+        if pub_id not in urls:
+            urls[pub_id] = url_for(
+                "directory.profile", slug=slug, _anchor=f"pub-{uid}", _external=external
+            )
+    return urls
+
+
+# ----------------------------------------------------------------------------- highlighting
+
+
+def _hit(token: str, terms: Sequence[Term]) -> bool:
+    return any(token == t.text or (t.prefix and token.startswith(t.text)) for t in terms)
+
+
+def _spans(text: str, terms: Sequence[Term]) -> list[tuple[int, int]]:
+    """Character ranges of ``text`` that matched a term."""
+    words = [t for t in terms if not _is_cjk(t.text[0])]
+    grams = [t.text for t in terms if _is_cjk(t.text[0])]
+    spans: list[tuple[int, int]] = []
+    for match in _WORD.finditer(text):
+        start = match.start()
+        for is_cjk, run in _runs(match.group()):
+            if is_cjk:
+                folded = fold(run)
+                if len(folded) == len(run):
+                    for gram in grams:
+                        found = folded.find(gram)
+                        while found >= 0:
+                            spans.append((start + found, start + found + len(gram)))
+                            found = folded.find(gram, found + 1)
+            elif any(_hit(token, words) for token in tokenize(run)):
+                spans.append((start, start + len(run)))
+            start += len(run)
+    merged: list[tuple[int, int]] = []
+    for begin, end in sorted(spans):
+        if merged and begin <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((begin, end))
+    return merged
+
+
+def highlight(text: str, terms: Sequence[Term], length: int | None = None) -> Markup:
+    """``text`` escaped, with what matched in ``<mark>``; with ``length``, cut to about that
+    many characters around the first match."""
+    spans = _spans(text, terms)
+    begin, end = 0, len(text)
+    if length is not None and len(text) > length:
+        first = spans[0][0] if spans else 0
+        begin = max(0, first - length // 3)
+        if begin:
+            space = text.find(" ", begin)
+            begin = space + 1 if 0 <= space < first else begin
+        end = min(len(text), begin + length)
+        if end < len(text):
+            space = text.rfind(" ", begin, end)
+            end = space if space > max(begin, spans[0][1] if spans else begin) else end
+    out = [Markup("…") if begin else Markup("")]
+    position = begin
+    for span_begin, span_end in spans:
+        if span_end <= begin or span_begin >= end:
+            continue
+        span_begin, span_end = max(span_begin, begin), min(span_end, end)
+        out.append(escape(text[position:span_begin]))
+        out.append(Markup("<mark>{}</mark>").format(text[span_begin:span_end]))
+        position = span_end
+    if end < len(text):
+        out.append(escape(text[position:end].rstrip(" ,;:")))
+        out.append(Markup("…"))
+    else:
+        out.append(escape(text[position:end]))
+    return Markup("").join(out)
+
+
+# ----------------------------------------------------------------------------- keeping it current
+
+
+def _chunks(ids: Iterable[int], size: int = 500) -> Iterator[list[int]]:
+    items = sorted(set(ids))
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def reindex(session: Session, kind: str, ids: Iterable[int] | None = None) -> int:
+    """Rewrite the documents of ``kind`` for the objects ``ids`` (all of them when ``None``);
+    objects that no longer exist lose their document. Returns how many documents it wrote."""
+    source = _SOURCES[kind]
+    engine = _engine_for(session)
+    written = 0
+    batches: Iterable[list[int] | None] = [None] if ids is None else _chunks(ids)
+    for batch in batches:
+        which = _DOCS.c.kind == kind
+        objects = select(source.model).options(*source.options).order_by(source.model.id)
+        if batch is not None:
+            which = and_(which, _DOCS.c.object_id.in_(batch))
+            objects = objects.where(source.model.id.in_(batch))
+        engine.remove(session, select(_DOCS.c.id).where(which))
+        session.execute(delete(_DOCS).where(which))
+        rows = []
+        for obj in session.scalars(objects):
+            doc = source.document(obj)
+            doc["title_tokens"] = " ".join(doc["title_tokens"])
+            doc["body_tokens"] = " ".join(doc["body_tokens"])
+            rows.append(doc)
+        if rows:
+            session.execute(insert(_DOCS), rows)
+            engine.add(session, select(_DOCS.c.id).where(which))
+        written += len(rows)
+    return written
+
+
+def rebuild(session: Session) -> int:
+    """Rebuild the whole index (``flask directory reindex``). Flushes; the caller commits."""
+    _engine_for(session).clear(session)
+    return sum(reindex(session, kind) for kind in KINDS)
+
+
+def rebuild_if_empty(session: Session) -> bool:
+    """Build the index of a directory that has people but no index yet (a database upgraded
+    to the search migration). Returns whether it did."""
+    if not inspect(session.connection()).has_table(SearchDocument.__tablename__):
+        return False
+    if session.scalar(select(SearchDocument.id).limit(1)) is not None:
+        return False
+    if session.scalar(select(m.Person.id).limit(1)) is None:
+        return False
+    rebuild(session)
+    return True
+
+
+#: Which documents depend on a model's rows (people's documents hold area names; notices'
+#: documents hold their owner's name, visibility and activity).
+_DEPENDENTS: dict[type, tuple[str, ...]] = {
+    m.Person: ("person", "notice", "publication"),
+    m.ResearchArea: ("person", "notice"),
+    m.Publication: ("publication",),
+    m.Authorship: ("publication",),
+    m.PublicationAward: ("publication",),
+    m.RecruitingNotice: ("notice",),
+}
+_PENDING = "directory_search_pending"
+
+
+@dataclass
+class _Pending:
+    ids: dict[str, set[int]] = field(default_factory=lambda: {kind: set() for kind in KINDS})
+    owners: set[int] = field(default_factory=set)
+    areas: set[int] = field(default_factory=set)
+    #: Kinds touched by bulk UPDATE/DELETE statements: rebuilt whole.
+    everything: set[str] = field(default_factory=set)
+
+
+def _pending(session: Session) -> _Pending:
+    return session.info.setdefault(_PENDING, _Pending())
+
+
+def _note_flush(session: Session, _context: Any) -> None:
+    pending = None
+    for obj in itertools.chain(session.new, session.dirty, session.deleted):
+        if type(obj) not in _DEPENDENTS:
+            continue
+        pending = pending or _pending(session)
+        if isinstance(obj, m.Person):
+            pending.ids["person"].add(obj.id)
+            pending.owners.add(obj.id)
+        elif isinstance(obj, m.Publication):
+            pending.ids["publication"].add(obj.id)
+        elif isinstance(obj, m.Authorship | m.PublicationAward):
+            if obj.publication_id is not None:
+                pending.ids["publication"].add(obj.publication_id)
+        elif isinstance(obj, m.RecruitingNotice):
+            pending.ids["notice"].add(obj.id)
+        elif isinstance(obj, m.ResearchArea):
+            if obj in session.deleted:
+                pending.everything.update(("person", "notice"))
+            else:
+                pending.areas.add(obj.id)
+
+
+def _note_bulk(state: Any) -> None:
+    if not (state.is_update or state.is_delete):
+        return
+    for mapper in state.all_mappers:
+        kinds = _DEPENDENTS.get(mapper.class_)
+        if kinds:
+            _pending(state.session).everything.update(kinds)
+
+
+def _apply(session: Session, pending: _Pending) -> None:
+    ids = pending.ids
+    if pending.areas:
+        ids["person"].update(
+            session.scalars(
+                select(m.person_areas.c.person_id).where(
+                    m.person_areas.c.area_id.in_(pending.areas)
+                )
+            )
+        )
+        ids["notice"].update(
+            session.scalars(
+                select(m.notice_areas.c.notice_id).where(
+                    m.notice_areas.c.area_id.in_(pending.areas)
+                )
+            )
+        )
+    for batch in _chunks(pending.owners):
+        ids["notice"].update(
+            session.scalars(
+                select(m.RecruitingNotice.id).where(m.RecruitingNotice.owner_id.in_(batch))
+            )
+        )
+        # Documents of a deleted owner: their notices are gone, their papers' owner changed.
+        for kind, object_id in session.execute(
+            select(_DOCS.c.kind, _DOCS.c.object_id).where(_DOCS.c.owner_id.in_(batch))
+        ):
+            ids[kind].add(object_id)
+    for kind in KINDS:
+        if kind in pending.everything:
+            reindex(session, kind)
+        elif ids[kind]:
+            reindex(session, kind, ids[kind])
+
+
+def _before_commit(session: Session) -> None:
+    # The commit's own final flush happens after this hook: flush now so that it is noted.
+    session.flush()
+    pending = session.info.pop(_PENDING, None)
+    if pending is not None:
+        _apply(session, pending)
+
+
+def _transaction_end(session: Session, transaction: Any) -> None:
+    if transaction.parent is None:
+        session.info.pop(_PENDING, None)
+
+
+def install(factory: sessionmaker) -> None:
+    """Keep the index current for every session ``factory`` makes: changes are noted at each
+    flush and the affected documents rewritten just before the commit, in its transaction."""
+    if event.contains(factory, "after_flush", _note_flush):
+        return
+    event.listen(factory, "after_flush", _note_flush)
+    event.listen(factory, "do_orm_execute", _note_bulk)
+    event.listen(factory, "before_commit", _before_commit)
+    event.listen(factory, "after_transaction_end", _transaction_end)

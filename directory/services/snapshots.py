@@ -1,0 +1,170 @@
+"""Plain-JSON states of editable records, for the history, approvals and reverts.
+
+A *snapshot* holds every user-editable value of a record (its columns and the small lists that
+belong to it, such as a person's links or a notice's areas), but no id, version or timestamp.
+Applying a snapshot to a record makes it look as it did; a deleted record is re-created from
+its last snapshot. Every editable kind goes through the same two functions.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import Date, DateTime, inspect, select
+from sqlalchemy.orm import Session
+
+from directory import models as m
+
+#: Columns that belong to the database, not to the user.
+_NOT_USER_DATA = {"id", "owner_id", "version", "created_at", "updated_at", "person_id"}
+
+PERSON = "person"
+PUBLICATION = "publication"
+
+
+def model_for(kind: str) -> type[m.Base]:
+    """The model class of an editable kind ("person", "publication" or an entry kind)."""
+    if kind == PERSON:
+        return m.Person
+    if kind == PUBLICATION:
+        return m.Publication
+    return m.ENTRY_MODELS[kind]
+
+
+def _columns(model: type[m.Base]) -> list[Any]:
+    return [c for c in inspect(model).columns if c.key not in _NOT_USER_DATA]
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return value
+
+
+def _from_json(column: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(column.type, DateTime):
+        return datetime.fromisoformat(value)
+    if isinstance(column.type, Date):
+        return date.fromisoformat(value)
+    return value
+
+
+def snapshot(kind: str, obj: Any) -> dict[str, Any]:
+    """Every user-editable value of ``obj`` as JSON-ready data."""
+    data = {c.key: _to_json(getattr(obj, c.key)) for c in _columns(type(obj))}
+    if kind == PERSON:
+        data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in obj.links]
+        data["areas"] = sorted(a.id for a in obj.areas)
+        # The image itself is not kept in the history (it can be large); its fingerprint
+        # shows that it changed.
+        data["photo"] = obj.photo.etag if obj.photo is not None else None
+    elif kind == "recruiting":
+        data["areas"] = sorted(a.id for a in obj.areas)
+    elif kind == "projects":
+        data["publications"] = sorted(p.id for p in obj.publications)
+    elif kind == PUBLICATION:
+        data["authors"] = [
+            {
+                "name": a.name,
+                "person_id": a.person_id,
+                "co_first": a.co_first,
+                "corresponding": a.corresponding,
+            }
+            for a in obj.authorships
+        ]
+        data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in obj.links]
+        data["awards"] = [a.name for a in obj.awards]
+        data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in obj.badges]
+    return data
+
+
+def _existing_ids(session: Session, model: type[m.Base], ids: list[int]) -> list[Any]:
+    if not ids:
+        return []
+    return list(session.scalars(select(model).where(model.id.in_(ids)).order_by(model.id)))
+
+
+def apply_snapshot(session: Session, kind: str, obj: Any, state: dict[str, Any]) -> None:
+    """Make ``obj`` hold the values of ``state`` (keys it lacks are left alone). References to
+    records that no longer exist (a deleted area or person) are dropped, not invented."""
+    for column in _columns(type(obj)):
+        if column.key in state:
+            setattr(obj, column.key, _from_json(column, state[column.key]))
+    if kind == PERSON:
+        if "links" in state:
+            obj.links = [
+                m.PersonLink(kind=k["kind"], url=k["url"], label=k.get("label"), position=i)
+                for i, k in enumerate(state["links"])
+            ]
+        if "areas" in state:
+            obj.areas = _existing_ids(session, m.ResearchArea, state["areas"])
+    elif kind == "recruiting" and "areas" in state:
+        obj.areas = _existing_ids(session, m.ResearchArea, state["areas"])
+    elif kind == "projects" and "publications" in state:
+        obj.publications = _existing_ids(session, m.Publication, state["publications"])
+    elif kind == PUBLICATION:
+        if "authors" in state:
+            people = {p.id for p in _existing_ids(
+                session, m.Person, [a["person_id"] for a in state["authors"] if a["person_id"]]
+            )}  # fmt: skip
+            obj.authorships = []
+            session.flush()  # positions are unique per paper: clear the old rows first
+            obj.authorships = [
+                m.Authorship(
+                    position=i,
+                    name=a["name"],
+                    person_id=a["person_id"] if a["person_id"] in people else None,
+                    co_first=a["co_first"],
+                    corresponding=a["corresponding"],
+                )
+                for i, a in enumerate(state["authors"])
+            ]
+        if "links" in state:
+            obj.links = [
+                m.PublicationLink(kind=k["kind"], url=k["url"], label=k.get("label"), position=i)
+                for i, k in enumerate(state["links"])
+            ]
+        if "awards" in state:
+            obj.awards = [
+                m.PublicationAward(name=name, position=i) for i, name in enumerate(state["awards"])
+            ]
+        if "badges" in state:
+            obj.badges = [
+                m.ArtifactBadge(name=b["name"], issuer=b.get("issuer"), position=i)
+                for i, b in enumerate(state["badges"])
+            ]
+
+
+def _humanise(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def diff(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The fields that differ between two states, in a stable order, for display."""
+    before, after = before or {}, after or {}
+    rows = []
+    for key in list(dict.fromkeys([*before, *after])):
+        old, new = before.get(key), after.get(key)
+        if old != new and not (old in (None, "", []) and new in (None, "", [])):
+            rows.append({"field": key, "label": _humanise(key), "before": old, "after": new})
+    return rows
+
+
+_TITLE_FIELDS = (
+    "full_name", "title", "degree", "venue", "funder", "body", "student_name", "advisor_name",
+    "level",
+)  # fmt: skip
+
+
+def describe(kind: str, state: dict[str, Any] | None) -> str:
+    """A short description of a record from its state ("Paper accepted at OSDI")."""
+    state = state or {}
+    for key in _TITLE_FIELDS:
+        value = state.get(key)
+        if value:
+            text = " ".join(str(value).split())
+            return text if len(text) <= 80 else text[:79] + "…"
+    return ""

@@ -1,0 +1,559 @@
+"""Flask-WTF forms of the editing pages. Every form carries a CSRF token; forms of records
+carry the record's ``version`` so that a save based on an outdated page is refused.
+
+Entry forms share :class:`EntryForm`; :meth:`EntryForm.fill` copies the fields whose names are
+model columns onto the record, so most kinds need nothing but their field list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from sqlalchemy import inspect
+from wtforms import (
+    BooleanField,
+    DateField,
+    HiddenField,
+    IntegerField,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+    TextAreaField,
+)
+from wtforms.validators import (
+    URL,
+    DataRequired,
+    Email,
+    InputRequired,
+    Length,
+    NumberRange,
+    Optional,
+    ValidationError,
+)
+from wtforms.widgets import CheckboxInput, ListWidget
+
+try:
+    from wtforms import SelectChoice
+except ImportError:  # pragma: no cover - WTForms before 3.3
+    SelectChoice = None
+
+from directory import models as m
+
+YEAR = [Optional(), NumberRange(1900, 2200, message="Enter a year such as 2024.")]
+MONTH = [Optional(), NumberRange(1, 12, message="Enter a month from 1 to 12.")]
+
+
+def http_url(form: Any, field: Any) -> None:
+    """Links must be web addresses (never ``javascript:`` or ``data:``)."""
+    if field.data and urlsplit(field.data).scheme not in ("http", "https"):
+        raise ValidationError("Enter a web address starting with https:// or http://.")
+
+
+def url_field(label: str) -> StringField:
+    return StringField(
+        label, [Optional(), Length(max=1000), http_url, URL(message="Enter a full web address.")]
+    )
+
+
+def text(label: str, max_length: int, required: bool = False, **kw: Any) -> StringField:
+    first = DataRequired(message="This field is required.") if required else Optional()
+    return StringField(label, [first, Length(max=max_length)], **kw)
+
+
+def markdown(label: str, required: bool = False, **kw: Any) -> TextAreaField:
+    """A Markdown text area; the editing page offers a preview of every such field."""
+    first = DataRequired(message="This field is required.") if required else Optional()
+    kw.setdefault("description", "Markdown: **bold**, *italic*, [link](https://…), lists.")
+    return TextAreaField(
+        label, [first, Length(max=20000)], render_kw={"data-markdown": "1", "rows": 6}, **kw
+    )
+
+
+def options(pairs: Any) -> list[Any]:
+    """Select choices from (value, label) pairs, as the installed WTForms wants them
+    (WTForms 3.3 deprecates plain tuples in favour of SelectChoice)."""
+    if SelectChoice is None:  # pragma: no cover - older WTForms
+        return list(pairs)
+    return [SelectChoice(value, label) for value, label in pairs]
+
+
+def vocab(vocabulary: tuple[tuple[str, str], ...]) -> list[Any]:
+    return options(vocabulary)
+
+
+class MultiCheckboxField(SelectMultipleField):
+    """Several choices as checkboxes (usable without JavaScript)."""
+
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
+
+
+class VersionedForm(FlaskForm):
+    #: The version of the record the form was loaded from.
+    version = HiddenField()
+
+    def base_version(self) -> int | None:
+        try:
+            return int(self.version.data)
+        except (TypeError, ValueError):
+            return None
+
+
+class EntryForm(VersionedForm):
+    """Fields every entry has."""
+
+    visibility = SelectField(
+        "Who sees this",
+        choices=vocab(m.VISIBILITIES),
+        default="public",
+        description="Private entries are shown only to you and the profile's editors.",
+    )
+    #: Fields handled by the kind's own code instead of a plain copy.
+    extra_fields: tuple[str, ...] = ()
+
+    def prepare(self, owner: m.Person, session: Any) -> None:
+        """Set choices that depend on the database (areas, the owner's papers...)."""
+
+    def load(self, obj: Any) -> None:
+        """Fill extra fields from ``obj`` when showing a stored entry."""
+
+    def fill(self, obj: Any, session: Any) -> None:
+        """Copy the form's values onto ``obj``."""
+        columns = {c.key: c for c in inspect(type(obj)).columns}
+        for field in self:
+            if field.name in columns and field.name not in ("version", "id", "owner_id"):
+                if field.name in self.extra_fields:
+                    continue
+                value = field.data
+                if isinstance(value, str):
+                    value = value.strip()
+                    if value == "" and columns[field.name].nullable:
+                        value = None
+                setattr(obj, field.name, value)
+
+
+class DateRangeFields:
+    start_year = IntegerField("Start year", YEAR)
+    start_month = IntegerField("Start month", MONTH)
+    end_year = IntegerField("End year", YEAR)
+    end_month = IntegerField("End month", MONTH)
+    is_current = BooleanField("Ongoing (shown as “– present”)")
+
+
+class NewsItemForm(EntryForm):
+    year = IntegerField("Year", [InputRequired(message="Enter the year."), *YEAR[1:]])
+    month = IntegerField("Month", MONTH)
+    day = IntegerField("Day", [Optional(), NumberRange(1, 31)])
+    body = markdown("News", required=True)
+    url = url_field("Link")
+    archived = BooleanField("Show under “older news”")
+
+
+class EducationForm(EntryForm, DateRangeFields):
+    degree = text("Degree", 120, required=True, description="e.g. Ph.D., B.S.")
+    field = text("Field", 200)
+    institution = text("Institution", 200, required=True)
+    unit = text("School or department", 200)
+    place = text("Place", 200)
+    advisors = text("Advisors", 400)
+    thesis = text("Thesis title", 400)
+    thesis_url = url_field("Thesis link")
+    note = TextAreaField("Note", [Optional(), Length(max=2000)])
+
+
+class ExperienceForm(EntryForm, DateRangeFields):
+    kind = SelectField("Kind", choices=vocab(m.EXPERIENCE_KINDS), default="job")
+    title = text("Position", 200, required=True)
+    organisation = text("Organisation", 200, required=True)
+    place = text("Place", 200)
+    hosts = text("Hosts or mentors", 400)
+    hosts_label = text("Introduce them as", 40, description="Hosts, Advisor, Mentor…")
+    description = markdown("Description")
+    url = url_field("Link")
+
+
+class ResearchProjectForm(EntryForm):
+    title = text("Title", 300, required=True)
+    summary = markdown("Summary")
+    url = url_field("Link")
+    status = SelectField("Status", choices=vocab(m.PROJECT_STATUSES), default="current")
+    parent_id = SelectField("Part of", coerce=str, default="")
+    extra_fields = ("parent_id",)
+
+    def prepare(self, owner: m.Person, session: Any) -> None:
+        from sqlalchemy import select
+
+        projects = session.scalars(
+            select(m.ResearchProject)
+            .where(m.ResearchProject.owner_id == owner.id)
+            .order_by(m.ResearchProject.position)
+        )
+        self.parent_id.choices = options(
+            [("", "— (a top-level project)")] + [(str(p.id), p.title) for p in projects]
+        )
+
+    def load(self, obj: Any) -> None:
+        self.parent_id.data = str(obj.parent_id) if obj.parent_id else ""
+
+    def validate_parent_id(self, field: Any) -> None:
+        editing = getattr(self, "_editing_id", None)
+        if field.data and editing is not None and field.data == str(editing):
+            raise ValidationError("A project cannot be part of itself.")
+
+    def fill(self, obj: Any, session: Any) -> None:
+        super().fill(obj, session)
+        obj.parent_id = int(self.parent_id.data) if self.parent_id.data else None
+
+
+class TeachingForm(EntryForm):
+    title = text("Course", 300, required=True)
+    course_code = text("Course code", 60)
+    term = text("Term", 60, description="e.g. Fall 2025")
+    year = IntegerField("Year", YEAR)
+    institution = text("Institution", 200)
+    role = SelectField("Role", choices=vocab(m.TEACHING_ROLES), default="instructor")
+    url = url_field("Link")
+
+
+class ServiceForm(EntryForm):
+    kind = SelectField("Kind", choices=vocab(m.SERVICE_KINDS))
+    venue = text("Venue or body", 200, required=True)
+    year = IntegerField("Year", YEAR)
+    role = text("Role", 120, description="When not plain membership: Co-Chair, Area chair…")
+    note = text("Note", 200)
+
+
+class AwardForm(EntryForm):
+    title = text("Award", 400, required=True)
+    title_translation = text("Translation", 400)
+    year = IntegerField("Year", YEAR)
+    giver = text("Given by", 200)
+    url = url_field("Link")
+    note = text("Note", 400)
+
+
+class FundingForm(EntryForm):
+    funder = text("Funder", 200, required=True)
+    title = text("Grant title", 400)
+    grant_number = text("Grant number", 120)
+    url = url_field("Link")
+    start_year = IntegerField("Start year", YEAR)
+    end_year = IntegerField("End year", YEAR)
+    note = TextAreaField("Note", [Optional(), Length(max=2000)])
+
+
+class CustomSectionForm(EntryForm):
+    title = text("Heading", 200, required=True)
+    body = markdown("Text", required=True)
+
+
+class RecruitingNoticeForm(EntryForm):
+    level = SelectField("Recruiting", choices=vocab(m.RECRUITING_LEVELS))
+    term = text("Intake", 40, description="e.g. Fall 2027; empty for rolling recruitment")
+    title = text("Title", 300)
+    description = markdown("Description", required=True)
+    how_to_apply = markdown("How to apply")
+    deadline = DateField("Apply by", [Optional()])
+    expires_on = DateField(
+        "Take down on", [Optional()], description="The notice disappears on this date."
+    )
+    funding_note = text("Funding", 400)
+    funded = BooleanField("Funded positions")
+    areas = MultiCheckboxField("Research areas", coerce=int)
+    extra_fields = ("areas",)
+
+    def prepare(self, owner: m.Person, session: Any) -> None:
+        from sqlalchemy import select
+
+        areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
+        self.areas.choices = options([(a.id, a.name) for a in areas])
+
+    def load(self, obj: Any) -> None:
+        self.areas.data = [a.id for a in obj.areas]
+
+    def fill(self, obj: Any, session: Any) -> None:
+        from sqlalchemy import select
+
+        super().fill(obj, session)
+        ids = self.areas.data or []
+        obj.areas = (
+            list(session.scalars(select(m.ResearchArea).where(m.ResearchArea.id.in_(ids))))
+            if ids
+            else []
+        )
+
+
+ADVISING_SIDES = (
+    ("student", "I advise this person (my student)"),
+    ("advisor", "This person advises me (my advisor)"),
+)
+
+
+class AdvisingRelationForm(EntryForm):
+    side = SelectField("Relation", choices=options(ADVISING_SIDES), default="student")
+    other_id = SelectField(
+        "Department member",
+        coerce=str,
+        default="",
+        description="Choose a department member, or type an outside name below.",
+    )
+    other_name = text("Or a name outside the department", 200)
+    role = SelectField("Advising role", choices=vocab(m.ADVISING_ROLES), default="advisor")
+    degree = SelectField("Degree", choices=vocab(m.DEGREES), default="phd")
+    start_year = IntegerField("Start year", YEAR)
+    end_year = IntegerField("End year", YEAR)
+    status = SelectField("Status", choices=vocab(m.ADVISING_STATUSES), default="current")
+    thesis = text("Thesis", 400)
+    placement = text("Placement", 300, description="Where they went, e.g. Assistant Professor, X")
+    note = text("Note", 300)
+    extra_fields = ("side", "other_id", "other_name")
+
+    def prepare(self, owner: m.Person, session: Any) -> None:
+        from sqlalchemy import select
+
+        people = session.scalars(
+            select(m.Person).where(m.Person.id != owner.id).order_by(m.Person.sort_name)
+        )
+        self.other_id.choices = options([("", "—")] + [(str(p.id), p.full_name) for p in people])
+
+    def load(self, obj: Any) -> None:
+        owner_is_advisor = obj.advisor_id == obj.owner_id
+        self.side.data = "student" if owner_is_advisor else "advisor"
+        other_id = obj.student_id if owner_is_advisor else obj.advisor_id
+        self.other_id.data = str(other_id) if other_id else ""
+        self.other_name.data = obj.student_name if owner_is_advisor else obj.advisor_name
+
+    def validate_other_name(self, field: Any) -> None:
+        if not self.other_id.data and not (field.data or "").strip():
+            raise ValidationError("Choose a department member or type a name.")
+
+    def fill(self, obj: Any, session: Any) -> None:
+        super().fill(obj, session)
+        other = int(self.other_id.data) if self.other_id.data else None
+        name = None if other else (self.other_name.data or "").strip() or None
+        owner = obj.owner_id
+        if self.side.data == "student":
+            changed = obj.student_id != other
+            obj.advisor_id, obj.advisor_name = owner, None
+            obj.student_id, obj.student_name = other, name
+        else:
+            changed = obj.advisor_id != other
+            obj.student_id, obj.student_name = owner, None
+            obj.advisor_id, obj.advisor_name = other, name
+        # A department member on the other side sees the relation on their profile only after
+        # they confirm it; the owner's side is confirmed by entering it.
+        if changed or obj.id is None:
+            other_confirmed = other is None
+            if self.side.data == "student":
+                obj.advisor_confirmed, obj.student_confirmed = True, other_confirmed
+            else:
+                obj.student_confirmed, obj.advisor_confirmed = True, other_confirmed
+
+
+# ----------------------------------------------------------------------------- the person
+
+
+LINK_KINDS_BY_HOST = {
+    "scholar.google.com": "scholar",
+    "dblp.org": "dblp",
+    "dblp.uni-trier.de": "dblp",
+    "orcid.org": "orcid",
+    "github.com": "github",
+    "linkedin.com": "linkedin",
+    "www.linkedin.com": "linkedin",
+}
+
+
+def labelled_lines(text_value: str | None) -> list[tuple[str, str]]:
+    """Non-empty lines of ``value`` or ``Label | value``, as (label, value); label may be ""."""
+    pairs = []
+    for raw in (text_value or "").splitlines():
+        label, _, value = raw.strip().rpartition("|")
+        if value.strip():
+            pairs.append((label.strip(), value.strip()))
+    return pairs
+
+
+def parse_links(text_value: str) -> list[dict[str, str | None]]:
+    """Lines of ``URL`` or ``Label | URL``; the kind comes from the host (or 'other')."""
+    links = []
+    for label, url in labelled_lines(text_value):
+        label = label or None
+        host = urlsplit(url).hostname or ""
+        kind = LINK_KINDS_BY_HOST.get(host, "homepage" if label is None else "other")
+        if url.lower().endswith(".pdf") and label and "cv" in label.lower():
+            kind = "cv"
+        links.append({"kind": kind, "url": url, "label": label})
+    return links
+
+
+def format_links(links: list[Any]) -> str:
+    return "\n".join(f"{k.label} | {k.url}" if k.label else k.url for k in links)
+
+
+class ProfileForm(VersionedForm):
+    """What the owner maintains about themself."""
+
+    full_name = text("Full name", 200, required=True)
+    native_name = text("Name in another script", 200, description="e.g. 魏星达")
+    name_variants = TextAreaField(
+        "Other spellings as an author",
+        [Optional(), Length(max=2000)],
+        description="One per line, e.g. X. Wei — used to link your papers.",
+        render_kw={"rows": 2},
+    )
+    pronouns = text("Pronouns", 40)
+    title = text("Title", 300, description="e.g. Assistant Professor")
+    rank = SelectField("Faculty rank", choices=options([("", "—"), *m.FACULTY_RANKS]), default="")
+    unit = text("Unit", 200, description="Lab, group or institute")
+    email = StringField(
+        "Email", [Optional(), Length(max=254), Email(message="Enter an email address.")]
+    )
+    office = text("Office", 200)
+    address = TextAreaField("Postal address", [Optional(), Length(max=1000)])
+    phone = text("Phone", 64)
+    interests = TextAreaField(
+        "Research interests (one line)", [Optional(), Length(max=1000)], render_kw={"rows": 2}
+    )
+    bio = markdown("Biography")
+    links = TextAreaField(
+        "Links",
+        [Optional(), Length(max=10000)],
+        description="One per line: a URL, or “Label | URL”.",
+        render_kw={"rows": 4},
+    )
+    areas = MultiCheckboxField("Research areas", coerce=int)
+    visibility = SelectField(
+        "Who sees this profile", choices=vocab(m.VISIBILITIES), default="public"
+    )
+
+    PLAIN = (
+        "full_name", "native_name", "pronouns", "title", "rank", "unit", "email", "office",
+        "address", "phone", "interests", "bio", "visibility",
+    )  # fmt: skip
+
+    def prepare(self, session: Any) -> None:
+        from sqlalchemy import select
+
+        areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
+        self.areas.choices = options([(a.id, a.name) for a in areas])
+
+    def load(self, person: m.Person) -> None:
+        for name in self.PLAIN:
+            getattr(self, name).data = getattr(person, name) or (
+                "" if name != "visibility" else "public"
+            )
+        self.name_variants.data = "\n".join(person.name_variants or [])
+        self.links.data = format_links(person.links)
+        self.areas.data = [a.id for a in person.areas]
+        self.version.data = person.version
+
+    def validate_links(self, field: Any) -> None:
+        for number, link in enumerate(parse_links(field.data), start=1):
+            if urlsplit(link["url"]).scheme not in ("http", "https"):
+                raise ValidationError(f"Line {number}: enter a web address starting with https://.")
+
+    def fill(self, person: m.Person, session: Any) -> None:
+        from sqlalchemy import select
+
+        for name in self.PLAIN:
+            value = (getattr(self, name).data or "").strip()
+            setattr(person, name, value if name == "full_name" else (value or None))
+        person.visibility = self.visibility.data or "public"
+        person.name_variants = [
+            v.strip() for v in (self.name_variants.data or "").splitlines() if v.strip()
+        ]
+        wanted = parse_links(self.links.data)
+        current = [{"kind": k.kind, "url": k.url, "label": k.label} for k in person.links]
+        if wanted != current:
+            person.links = [m.PersonLink(position=i, **link) for i, link in enumerate(wanted)]
+        ids = self.areas.data or []
+        person.areas = (
+            list(session.scalars(select(m.ResearchArea).where(m.ResearchArea.id.in_(ids))))
+            if ids
+            else []
+        )
+
+
+class PhotoForm(FlaskForm):
+    photo = FileField("Photo", [FileRequired(message="Choose an image file.")])
+    alt_text = text("Describe the photo", 300, description="For people who cannot see it.")
+
+
+# ----------------------------------------------------------------------------- small actions
+
+
+class ActionForm(FlaskForm):
+    """A one-button form (delete, confirm, approve...): only the CSRF token."""
+
+
+class VersionedActionForm(VersionedForm):
+    """A one-button form about one record version (delete, move)."""
+
+
+class MoveForm(VersionedForm):
+    direction = HiddenField(validators=[DataRequired()])
+
+    def validate_direction(self, field: Any) -> None:
+        if field.data not in ("up", "down"):
+            raise ValidationError("Move up or down.")
+
+
+class DelegateForm(FlaskForm):
+    delegate_id = SelectField("Person", coerce=str, validators=[DataRequired()])
+
+
+class RejectForm(FlaskForm):
+    reason = TextAreaField(
+        "Reason (shown to the author)", [DataRequired(message="Say why."), Length(max=2000)]
+    )
+
+
+class ReasonForm(FlaskForm):
+    reason = TextAreaField("Note (optional)", [Optional(), Length(max=2000)])
+
+
+# ----------------------------------------------------------------------------- admin
+
+
+class PersonAdminForm(VersionedForm):
+    full_name = text("Full name", 200, required=True)
+    slug = StringField(
+        "Address (slug)",
+        [Optional(), Length(max=120)],
+        description="Letters, digits and hyphens; made from the name when empty.",
+    )
+    role = SelectField("Role", choices=vocab(m.ROLES))
+    email = StringField("Email", [Optional(), Length(max=254), Email()])
+    user_key = StringField(
+        "Sign-in identity",
+        [Optional(), Length(max=254)],
+        description="The host's stable key for this person (username, eppn or email).",
+    )
+    active = BooleanField("Active", default=True)
+    visibility = SelectField("Profile visibility", choices=vocab(m.VISIBILITIES))
+
+    def validate_slug(self, field: Any) -> None:
+        import re
+
+        if field.data and not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", field.data):
+            raise ValidationError("Use lower-case letters, digits and single hyphens.")
+
+
+class AreaForm(VersionedForm):
+    name = text("Name", 120, required=True)
+    slug = StringField("Slug", [Optional(), Length(max=80)])
+    description = TextAreaField("Description", [Optional(), Length(max=2000)])
+    parent_id = SelectField("Broader area", coerce=str, default="")
+
+
+class MergeForm(FlaskForm):
+    keep_id = SelectField("Keep this profile", coerce=str, validators=[DataRequired()])
+    merge_id = SelectField("Merge this duplicate into it", coerce=str, validators=[DataRequired()])
+
+    def validate_merge_id(self, field: Any) -> None:
+        if field.data == self.keep_id.data:
+            raise ValidationError("Choose two different people.")

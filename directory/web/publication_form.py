@@ -1,0 +1,181 @@
+"""Adding and editing one publication by hand.
+
+Kept in its own module so that the publication import (BibTeX, ORCID, fuzzy author matching)
+can extend it: :func:`link_author` is the one place that decides which department member a
+printed author name is, and matches exactly on full names and listed name variants only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
+from wtforms.validators import DataRequired, Length, Optional, ValidationError
+
+from directory import models as m
+from directory.web.forms import MONTH, YEAR, VersionedForm, http_url, labelled_lines, text, vocab
+
+CORRESPONDING = re.compile(r"\s*(†|\(corresponding\))\s*", re.IGNORECASE)
+
+
+def parse_authors(value: str) -> list[dict[str, Any]]:
+    """One author per line; ``*`` after a name marks a co-first author, ``†`` or
+    ``(corresponding)`` a corresponding author."""
+    authors = []
+    for raw in (value or "").splitlines():
+        name = raw.strip()
+        if not name:
+            continue
+        corresponding = bool(CORRESPONDING.search(name))
+        name = CORRESPONDING.sub(" ", name).strip()
+        co_first = name.endswith("*")
+        name = name.rstrip("*").strip()
+        if name:
+            authors.append({"name": name, "co_first": co_first, "corresponding": corresponding})
+    return authors
+
+
+def format_authors(authorships: list[m.Authorship]) -> str:
+    return "\n".join(
+        a.name + ("*" if a.co_first else "") + (" †" if a.corresponding else "")
+        for a in authorships
+    )
+
+
+_LINK_KIND_BY_WORD = {
+    **{value: value for value, _ in m.PUBLICATION_LINK_KINDS},
+    **{label.lower(): value for value, label in m.PUBLICATION_LINK_KINDS},
+    "pdf": "paper",
+}
+
+
+def parse_links(value: str) -> list[dict[str, Any]]:
+    """``URL`` (the paper itself) or ``Label | URL``; a label naming a known kind ("Code",
+    "Slides") sets the kind, any other label is shown as written."""
+    links = []
+    for label, url in labelled_lines(value):
+        kind = _LINK_KIND_BY_WORD.get(label.lower(), "other") if label else "paper"
+        links.append({"kind": kind, "url": url, "label": label if kind == "other" else None})
+    return links
+
+
+def format_links(links: list[Any]) -> str:
+    return "\n".join(
+        f"{k.label or m.label(m.PUBLICATION_LINK_KINDS, k.kind)} | {k.url}" for k in links
+    )
+
+
+def parse_badges(value: str) -> list[dict[str, Any]]:
+    """``Name`` or ``Issuer | Name`` per line."""
+    return [{"name": name, "issuer": issuer or None} for issuer, name in labelled_lines(value)]
+
+
+def link_author(session: Session, name: str) -> int | None:
+    """The department member printed as ``name``: an exact (case-insensitive) match of a full
+    name or of a listed name variant, when exactly one person matches."""
+    wanted = " ".join(name.split()).casefold()
+    matches = {
+        person_id
+        for person_id, full_name, variants in session.execute(
+            select(m.Person.id, m.Person.full_name, m.Person.name_variants)
+        )
+        if full_name.casefold() == wanted
+        or any(" ".join(v.split()).casefold() == wanted for v in variants or [])
+    }
+    return matches.pop() if len(matches) == 1 else None
+
+
+class PublicationForm(VersionedForm):
+    title = text("Title", 1000, required=True)
+    authors = TextAreaField(
+        "Authors",
+        [DataRequired(message="List the authors, one per line."), Length(max=20000)],
+        description="One per line, in print order. Mark co-first authors with * and "
+        "corresponding authors with † or (corresponding).",
+        render_kw={"rows": 5},
+    )
+    venue = text("Venue", 500, description="e.g. USENIX OSDI 2025")
+    venue_short = text("Short venue", 60, description="e.g. OSDI'25")
+    year = IntegerField("Year", YEAR)
+    month = IntegerField("Month", MONTH)
+    type = SelectField("Type", choices=vocab(m.PUBLICATION_TYPES), default="conference")
+    status = SelectField("Status", choices=vocab(m.PUBLICATION_STATUSES), default="published")
+    doi = StringField("DOI", [Optional(), Length(max=255)], description="e.g. 10.1145/1234.5678")
+    arxiv_id = text("arXiv id", 40)
+    pages = text("Pages", 40)
+    note = TextAreaField("Note", [Optional(), Length(max=2000)], render_kw={"rows": 2})
+    labels = text("Labels", 500, description="Comma separated, e.g. CCF A, Oral")
+    links = TextAreaField(
+        "Links",
+        [Optional(), Length(max=10000)],
+        description="One per line: a URL (the paper), or “Code | URL”, “Slides | URL”…",
+        render_kw={"rows": 3},
+    )
+    awards = TextAreaField(
+        "Awards", [Optional(), Length(max=4000)], description="One per line, e.g. Best Paper Award",
+        render_kw={"rows": 2},
+    )  # fmt: skip
+    badges = TextAreaField(
+        "Artifact badges",
+        [Optional(), Length(max=4000)],
+        description="One per line: “Artifacts Available” or “USENIX | Results Reproduced”.",
+        render_kw={"rows": 2},
+    )
+    abstract = TextAreaField("Abstract", [Optional(), Length(max=20000)], render_kw={"rows": 4})
+    visibility = SelectField("Who sees this", choices=vocab(m.VISIBILITIES), default="public")
+    selected = BooleanField("Show among my selected papers")
+    hidden = BooleanField("Hide from my profile")
+
+    PLAIN = (
+        "title", "venue", "venue_short", "year", "month", "type", "status", "doi", "arxiv_id",
+        "pages", "note", "abstract", "visibility",
+    )  # fmt: skip
+
+    def validate_links(self, field: Any) -> None:
+        for number, link in enumerate(parse_links(field.data), start=1):
+            try:
+                http_url(self, type("F", (), {"data": link["url"]})())
+            except ValidationError:
+                raise ValidationError(
+                    f"Line {number}: enter a web address starting with https://."
+                ) from None
+
+    def load(self, pub: m.Publication, row: m.ProfilePublication | None) -> None:
+        for name in self.PLAIN:
+            getattr(self, name).data = getattr(pub, name)
+        self.authors.data = format_authors(pub.authorships)
+        self.labels.data = ", ".join(pub.labels or [])
+        self.links.data = format_links(pub.links)
+        self.awards.data = "\n".join(a.name for a in pub.awards)
+        self.badges.data = "\n".join(
+            f"{b.issuer} | {b.name}" if b.issuer else b.name for b in pub.badges
+        )
+        self.version.data = pub.version
+        if row is not None:
+            self.selected.data, self.hidden.data = row.selected, row.hidden
+
+    def state(self, session: Session, previous: m.Publication | None) -> dict[str, Any]:
+        """The publication as the form describes it, in the snapshot format (see
+        :mod:`directory.services.snapshots`), so that saving, approvals and reverts share one
+        path."""
+        data: dict[str, Any] = {}
+        for name in self.PLAIN:
+            value = getattr(self, name).data
+            data[name] = (value.strip() or None) if isinstance(value, str) else value
+        data["title"] = data["title"] or ""
+        data["labels"] = [x.strip() for x in (self.labels.data or "").split(",") if x.strip()]
+        known = {
+            (a.name, a.person_id) for a in (previous.authorships if previous else [])
+        }  # a link made earlier (by hand or by the import) is kept for the same name
+        kept = dict(known)
+        data["authors"] = [
+            {**a, "person_id": kept.get(a["name"]) or link_author(session, a["name"])}
+            for a in parse_authors(self.authors.data)
+        ]
+        data["links"] = parse_links(self.links.data)
+        data["awards"] = [x.strip() for x in (self.awards.data or "").splitlines() if x.strip()]
+        data["badges"] = parse_badges(self.badges.data)
+        return data

@@ -1,0 +1,455 @@
+"""The admin area (people, invitations, merging, the research-area taxonomy, the stale
+report), the approval queue (admins and advisors), and claiming a profile by invitation."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from sqlalchemy import func, or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
+from werkzeug.wrappers import Response
+
+from directory import models as m
+from directory.db import get_session
+from directory.formats.names import make_slug, sort_name, unique_slug
+from directory.models import PendingChange
+from directory.services import access
+from directory.services.changes import CannotApply, ChangeSet, Conflict, apply_pending, load_entity
+from directory.services.identity import current_viewer
+from directory.services.invitations import (
+    InvitationUnusable,
+    claim,
+    create_invitation,
+    find_invitation,
+)
+from directory.services.merge import merge_people
+from directory.services.snapshots import PERSON, diff
+from directory.web import forms
+from directory.web.csrf import csrf_failed
+from directory.web.entry_kinds import KINDS
+from directory.web.views import blueprint
+
+
+def require_admin() -> None:
+    viewer = current_viewer()
+    if not viewer.is_authenticated or not access.can_admin(viewer):
+        abort(403)
+
+
+def person_or_404(slug: str) -> m.Person:
+    person = get_session().scalar(select(m.Person).where(m.Person.slug == slug))
+    if person is None:
+        abort(404)
+    return person
+
+
+@blueprint.route("/admin/")
+def admin_index() -> str:
+    require_admin()
+    session = get_session()
+    counts = {
+        "people": session.scalar(select(func.count(m.Person.id))),
+        "pending": session.scalar(
+            select(func.count(PendingChange.id)).where(PendingChange.status == "pending")
+        ),
+        "stale": len(stale_people()),
+        "areas": session.scalar(select(func.count(m.ResearchArea.id))),
+    }
+    return render_template("directory/admin/index.html", counts=counts)
+
+
+# ----------------------------------------------------------------------------- people
+
+
+@blueprint.route("/admin/people")
+def admin_people() -> str:
+    require_admin()
+    query = (request.args.get("q") or "").strip()
+    stmt = select(m.Person).order_by(m.Person.active.desc(), m.Person.sort_name)
+    if query:
+        like = f"%{query}%"
+        stmt = stmt.where(or_(m.Person.full_name.ilike(like), m.Person.email.ilike(like)))
+    people = list(get_session().scalars(stmt))
+    return render_template("directory/admin/people.html", people=people, query=query)
+
+
+def _taken_slugs(session: Any, except_id: int | None = None) -> set[str]:
+    stmt = select(m.Person.slug)
+    if except_id is not None:
+        stmt = stmt.where(m.Person.id != except_id)
+    return set(session.scalars(stmt))
+
+
+@blueprint.route("/admin/people/new", methods=["GET", "POST"])
+@blueprint.route("/admin/people/<slug>", methods=["GET", "POST"])
+def admin_person(slug: str | None = None) -> Any:
+    require_admin()
+    session = get_session()
+    person = person_or_404(slug) if slug else None
+    form = forms.PersonAdminForm(obj=person if request.method == "GET" else None)
+    if request.method == "GET":
+        form.version.data = person.version if person else ""
+        if person is None:
+            form.active.data = True
+    title = f"Person: {person.full_name}" if person else "New person"
+    if not form.validate_on_submit():
+        status = 400 if request.method == "POST" else 200
+        return _person_page(form, person, title, status)
+    wanted_slug = form.slug.data or make_slug(form.full_name.data)
+    taken = _taken_slugs(session, person.id if person else None)
+    if form.slug.data and form.slug.data in taken:
+        form.slug.errors = [*form.slug.errors, "Another person has this address."]
+        return _person_page(form, person, title, 400)
+    key = (form.user_key.data or "").strip() or None
+    if key and session.scalar(
+        select(m.Person.id).where(
+            m.Person.user_key == key, m.Person.id != (person.id if person else -1)
+        )
+    ):
+        form.user_key.errors = [*form.user_key.errors, "This identity is bound to another person."]
+        return _person_page(form, person, title, 400)
+    target = person or m.Person(sort_name=sort_name(form.full_name.data))
+    changes = ChangeSet(session, current_viewer(), target, approval_exempt=True)
+    if person is None:
+        changes.create(PERSON, target)
+    else:
+        changes.update(PERSON, target, form.base_version())
+    if person is not None and target.full_name != form.full_name.data:
+        target.sort_name = sort_name(form.full_name.data)
+    target.full_name = form.full_name.data.strip()
+    target.slug = unique_slug(wanted_slug, taken)
+    target.role = form.role.data
+    target.email = (form.email.data or "").strip() or None
+    target.user_key = key
+    target.active = form.active.data
+    target.visibility = form.visibility.data
+    try:
+        changes.commit()
+    except (Conflict, StaleDataError, IntegrityError):
+        session.rollback()
+        flash("This person changed meanwhile, or the address was just taken; check and save again.",
+              "error")  # fmt: skip
+        if person is not None:
+            session.refresh(person)
+            form.version.data = person.version
+        return _person_page(form, person, title, 409)
+    flash(f"Saved {target.full_name}.", "success")
+    return redirect(url_for("directory.admin_person", slug=target.slug))
+
+
+def _person_page(form: Any, person: m.Person | None, title: str, status: int) -> tuple[str, int]:
+    return (
+        render_template(
+            "directory/admin/person.html",
+            form=form,
+            person=person,
+            title=title,
+            action_form=forms.ActionForm(),
+        ),
+        status,
+    )
+
+
+@blueprint.route("/admin/people/<slug>/deactivate", methods=["POST"])
+def admin_deactivate(slug: str) -> Response:
+    """A member who left: inactive, listed as alumni, their profile and entries kept."""
+    require_admin()
+    person = person_or_404(slug)
+    if not forms.ActionForm().validate_on_submit():
+        abort(400)
+    changes = ChangeSet(get_session(), current_viewer(), person, approval_exempt=True)
+    changes.update(PERSON, person)
+    person.active = False
+    person.role = "alumni"
+    changes.commit()
+    flash(f"{person.full_name} is now listed among the alumni.", "success")
+    return redirect(url_for("directory.admin_person", slug=slug))
+
+
+@blueprint.route("/admin/people/<slug>/invite", methods=["POST"])
+def admin_invite(slug: str) -> Any:
+    require_admin()
+    person = person_or_404(slug)
+    if not forms.ActionForm().validate_on_submit():
+        abort(400)
+    session = get_session()
+    days = current_app.config["DIRECTORY_INVITATION_DAYS"]
+    token = create_invitation(session, person, current_viewer().key, days)
+    session.commit()
+    link = url_for("directory.claim_profile", token=token, _external=True)
+    return render_template("directory/admin/invitation.html", person=person, link=link, days=days)
+
+
+@blueprint.route("/admin/merge", methods=["GET", "POST"])
+def admin_merge() -> Any:
+    require_admin()
+    session = get_session()
+    people = list(session.scalars(select(m.Person).order_by(m.Person.sort_name)))
+    form = forms.MergeForm()
+    choices = [("", "—")] + [(str(p.id), f"{p.full_name} ({p.slug})") for p in people]
+    form.keep_id.choices = form.merge_id.choices = forms.options(choices)
+    if not form.validate_on_submit():
+        status = 400 if request.method == "POST" else 200
+        return render_template("directory/admin/merge.html", form=form), status
+    keep = session.get(m.Person, int(form.keep_id.data))
+    duplicate = session.get(m.Person, int(form.merge_id.data))
+    duplicate_name = duplicate.full_name
+    # Both halves are recorded in the kept person's history, where the entries now are.
+    changes = ChangeSet(session, current_viewer(), keep, approval_exempt=True)
+    changes.update(PERSON, keep)
+    merge_people(session, keep, duplicate)
+    changes.delete(PERSON, duplicate)
+    changes.commit()
+    flash(f"Merged {duplicate_name} into {keep.full_name}.", "success")
+    return redirect(url_for("directory.admin_person", slug=keep.slug))
+
+
+# ----------------------------------------------------------------------------- areas
+
+
+@blueprint.route("/admin/areas", methods=["GET", "POST"])
+@blueprint.route("/admin/areas/<int:area_id>", methods=["GET", "POST"])
+def admin_areas(area_id: int | None = None) -> Any:
+    require_admin()
+    session = get_session()
+    area = session.get(m.ResearchArea, area_id) if area_id else None
+    if area_id and area is None:
+        abort(404)
+    areas = list(session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name)))
+    form = forms.AreaForm(obj=area if request.method == "GET" else None)
+    form.parent_id.choices = forms.options(
+        [("", "—")] + [(str(a.id), a.name) for a in areas if area is None or a.id != area.id]
+    )
+    if request.method == "GET" and area is not None:
+        form.parent_id.data = str(area.parent_id) if area.parent_id else ""
+        form.version.data = area.version
+    if form.validate_on_submit():
+        slug = form.slug.data or make_slug(form.name.data, 80)
+        clash = session.scalar(
+            select(m.ResearchArea.id).where(
+                m.ResearchArea.slug == slug, m.ResearchArea.id != (area.id if area else -1)
+            )
+        )
+        if clash:
+            form.slug.errors = [*form.slug.errors, "Another area has this slug."]
+        elif area is not None and form.base_version() != area.version:
+            form.version.data = area.version
+            flash("This area changed meanwhile; check it and save again.", "error")
+        else:
+            target = area or m.ResearchArea()
+            target.name = form.name.data.strip()
+            target.slug = slug
+            target.description = form.description.data or None
+            target.parent_id = int(form.parent_id.data) if form.parent_id.data else None
+            session.add(target)
+            session.commit()
+            flash(f"Saved the area {target.name}.", "success")
+            return redirect(url_for("directory.admin_areas"))
+    status = 400 if request.method == "POST" else 200
+    return (
+        render_template(
+            "directory/admin/areas.html",
+            areas=areas,
+            area=area,
+            form=form,
+            action_form=forms.ActionForm(),
+        ),
+        status,
+    )
+
+
+@blueprint.route("/admin/areas/<int:area_id>/delete", methods=["POST"])
+def admin_delete_area(area_id: int) -> Response:
+    require_admin()
+    session = get_session()
+    area = session.get(m.ResearchArea, area_id)
+    if area is None:
+        abort(404)
+    if not forms.ActionForm().validate_on_submit():
+        abort(400)
+    session.delete(area)
+    session.commit()
+    flash(f"Deleted the area {area.name}; profiles no longer list it.", "success")
+    return redirect(url_for("directory.admin_areas"))
+
+
+# ----------------------------------------------------------------------------- stale report
+
+
+def stale_people() -> list[m.Person]:
+    """Active profiles whose owner has not confirmed them for DIRECTORY_STALE_AFTER_MONTHS."""
+    months = current_app.config["DIRECTORY_STALE_AFTER_MONTHS"]
+    cutoff = date.today() - timedelta(days=round(months * 30.44))
+    return list(
+        get_session().scalars(
+            select(m.Person)
+            .where(
+                m.Person.active.is_(True),
+                or_(m.Person.last_confirmed.is_(None), m.Person.last_confirmed < cutoff),
+            )
+            .order_by(m.Person.last_confirmed.asc().nulls_first(), m.Person.sort_name)
+        )
+    )
+
+
+@blueprint.route("/admin/stale")
+def admin_stale() -> str:
+    require_admin()
+    return render_template(
+        "directory/admin/stale.html",
+        people=stale_people(),
+        months=current_app.config["DIRECTORY_STALE_AFTER_MONTHS"],
+    )
+
+
+# ----------------------------------------------------------------------------- approvals
+
+
+def _approvable(viewer: Any) -> list[PendingChange]:
+    session = get_session()
+    stmt = (
+        select(PendingChange)
+        .where(PendingChange.status == "pending")
+        .order_by(PendingChange.created_at, PendingChange.id)
+    )
+    if not viewer.is_admin:
+        students = select(m.AdvisingRelation.student_id).where(
+            m.AdvisingRelation.advisor_id == viewer.person_id,
+            m.AdvisingRelation.advisor_confirmed.is_(True),
+            m.AdvisingRelation.student_confirmed.is_(True),
+        )
+        stmt = stmt.where(PendingChange.person_id.in_(students))
+    return list(session.scalars(stmt))
+
+
+def _is_approver(viewer: Any) -> bool:
+    if viewer.is_admin:
+        return True
+    if viewer.person_id is None:
+        return False
+    return (
+        get_session().scalar(
+            select(m.AdvisingRelation.id).where(
+                m.AdvisingRelation.advisor_id == viewer.person_id,
+                m.AdvisingRelation.student_id.isnot(None),
+                m.AdvisingRelation.advisor_confirmed.is_(True),
+                m.AdvisingRelation.student_confirmed.is_(True),
+            )
+        )
+        is not None
+    )
+
+
+@blueprint.route("/approvals")
+def approvals() -> str:
+    viewer = current_viewer()
+    if not viewer.is_authenticated or not _is_approver(viewer):
+        abort(403)
+    session = get_session()
+    items = []
+    for pending in _approvable(viewer):
+        current = load_entity(session, pending.entity_kind, pending.entity_id)
+        changed_since = (
+            current is not None
+            and pending.base_version is not None
+            and current.version != pending.base_version
+        )
+        items.append(
+            {
+                "pending": pending,
+                "rows": diff(pending.before, pending.proposed),
+                "changed_since": changed_since,
+            }
+        )
+    return render_template(
+        "directory/approvals.html",
+        items=items,
+        kinds=KINDS,
+        approve_form=forms.ReasonForm(),
+        reject_form=forms.RejectForm(),
+    )
+
+
+def _pending_or_404(pending_id: int) -> PendingChange:
+    pending = get_session().get(PendingChange, pending_id)
+    if pending is None or pending.status != "pending":
+        abort(404)
+    return pending
+
+
+@blueprint.route("/approvals/<int:pending_id>/approve", methods=["POST"])
+def approve(pending_id: int) -> Response:
+    viewer = current_viewer()
+    if not viewer.is_authenticated:
+        abort(403)
+    pending = _pending_or_404(pending_id)
+    if not access.can_approve(viewer, pending.person):
+        abort(403)
+    form = forms.ReasonForm()
+    if not form.validate_on_submit():
+        abort(400)
+    session = get_session()
+    pending.reason = form.reason.data or None
+    try:
+        apply_pending(session, viewer, pending)
+    except CannotApply as refused:
+        session.rollback()
+        flash(f"Not applied: {refused} Reject it instead.", "error")
+    else:
+        flash("Approved: the change is now public.", "success")
+    return redirect(url_for("directory.approvals"))
+
+
+@blueprint.route("/approvals/<int:pending_id>/reject", methods=["POST"])
+def reject(pending_id: int) -> Response:
+    viewer = current_viewer()
+    if not viewer.is_authenticated:
+        abort(403)
+    pending = _pending_or_404(pending_id)
+    if not access.can_approve(viewer, pending.person):
+        abort(403)
+    form = forms.RejectForm()
+    if not form.validate_on_submit():
+        if csrf_failed(form):
+            abort(400)
+        flash("Say why the change is rejected; the author sees the reason.", "error")
+        return redirect(url_for("directory.approvals", _anchor=f"pending-{pending_id}"))
+    pending.status = "rejected"
+    pending.reason = form.reason.data
+    pending.decided_by_key = viewer.key
+    pending.decided_at = datetime.now(UTC)
+    get_session().commit()
+    flash("Rejected; the author sees your reason on their profile editor.", "success")
+    return redirect(url_for("directory.approvals"))
+
+
+# ----------------------------------------------------------------------------- claiming
+
+
+@blueprint.route("/claim/<token>", methods=["GET", "POST"])
+def claim_profile(token: str) -> Any:
+    session = get_session()
+    viewer = current_viewer()
+    try:
+        invitation = find_invitation(session, token)
+    except InvitationUnusable as unusable:
+        return render_template("directory/claim.html", problem=str(unusable)), 410
+    form = forms.ActionForm()
+    if viewer.is_authenticated and form.validate_on_submit():
+        try:
+            person = claim(session, invitation, viewer.key)
+        except InvitationUnusable as unusable:
+            session.rollback()
+            return render_template("directory/claim.html", problem=str(unusable)), 409
+        session.commit()
+        flash(f"Welcome, {person.full_name}: this is your profile now.", "success")
+        return redirect(url_for("directory.me"))
+    return render_template(
+        "directory/claim.html",
+        person=invitation.person,
+        form=form,
+        signed_in=viewer.is_authenticated,
+    )

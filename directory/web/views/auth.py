@@ -1,0 +1,95 @@
+"""The built-in sign-in of the standalone site: ``<prefix>/login`` and ``<prefix>/logout``.
+
+Both answer 404 unless DIRECTORY_BUILTIN_LOGIN is on; a host site signs people in itself.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+from flask import abort, current_app, flash, redirect, render_template, request, session, url_for
+from werkzeug.wrappers import Response
+from wtforms import PasswordField, StringField
+from wtforms.validators import InputRequired, Length
+
+from directory.db import get_session
+from directory.services.accounts import sign_in
+from directory.services.identity import BUILTIN_SESSION_KEY, current_viewer
+from directory.web.csrf import DirectoryForm, csrf_failed
+from directory.web.views import blueprint
+
+
+class LoginForm(DirectoryForm):
+    username = StringField("Username", validators=[InputRequired(), Length(max=254)])
+    password = PasswordField("Password", validators=[InputRequired(), Length(max=1024)])
+
+
+class SignOutForm(DirectoryForm):
+    """A one-button form: signing out is a POST with a CSRF token, so that no other site
+    can sign a visitor out."""
+
+
+def safe_next(target: str | None) -> str | None:
+    """``target`` if it is a path on this site, else None (no open redirects)."""
+    if not target or "\\" in target or any(ord(ch) < 32 for ch in target):
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        return None
+    return target
+
+
+def _require_builtin_login() -> None:
+    if not current_app.config["DIRECTORY_BUILTIN_LOGIN"]:
+        abort(404)
+
+
+def _minutes_until(moment: datetime) -> int:
+    return max(1, math.ceil((moment - datetime.now(UTC)).total_seconds() / 60))
+
+
+@blueprint.route("/login", methods=["GET", "POST"])
+def login() -> Response | tuple[str, int]:
+    _require_builtin_login()
+    next_url = safe_next(request.args.get("next"))
+    form = LoginForm()
+    problem = None
+    if form.validate_on_submit():
+        outcome = sign_in(form.username.data, form.password.data)
+        get_session().commit()  # keeps a failure count as well as a successful sign-in
+        if outcome.ok:
+            # A fresh session: nothing from before signing in (a planted session included)
+            # carries over.
+            session.clear()
+            session[BUILTIN_SESSION_KEY] = outcome.account.username
+            flash("You are signed in.", "success")
+            return redirect(next_url or url_for("directory.index"))
+        if outcome.locked_until is not None:
+            minutes = _minutes_until(outcome.locked_until)
+            problem = (
+                "Too many failed sign-ins for this account. "
+                f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
+            )
+        else:
+            problem = "Wrong username or password."
+    elif csrf_failed(form):
+        problem = "This form had expired or did not come from this site. Please sign in again."
+    status = 400 if csrf_failed(form) else 200
+    return render_template(
+        "directory/login.html", form=form, next_url=next_url, problem=problem
+    ), status
+
+
+@blueprint.route("/logout", methods=["GET", "POST"])
+def logout() -> Response | tuple[str, int]:
+    _require_builtin_login()
+    form = SignOutForm()
+    if form.validate_on_submit():
+        session.clear()
+        flash("You are signed out.", "success")
+        return redirect(url_for("directory.index"))
+    # GET (or an expired token): a page with the button, which works without JavaScript.
+    status = 400 if csrf_failed(form) else 200
+    return render_template("directory/logout.html", form=form, viewer=current_viewer()), status

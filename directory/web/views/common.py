@@ -1,0 +1,216 @@
+"""Request-wide pieces of the blueprint: template helpers, security headers, error pages."""
+
+from __future__ import annotations
+
+import json
+from contextlib import suppress
+from datetime import date
+from urllib.parse import quote
+
+from flask import Response, current_app, g, redirect, render_template, request, url_for
+from markupsafe import Markup, escape
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+
+from directory import models
+from directory.db import close_session
+from directory.formats.markdown import render_inline, render_markdown
+from directory.services.access import can_view
+from directory.services.identity import ANONYMOUS, current_viewer
+from directory.web.csrf import csrf_token
+from directory.web.views import blueprint
+
+MONTHS = (
+    "Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Sep.", "Oct.", "Nov.", "Dec.",
+)  # fmt: skip
+
+
+def month_year(year: int | None, month: int | None = None) -> str:
+    """'July 2025', 'Aug. 2024' or '2024'."""
+    if not year:
+        return ""
+    if month and 1 <= month <= 12:
+        return f"{MONTHS[month - 1]} {year}"
+    return str(year)
+
+
+def date_range(entry: object) -> str:
+    """'Aug. 2021 – July 2025', '2023 – present'."""
+    start = month_year(getattr(entry, "start_year", None), getattr(entry, "start_month", None))
+    if getattr(entry, "is_current", False):
+        end = "present"
+    else:
+        end = month_year(getattr(entry, "end_year", None), getattr(entry, "end_month", None))
+    if start and end and start != end:
+        return f"{start} – {end}"
+    return start or end
+
+
+def long_date(day: date | None) -> str:
+    """'7 March 2026' (portable: no platform-specific strftime flags)."""
+    return f"{day.day} {day.strftime('%B')} {day.year}" if day else ""
+
+
+def obfuscated_email(email: str | None) -> Markup:
+    """An address people can read and simple harvesters cannot: 'name at host dot edu',
+    without a mailto link, with the parts in separate elements."""
+    if not email or "@" not in email:
+        return Markup("")
+    user, _, host = email.partition("@")
+    host_parts = Markup('<span class="obf-sep"> dot </span>').join(
+        escape(p) for p in host.split(".")
+    )
+    return Markup('<span class="email-obf">{}<span class="obf-sep"> at </span>{}</span>').format(
+        user, host_parts
+    )
+
+
+@blueprint.app_template_filter("directory_markdown")
+def _markdown_filter(text: str | None) -> Markup:
+    return render_markdown(text)
+
+
+@blueprint.app_template_filter("directory_inline")
+def _inline_filter(text: str | None) -> Markup:
+    return render_inline(text)
+
+
+def _department_name() -> str:
+    return current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+
+
+def _can_view(obj: object) -> bool:
+    """For templates: whether the current viewer may see ``obj`` (anything with a visibility),
+    e.g. the target of a publication's relation, loaded without a visibility filter."""
+    return can_view(current_viewer(), obj)
+
+
+def assets() -> Markup:
+    """The directory's stylesheet, for the ``<head>`` of every page that shows directory
+    content: the standalone base calls it, a host's layout calls it once (its rules only
+    touch elements inside ``.directory``)."""
+    href = url_for("directory.static", filename="directory.css")
+    return Markup('<link rel="stylesheet" href="{}">').format(href)
+
+
+@blueprint.record_once
+def _template_globals(state) -> None:
+    """Jinja globals (not context variables) so that imported macros see them too; all are
+    prefixed ``directory_`` to stay out of the host's way."""
+    state.app.jinja_env.globals.update(
+        directory_viewer=current_viewer,
+        directory_label=models.label,
+        directory_vocab=models,
+        directory_month_year=month_year,
+        directory_date_range=date_range,
+        directory_email=obfuscated_email,
+        directory_department=_department_name,
+        directory_today=date.today,
+        directory_long_date=long_date,
+        directory_can_view=_can_view,
+        directory_assets=assets,
+        directory_csrf_token=csrf_token,
+    )
+
+
+def _is_directory_request() -> bool:
+    """Whether the response belongs to the directory: one of its routes, or any URL under its
+    prefix (a 404 for an unknown directory URL too). With the empty prefix only its routes."""
+    if request.blueprint == blueprint.name:
+        return True
+    prefix = current_app.config["DIRECTORY_URL_PREFIX"].rstrip("/")
+    return bool(prefix) and (request.path == prefix or request.path.startswith(prefix + "/"))
+
+
+@blueprint.after_app_request
+def _security_headers(response: Response) -> Response:
+    config = current_app.config
+    if config["DIRECTORY_SECURITY_HEADERS"] and _is_directory_request():
+        response.headers.setdefault(
+            "Content-Security-Policy", config["DIRECTORY_CONTENT_SECURITY_POLICY"]
+        )
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
+        response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
+    return response
+
+
+@blueprint.errorhandler(404)
+def _not_found(error: Exception) -> tuple[str, int]:
+    return render_template("directory/errors/404.html"), 404
+
+
+@blueprint.errorhandler(403)
+def _forbidden(error: Exception) -> Response | tuple[str, int]:
+    """A refusal. Someone not signed in is sent to sign in first (the built-in login, or the
+    host's DIRECTORY_LOGIN_URL) when the request was a plain page view."""
+    if not current_viewer().is_authenticated and request.method == "GET":
+        target = request.full_path.rstrip("?")
+        if current_app.config["DIRECTORY_BUILTIN_LOGIN"]:
+            return redirect(url_for("directory.login", next=target))
+        login_url = current_app.config["DIRECTORY_LOGIN_URL"]
+        if login_url:
+            return redirect(login_url.replace("{next}", quote(target, safe="")))
+    return render_template("directory/errors/403.html"), 403
+
+
+#: Seconds a client is asked to wait before retrying while the database is unreachable.
+RETRY_AFTER_SECONDS = 30
+
+_UNAVAILABLE_FALLBACK = (
+    "<!doctype html><html lang=en><meta charset=utf-8><title>Temporarily unavailable</title>"
+    "<h1>The directory is temporarily unavailable</h1><p>Please try again in a minute.</p></html>"
+)
+
+
+def wants_json() -> bool:
+    """Whether the client of this request expects JSON: API paths, or an Accept header that
+    prefers JSON to HTML."""
+    prefix = current_app.config["DIRECTORY_URL_PREFIX"].rstrip("/")
+    if request.path.startswith(f"{prefix}/api/"):
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json"
+
+
+#: SQLite reports a broken schema as an OperationalError too; that is a bug or a missing
+#: migration (a 500), not an outage.
+_SCHEMA_ERRORS = ("no such table", "no such column", "syntax error")
+
+
+@blueprint.errorhandler(OperationalError)
+@blueprint.errorhandler(PoolTimeoutError)
+def _database_unavailable(error: Exception) -> Response:
+    """The database is unreachable (down, restarting, network, locked, pool exhausted): a 503
+    the client may retry, never a 500. The session is discarded so that the next request starts
+    afresh on a new connection; no restart is needed once the database is back."""
+    if any(text in str(error).lower() for text in _SCHEMA_ERRORS):
+        raise error
+    current_app.logger.error("Directory database unavailable: %s", error)
+    with suppress(Exception):  # the connection is already broken; there is nothing to keep
+        close_session()
+    if wants_json():
+        # The API's error shape: an RFC 9457 problem details document.
+        response = Response(
+            json.dumps(
+                {
+                    "type": "about:blank",
+                    "title": "Service Unavailable",
+                    "status": 503,
+                    "detail": "The directory's database is unavailable; retry later.",
+                }
+            ),
+            mimetype="application/problem+json",
+        )
+    else:
+        # The page must not need the database: the viewer is not looked up again.
+        g._directory_viewer = ANONYMOUS
+        try:
+            response = Response(render_template("directory/errors/503.html"))
+        except Exception:  # noqa: BLE001 - a host layout that itself needs the database
+            current_app.logger.exception("The 503 page could not be rendered")
+            response = Response(_UNAVAILABLE_FALLBACK)
+    response.status_code = 503
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response.headers["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,42 @@
+"""The people listing ``<prefix>/`` and the research areas ``<prefix>/areas/``."""
+
+from __future__ import annotations
+
+from flask import abort, render_template, request
+
+from directory.db import get_session
+from directory.formats.structured import area_jsonld, listing_jsonld
+from directory.services import department
+from directory.services.cache import cached_page
+from directory.services.identity import current_viewer
+from directory.web.views import blueprint
+
+
+@blueprint.route("/")
+@cached_page
+def index() -> str:
+    filters = department.ListingFilters.from_args(request.args)
+    data = department.listing(get_session(), current_viewer(), department.today(), filters)
+    return render_template(
+        "directory/index.html",
+        listing=data,
+        filters=filters,
+        letters=department.LETTERS,
+        jsonld=listing_jsonld(data.people, "People"),
+    )
+
+
+@blueprint.route("/areas/")
+@cached_page
+def areas() -> str:
+    summaries = department.area_summaries(get_session(), current_viewer(), department.today())
+    return render_template("directory/areas.html", summaries=summaries)
+
+
+@blueprint.route("/areas/<slug>")
+@cached_page
+def area(slug: str) -> str:
+    page = department.area_page(get_session(), current_viewer(), department.today(), slug)
+    if page is None:
+        abort(404)
+    return render_template("directory/area.html", page=page, jsonld=area_jsonld(page))

@@ -1,0 +1,61 @@
+"""Public profile pages: ``<prefix>/people/<slug>`` and the person's photo."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from flask import Response, abort, render_template, request
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from directory import models as m
+from directory.db import get_session
+from directory.formats.structured import profile_page_jsonld
+from directory.services.access import can_edit_person, person_visible
+from directory.services.cache import cached_page
+from directory.services.identity import current_viewer
+from directory.services.profiles import load_profile
+from directory.web.views import blueprint
+
+
+def get_person_or_404(slug: str) -> m.Person:
+    """Load a person by slug, 404 when missing or not visible to the viewer (a hidden profile
+    is indistinguishable from a missing one)."""
+    person = get_session().scalar(
+        select(m.Person)
+        .where(m.Person.slug == slug)
+        .options(selectinload(m.Person.links), selectinload(m.Person.areas))
+    )
+    if person is None or not person_visible(current_viewer(), person):
+        abort(404)
+    return person
+
+
+@blueprint.route("/people/<slug>")
+@cached_page
+def profile(slug: str) -> str:
+    person = get_person_or_404(slug)
+    viewer = current_viewer()
+    data = load_profile(get_session(), person, viewer, date.today())
+    return render_template(
+        "directory/profile.html",
+        profile=data,
+        person=person,
+        jsonld=profile_page_jsonld(person),
+        can_edit=can_edit_person(viewer, person),
+    )
+
+
+@blueprint.route("/people/<slug>/photo")
+def photo(slug: str) -> Response:
+    person = get_person_or_404(slug)
+    if person.photo is None:
+        abort(404)
+    etag = person.photo.etag
+    if request.if_none_match and etag in request.if_none_match:
+        return Response(status=304)
+    response = Response(person.photo.data, mimetype=person.photo.mime_type)
+    response.set_etag(etag)
+    response.cache_control.public = person.visibility == "public"
+    response.cache_control.max_age = 3600
+    return response

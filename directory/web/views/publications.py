@@ -1,0 +1,634 @@
+"""Publication pages: the department's papers (``<prefix>/publications``, filtered, with a
+papers-per-year chart), import with preview, a person's list of papers, exports of both, and
+the admin's tools for shared records (merge, split, versions).
+
+Import: ``<prefix>/me/publications/import`` (or ``/people/<slug>/publications/import`` for
+someone one may edit) takes a .bib file, pasted BibTeX or an ORCID record, stores it as a
+draft and redirects to the draft's preview. Confirming re-plans from the stored text (never
+from what the browser sends back) and writes everything in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField
+from sqlalchemy import select
+from wtforms import BooleanField, HiddenField, RadioField, StringField, TextAreaField
+from wtforms.validators import InputRequired, Optional
+
+from directory import models as m
+from directory.db import get_session
+from directory.formats.bibtex import (
+    BibtexTooLarge,
+    make_citation_key,
+    parse_bibtex,
+    publication_to_csl,
+    publications_to_bibtex,
+)
+from directory.formats.charts import bar_chart
+from directory.formats.orcid import (
+    OrcidFetchError,
+    fetch_orcid_record,
+    normalise_orcid_id,
+    parse_orcid_record,
+)
+from directory.services import department
+from directory.services.access import can_import_publications, can_manage_publication_records
+from directory.services.cache import cached_page
+from directory.services.identity import current_viewer
+from directory.services.profiles import profile_publications
+from directory.services.pubimport import (
+    STATUSES,
+    ImportDraft,
+    ImportPlan,
+    PlanRefused,
+    apply_plan,
+    create_draft,
+    decision_choices,
+    draft_expired,
+    plan_import,
+)
+from directory.services.publications import (
+    PublicationIndex,
+    link_versions,
+    merge_publications,
+    publication_data,
+    publication_options,
+    split_publication,
+)
+from directory.web.views import blueprint
+from directory.web.views.profile import get_person_or_404
+
+try:  # WTForms 3.3 deprecates (value, label) tuples in favour of SelectChoice.
+    from wtforms.fields.choices import SelectChoice
+except ImportError:  # pragma: no cover - older WTForms
+    SelectChoice = None
+
+
+def _choices(pairs: list[tuple[str, str]]) -> list[Any]:
+    if SelectChoice is None:  # pragma: no cover
+        return pairs
+    return [SelectChoice(value, label) for value, label in pairs]
+
+
+# --------------------------------------------------------------------------------------------
+# Forms
+# --------------------------------------------------------------------------------------------
+
+
+class PublicationImportForm(FlaskForm):
+    """One source per import: a .bib file, pasted BibTeX, an ORCID record file or iD."""
+
+    bibtex_file = FileField("BibTeX file (.bib)")
+    bibtex_text = TextAreaField("Or paste BibTeX", validators=[Optional()])
+    orcid_file = FileField("ORCID record (JSON file)")
+    orcid_id = StringField("Or your ORCID iD", validators=[Optional()])
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        if not super().validate(extra_validators):
+            return False
+        given = [
+            name
+            for name in ("bibtex_file", "bibtex_text", "orcid_file", "orcid_id")
+            if _has_value(getattr(self, name).data)
+        ]
+        if not given:
+            self.bibtex_file.errors.append("Choose a file, paste BibTeX or give an ORCID record.")
+            return False
+        if len(given) > 1:
+            getattr(self, given[1]).errors.append("Import one source at a time.")
+            return False
+        return True
+
+
+def _has_value(data: Any) -> bool:
+    if hasattr(data, "filename"):
+        return bool(data.filename)
+    return bool(data and str(data).strip())
+
+
+class PublicationViewForm(FlaskForm):
+    """How one paper shows on one person's profile."""
+
+    selected = BooleanField("Selected")
+    hidden = BooleanField("Hidden from my profile")
+
+
+class ConfirmImportBase(FlaskForm):
+    fingerprint = HiddenField()
+
+
+class DiscardImportForm(FlaskForm):
+    pass
+
+
+class PublicationMergeForm(FlaskForm):
+    other = StringField("Record id of the other paper", validators=[InputRequired()])
+
+
+class PublicationVersionsForm(FlaskForm):
+    other = StringField("Record id of the other version", validators=[InputRequired()])
+    direction = RadioField(
+        "Which is the preprint?",
+        choices=_choices(
+            [("this", "This paper is the preprint"), ("other", "The other is the preprint")]
+        ),
+        default="this",
+        validators=[InputRequired()],
+    )
+
+
+class PublicationSplitForm(FlaskForm):
+    """The people to move onto a copy (checkbox values are person ids)."""
+
+
+def confirm_form_class(plan: ImportPlan) -> type[FlaskForm]:
+    """A confirm form with one required choice per possible duplicate."""
+
+    class ImportConfirmForm(ConfirmImportBase):
+        pass
+
+    for entry in plan.entries:
+        if entry.needs_decision:
+            setattr(
+                ImportConfirmForm,
+                f"decision-{entry.index}",
+                RadioField(
+                    f"What is “{entry.title}”?",
+                    choices=_choices(decision_choices(entry, plan)),
+                    validators=[InputRequired("Choose what to do with this entry.")],
+                ),
+            )
+    return ImportConfirmForm
+
+
+# --------------------------------------------------------------------------------------------
+# Import
+# --------------------------------------------------------------------------------------------
+
+
+def _person_for_import(slug: str) -> m.Person:
+    person = get_person_or_404(slug)
+    if not can_import_publications(current_viewer(), person):
+        abort(403)
+    return person
+
+
+def _read_upload(storage: Any, limit: int) -> bytes | None:
+    data = storage.read(limit + 1)
+    return data if len(data) <= limit else None
+
+
+def _decode(data: bytes) -> tuple[str | None, str | None]:
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return None, (
+            f"The file is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
+            "save it with UTF-8 encoding and upload it again."
+        )
+
+
+def _size_error(limit: int) -> str:
+    mib = limit / (1024 * 1024)
+    return f"This is larger than the import limit of {mib:g} MiB ({limit} bytes)."
+
+
+def _source_from_form(form: PublicationImportForm) -> tuple[str, str, str | None] | None:
+    """(kind, text, filename) of the submitted source, or None with the error on the field."""
+    limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
+    if _has_value(form.bibtex_file.data) or _has_value(form.orcid_file.data):
+        field = form.bibtex_file if _has_value(form.bibtex_file.data) else form.orcid_file
+        data = _read_upload(field.data, limit)
+        if data is None:
+            field.errors.append(_size_error(limit))
+            return None
+        text, error = _decode(data)
+        if error:
+            field.errors.append(error)
+            return None
+        kind = "bibtex" if field is form.bibtex_file else "orcid"
+        return kind, text, field.data.filename
+    if _has_value(form.bibtex_text.data):
+        text = form.bibtex_text.data
+        if len(text.encode("utf-8")) > limit:
+            form.bibtex_text.errors.append(_size_error(limit))
+            return None
+        return "bibtex", text, None
+    orcid_id = normalise_orcid_id(form.orcid_id.data or "")
+    if not current_app.config["DIRECTORY_ORCID_FETCH"]:
+        form.orcid_id.errors.append("Fetching from ORCID is not enabled here; upload the file.")
+        return None
+    if orcid_id is None:
+        form.orcid_id.errors.append("This is not an ORCID iD (like 0000-0002-1825-0097).")
+        return None
+    try:
+        data = fetch_orcid_record(
+            orcid_id, current_app.config["DIRECTORY_ORCID_API_URL"], max_bytes=limit
+        )
+    except OrcidFetchError as exc:
+        form.orcid_id.errors.append(f"{exc}; try again later or upload the file.")
+        return None
+    text, error = _decode(data)
+    if error:
+        form.orcid_id.errors.append(error)
+        return None
+    return "orcid", text, f"ORCID {orcid_id}"
+
+
+def build_plan(draft: ImportDraft, person: m.Person) -> ImportPlan:
+    """Parse the draft's text and plan it against the database (no writes)."""
+    session = get_session()
+    limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
+    try:
+        if draft.kind == "orcid":
+            record = parse_orcid_record(draft.source, person.full_name, max_bytes=limit)
+            return plan_import(
+                session, person, record.entries, record.problems, source="orcid",
+                records=record.records,
+            )  # fmt: skip
+        result = parse_bibtex(draft.source, max_bytes=limit)
+    except BibtexTooLarge as exc:
+        from directory.formats.bibtex import BibtexProblem
+
+        return plan_import(session, person, [], [BibtexProblem(None, None, str(exc))])
+    return plan_import(session, person, result.entries, result.problems)
+
+
+@blueprint.route("/me/publications/import", methods=["GET", "POST"])
+def my_publications_import() -> Any:
+    viewer = current_viewer()
+    if not viewer.is_authenticated:
+        abort(403)
+    if viewer.person_id is None:
+        abort(404)
+    person = get_session().get(m.Person, viewer.person_id)
+    return publications_import(person.slug)
+
+
+@blueprint.route("/people/<slug>/publications/import", methods=["GET", "POST"])
+def publications_import(slug: str) -> Any:
+    person = _person_for_import(slug)
+    form = PublicationImportForm()
+    if form.validate_on_submit():
+        source = _source_from_form(form)
+        if source is not None:
+            kind, text, filename = source
+            session = get_session()
+            draft = create_draft(
+                session, person, current_viewer().key, kind, text, filename,
+                current_app.config["DIRECTORY_IMPORT_DRAFT_HOURS"],
+            )  # fmt: skip
+            session.commit()
+            return redirect(
+                url_for("directory.publications_preview", slug=person.slug, token=draft.token)
+            )
+    status = 400 if form.is_submitted() else 200
+    return render_template(
+        "directory/publications/import.html",
+        person=person,
+        form=form,
+        orcid_fetch=current_app.config["DIRECTORY_ORCID_FETCH"],
+        max_bytes=current_app.config["DIRECTORY_IMPORT_MAX_BYTES"],
+    ), status
+
+
+def _draft_or_404(person: m.Person, token: str) -> ImportDraft:
+    session = get_session()
+    draft = session.scalar(
+        select(ImportDraft).where(ImportDraft.token == token, ImportDraft.person_id == person.id)
+    )
+    hours = current_app.config["DIRECTORY_IMPORT_DRAFT_HOURS"]
+    if draft is None or draft.created_by != current_viewer().key or draft_expired(draft, hours):
+        abort(404)
+    return draft
+
+
+@blueprint.route("/people/<slug>/publications/import/<token>", methods=["GET", "POST"])
+def publications_preview(slug: str, token: str) -> Any:
+    person = _person_for_import(slug)
+    draft = _draft_or_404(person, token)
+    plan = build_plan(draft, person)
+    form = confirm_form_class(plan)()
+    messages: list[str] = []
+    status = 200
+    if form.validate_on_submit():
+        if form.fingerprint.data != plan.fingerprint:
+            messages.append(
+                "The department's papers changed since this preview was shown; check the "
+                "entries below again and confirm."
+            )
+            status = 409
+        else:
+            session = get_session()
+            decisions = {
+                entry.index: form[f"decision-{entry.index}"].data
+                for entry in plan.entries
+                if entry.needs_decision
+            }
+            try:
+                summary = apply_plan(session, plan, person, decisions)
+            except PlanRefused as refused:
+                session.rollback()
+                messages.extend(refused.messages)
+                status = 400
+            else:
+                session.delete(draft)
+                session.commit()
+                flash(f"Imported: {summary}.", "success")
+                return redirect(url_for("directory.publications_manage", slug=person.slug))
+    elif form.is_submitted():
+        status = 400
+        messages.append("Nothing was imported: every possible duplicate needs a decision.")
+    form.fingerprint.data = plan.fingerprint
+    groups = [
+        (status_value, label, [e for e in plan.entries if e.status == status_value])
+        for status_value, label in STATUSES
+    ]
+    return render_template(
+        "directory/publications/preview.html",
+        person=person,
+        draft=draft,
+        plan=plan,
+        groups=[g for g in groups if g[2]],
+        form=form,
+        discard_form=DiscardImportForm(),
+        messages=messages,
+    ), status
+
+
+@blueprint.route("/people/<slug>/publications/import/<token>/discard", methods=["POST"])
+def publications_discard(slug: str, token: str) -> Any:
+    person = _person_for_import(slug)
+    draft = _draft_or_404(person, token)
+    if DiscardImportForm().validate_on_submit():
+        session = get_session()
+        session.delete(draft)
+        session.commit()
+        flash("The import was discarded; nothing was written.", "info")
+    return redirect(url_for("directory.publications_import", slug=person.slug))
+
+
+# --------------------------------------------------------------------------------------------
+# A person's papers: selected / hidden
+# --------------------------------------------------------------------------------------------
+
+
+@blueprint.route("/people/<slug>/publications/manage")
+def publications_manage(slug: str) -> Any:
+    person = _person_for_import(slug)
+    rows = list(
+        get_session().scalars(
+            select(m.ProfilePublication)
+            .join(m.Publication)
+            .where(m.ProfilePublication.person_id == person.id)
+            .options(*[_row_option(o) for o in publication_options()])
+            .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
+        )
+    )
+    forms = {
+        row.publication_id: PublicationViewForm(
+            formdata=None, selected=row.selected, hidden=row.hidden
+        )
+        for row in rows
+    }
+    return render_template(
+        "directory/publications/manage.html",
+        person=person,
+        rows=rows,
+        forms=forms,
+        can_manage_records=can_manage_publication_records(current_viewer()),
+    )
+
+
+def _row_option(option: Any) -> Any:
+    from sqlalchemy.orm import selectinload
+
+    return selectinload(m.ProfilePublication.publication).options(option)
+
+
+@blueprint.route("/people/<slug>/publications/<uid>/view", methods=["POST"])
+def publication_view_update(slug: str, uid: str) -> Any:
+    person = _person_for_import(slug)
+    session = get_session()
+    row = session.scalar(
+        select(m.ProfilePublication)
+        .join(m.Publication)
+        .where(m.ProfilePublication.person_id == person.id, m.Publication.uid == uid)
+    )
+    if row is None:
+        abort(404)
+    form = PublicationViewForm()
+    if not form.validate_on_submit():
+        abort(400)
+    row.selected = form.selected.data
+    row.hidden = form.hidden.data
+    session.commit()
+    flash("Saved.", "success")
+    return redirect(url_for("directory.publications_manage", slug=person.slug) + f"#pub-{uid}")
+
+
+# --------------------------------------------------------------------------------------------
+# Exports
+# --------------------------------------------------------------------------------------------
+
+
+def _keyed(datas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Give every paper a citation key unique in the list (as the BibTeX writer would)."""
+    used: set[str] = set()
+    for data in datas:
+        base = data.get("key") or make_citation_key(data)
+        key, n = base, 1
+        while key.lower() in used:
+            n += 1
+            key = f"{base}-{n}"
+        used.add(key.lower())
+        data["key"] = key
+    return datas
+
+
+def _bibtex_response(datas: list[dict[str, Any]], filename: str) -> Response:
+    response = Response(publications_to_bibtex(_keyed(datas)), mimetype="application/x-bibtex")
+    response.headers["Content-Disposition"] = f'inline; filename="{filename}"'
+    return response
+
+
+def _csl_response(datas: list[dict[str, Any]], filename: str) -> Response:
+    items = [publication_to_csl(data, id=data["key"]) for data in _keyed(datas)]
+    response = Response(
+        json.dumps(items, ensure_ascii=False, indent=2),
+        mimetype="application/vnd.citationstyles.csl+json",
+    )
+    response.headers["Content-Disposition"] = f'inline; filename="{filename}"'
+    return response
+
+
+def _person_datas(slug: str) -> tuple[m.Person, list[dict[str, Any]]]:
+    person = get_person_or_404(slug)
+    rows = profile_publications(get_session(), person, current_viewer())
+    return person, [publication_data(row.publication, row) for row in rows]
+
+
+@blueprint.route("/people/<slug>/publications.bib")
+def person_publications_bibtex(slug: str) -> Response:
+    person, datas = _person_datas(slug)
+    return _bibtex_response(datas, f"{person.slug}.bib")
+
+
+@blueprint.route("/people/<slug>/publications.csl.json")
+def person_publications_csl(slug: str) -> Response:
+    person, datas = _person_datas(slug)
+    return _csl_response(datas, f"{person.slug}.csl.json")
+
+
+@blueprint.route("/publications")
+@cached_page
+def publications() -> str:
+    """Every department paper once, filtered by the query string, a page at a time."""
+    filters = department.PublicationFilters.from_args(request.args)
+    page, choices = department.publications_page(
+        get_session(), current_viewer(), filters, current_app.config["DIRECTORY_PAGE_SIZE"]
+    )
+    return render_template(
+        "directory/publications.html",
+        page=page,
+        choices=choices,
+        filters=filters,
+        chart=bar_chart(choices.years, selected=filters.year),
+    )
+
+
+def _department_datas() -> list[dict[str, Any]]:
+    """What the department list shows with the same filters, on every page at once."""
+    filters = department.PublicationFilters.from_args(request.args)
+    stmt = department.publications_stmt(current_viewer(), filters)
+    return [publication_data(pub) for pub in get_session().scalars(stmt)]
+
+
+@blueprint.route("/publications.bib")
+def department_publications_bibtex() -> Response:
+    return _bibtex_response(_department_datas(), "publications.bib")
+
+
+@blueprint.route("/publications.csl.json")
+def department_publications_csl() -> Response:
+    return _csl_response(_department_datas(), "publications.csl.json")
+
+
+# --------------------------------------------------------------------------------------------
+# Shared records (admins): merge, split, versions
+# --------------------------------------------------------------------------------------------
+
+
+def _record_or_404(uid: str) -> m.Publication:
+    if not can_manage_publication_records(current_viewer()):
+        abort(403)
+    pub = get_session().scalar(
+        select(m.Publication).where(m.Publication.uid == uid).options(*publication_options())
+    )
+    if pub is None:
+        abort(404)
+    return pub
+
+
+def _holders(pub: m.Publication) -> list[tuple[m.Person, m.ProfilePublication]]:
+    return list(
+        get_session().execute(
+            select(m.Person, m.ProfilePublication)
+            .join(m.ProfilePublication, m.ProfilePublication.person_id == m.Person.id)
+            .where(m.ProfilePublication.publication_id == pub.id)
+            .order_by(m.Person.sort_name)
+        )
+    )
+
+
+def _render_record(pub: m.Publication, status: int = 200, **forms: Any) -> Any:
+    session = get_session()
+    index = PublicationIndex(session)
+    candidates = index.candidates(publication_data(pub), {pub.id})
+    others = {
+        p.id: p
+        for p in session.scalars(
+            select(m.Publication).where(
+                m.Publication.id.in_([c.publication_id for c in candidates])
+            )
+        )
+    }
+    return render_template(
+        "directory/publications/record.html",
+        pub=pub,
+        holders=_holders(pub),
+        candidates=[(c, others[c.publication_id]) for c in candidates],
+        merge_form=forms.get("merge_form") or PublicationMergeForm(formdata=None),
+        versions_form=forms.get("versions_form") or PublicationVersionsForm(formdata=None),
+        split_form=forms.get("split_form") or PublicationSplitForm(formdata=None),
+        split_error=forms.get("split_error"),
+    ), status
+
+
+@blueprint.route("/publications/<uid>/record")
+def publication_record(uid: str) -> Any:
+    return _render_record(_record_or_404(uid))
+
+
+def _other_record(form: Any, pub: m.Publication) -> m.Publication | None:
+    uid = (form.other.data or "").strip()
+    other = get_session().scalar(select(m.Publication).where(m.Publication.uid == uid))
+    if other is None:
+        form.other.errors.append("No paper has this record id.")
+    elif other.id == pub.id:
+        form.other.errors.append("This is the same paper.")
+        other = None
+    return other
+
+
+@blueprint.route("/publications/<uid>/merge", methods=["POST"])
+def publication_merge(uid: str) -> Any:
+    pub = _record_or_404(uid)
+    form = PublicationMergeForm()
+    if form.validate_on_submit():
+        other = _other_record(form, pub)
+        if other is not None:
+            title = other.title
+            merge_publications(get_session(), pub, other)
+            get_session().commit()
+            flash(f"“{title}” was merged into this paper; every author kept.", "success")
+            return redirect(url_for("directory.publication_record", uid=pub.uid))
+    return _render_record(pub, 400, merge_form=form)
+
+
+@blueprint.route("/publications/<uid>/versions", methods=["POST"])
+def publication_versions(uid: str) -> Any:
+    pub = _record_or_404(uid)
+    form = PublicationVersionsForm()
+    if form.validate_on_submit():
+        other = _other_record(form, pub)
+        if other is not None:
+            preprint, published = (pub, other) if form.direction.data == "this" else (other, pub)
+            link_versions(get_session(), preprint, published)
+            get_session().commit()
+            flash("The two papers are now linked as versions.", "success")
+            return redirect(url_for("directory.publication_record", uid=pub.uid))
+    return _render_record(pub, 400, versions_form=form)
+
+
+@blueprint.route("/publications/<uid>/split", methods=["POST"])
+def publication_split(uid: str) -> Any:
+    pub = _record_or_404(uid)
+    form = PublicationSplitForm()
+    if form.validate_on_submit():
+        holders = {person.id for person, _ in _holders(pub)}
+        chosen = {int(v) for v in request.form.getlist("person") if v.isdigit()} & holders
+        if chosen and chosen != holders:
+            copy = split_publication(get_session(), pub, chosen)
+            get_session().commit()
+            flash("The chosen people now have their own record of this paper.", "success")
+            return redirect(url_for("directory.publication_record", uid=copy.uid))
+        error = "Choose some, but not all, of the people listing this paper."
+        return _render_record(pub, 400, split_form=form, split_error=error)
+    return _render_record(pub, 400, split_form=form)

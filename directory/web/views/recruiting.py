@@ -1,0 +1,89 @@
+"""Recruiting notices ``<prefix>/recruiting`` and their Atom feed, for any filter combination."""
+
+from __future__ import annotations
+
+from flask import Response, current_app, render_template, request, url_for
+from markupsafe import Markup
+
+from directory import models as m
+from directory.db import get_session
+from directory.formats.feeds import ATOM_MIMETYPE, FeedEntry, atom_feed
+from directory.formats.markdown import render_inline, render_markdown
+from directory.services import department
+from directory.services.cache import cached_page
+from directory.services.identity import ANONYMOUS, current_viewer
+from directory.web.views import blueprint
+from directory.web.views.common import long_date
+
+
+@blueprint.route("/recruiting")
+@cached_page
+def recruiting() -> str:
+    filters = department.RecruitingFilters.from_args(request.args)
+    session, viewer, today = get_session(), current_viewer(), department.today()
+    return render_template(
+        "directory/recruiting.html",
+        notices=department.recruiting_notices(session, viewer, today, filters),
+        choices=department.recruiting_choices(session, viewer, today),
+        filters=filters,
+    )
+
+
+def notice_title(notice: m.RecruitingNotice) -> str:
+    """'PhD students with Xingda Wei (Fall 2026)', or the notice's own title."""
+    level = m.label(m.RECRUITING_LEVELS, notice.level)
+    title = notice.title or f"{level} with {notice.owner.full_name}"
+    return f"{title} ({notice.term})" if notice.term else title
+
+
+def _notice_html(notice: m.RecruitingNotice) -> str:
+    parts = [render_markdown(notice.description)]
+    if notice.how_to_apply:
+        apply = render_inline(notice.how_to_apply)
+        parts.append(Markup("<p><strong>How to apply:</strong> {}</p>").format(apply))
+    facts = []
+    if notice.funding_note:
+        facts.append(f"Funding: {notice.funding_note}.")
+    if notice.deadline:
+        facts.append(f"Apply by {long_date(notice.deadline)}.")
+    if notice.last_confirmed:
+        facts.append(f"Last confirmed {long_date(notice.last_confirmed)}.")
+    if facts:
+        parts.append(Markup("<p>{}</p>").format(" ".join(facts)))
+    return str(Markup("\n").join(parts))
+
+
+@blueprint.route("/recruiting.atom")
+@cached_page
+def recruiting_feed() -> Response:
+    """The notices as an Atom feed. Feeds are public documents (readers fetch them without a
+    session and share their caches), so they hold public notices only, whoever asks."""
+    filters = department.RecruitingFilters.from_args(request.args)
+    notices = department.recruiting_notices(get_session(), ANONYMOUS, department.today(), filters)
+    page_url = url_for("directory.recruiting", **filters.to_args(), _external=True)
+    self_url = url_for("directory.recruiting_feed", **filters.to_args(), _external=True)
+    entries = [
+        FeedEntry(
+            id=url_for("directory.recruiting", _external=True) + f"#notice-{notice.id}",
+            title=notice_title(notice),
+            url=url_for("directory.profile", slug=notice.owner.slug, _external=True)
+            + "#recruiting",
+            updated=notice.updated_at,
+            published=notice.created_at,
+            author=notice.owner.full_name,
+            categories=(m.label(m.RECRUITING_LEVELS, notice.level),)
+            + tuple(area.name for area in notice.areas),
+            content_html=_notice_html(notice),
+        )
+        for notice in notices
+    ]
+    department_name = current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+    body = atom_feed(
+        title=f"Recruiting · {department_name}",
+        feed_id=self_url,
+        self_url=self_url,
+        page_url=page_url,
+        author=department_name,
+        entries=entries,
+    )
+    return Response(body, mimetype=ATOM_MIMETYPE)

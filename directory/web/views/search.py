@@ -1,0 +1,54 @@
+"""The search page ``<prefix>/search?q=...&kind=...``: results grouped by kind, or one kind
+page by page. Plain HTML (a GET form), no JavaScript needed."""
+
+from __future__ import annotations
+
+from flask import current_app, render_template, request
+
+from directory.db import get_session
+from directory.services import search as index
+from directory.services.identity import current_viewer
+from directory.web.views import blueprint
+
+#: Results of each kind shown when all kinds are searched at once.
+PER_KIND_PREVIEW = 5
+
+
+@blueprint.route("/search")
+def search() -> str:
+    query = request.args.get("q", "", type=str)[: index.MAX_QUERY_LENGTH]
+    kind = request.args.get("kind", "", type=str)
+    kind = kind if kind in index.KINDS else None
+    page = max(request.args.get("page", 1, type=int) or 1, 1)
+    per_page = current_app.config["DIRECTORY_PAGE_SIZE"]
+    session, viewer = get_session(), current_viewer()
+    if kind:
+        results = index.search(
+            session, query, viewer, kinds=(kind,), limit=per_page, offset=(page - 1) * per_page
+        )
+        groups = [(kind, results.hits)] if results.hits else []
+        counts = results.counts
+    else:
+        groups, counts = [], {}
+        for each in index.KINDS:
+            results = index.search(session, query, viewer, kinds=(each,), limit=PER_KIND_PREVIEW)
+            counts = results.counts
+            if results.hits:
+                groups.append((each, results.hits))
+    total = sum(counts.values())
+    pages = -(-counts.get(kind, 0) // per_page) if kind else 1
+    return render_template(
+        "directory/search.html",
+        query=query,
+        searched=bool(index.parse_query(query)),
+        kind=kind,
+        kinds=index.KINDS,
+        labels=index.KIND_LABELS,
+        nouns=index.KIND_NOUNS,
+        groups=groups,
+        counts=counts,
+        total=total,
+        page=page,
+        pages=pages,
+        preview=PER_KIND_PREVIEW,
+    )

@@ -1,0 +1,42 @@
+"""``<prefix>/sitemap.xml``: the department pages and every public profile."""
+
+from __future__ import annotations
+
+from flask import Response, url_for
+from sqlalchemy import select
+
+from directory import models as m
+from directory.db import get_session
+from directory.formats.feeds import SitemapUrl, sitemap
+from directory.services import department
+from directory.services.access import person_clause
+from directory.services.cache import cached_page
+from directory.services.identity import ANONYMOUS
+from directory.web.views import blueprint
+
+PAGES = ("directory.index", "directory.areas", "directory.recruiting", "directory.alumni",
+         "directory.publications", "directory.news")  # fmt: skip
+
+
+@blueprint.route("/sitemap.xml")
+@cached_page
+def sitemap_xml() -> Response:
+    """What a search engine may crawl: always the anonymous view, whoever asks."""
+    session = get_session()
+    urls = [SitemapUrl(url_for(endpoint, _external=True)) for endpoint in PAGES]
+
+    def walk(items: list[department.AreaSummary]) -> None:
+        for item in items:
+            urls.append(SitemapUrl(url_for("directory.area", slug=item.area.slug, _external=True)))
+            walk(item.children)
+
+    walk(department.area_summaries(session, ANONYMOUS, department.today()))
+    people = session.execute(
+        select(m.Person.slug, m.Person.updated_at)
+        .where(person_clause(ANONYMOUS, m.Person))
+        .order_by(m.Person.sort_name, m.Person.id)
+    )
+    for slug, updated in people:
+        url = url_for("directory.profile", slug=slug, _external=True)
+        urls.append(SitemapUrl(url, updated.date() if updated else None))
+    return Response(sitemap(urls), mimetype="application/xml")

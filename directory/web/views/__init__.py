@@ -1,21 +1,10 @@
-"""The directory's blueprint. Each module registers its routes on :data:`blueprint`."""
+"""The directory's views, one module per part of the site; importing this package registers
+every route on :data:`directory.web.blueprint.blueprint`."""
 
 from __future__ import annotations
 
-from flask import Blueprint
-
-from directory.resources import resource_dir
-
-blueprint = Blueprint(
-    "directory",
-    __name__,
-    template_folder=str(resource_dir("templates")),
-    static_folder=str(resource_dir("static")),
-    # Not "/static": mounted at the site root, that would be the host's own static route.
-    static_url_path="/assets",
-)
-
-from directory.web.views import (  # noqa: E402,F401 - registers routes
+from directory.web.blueprint import blueprint
+from directory.web.views import (  # noqa: F401 - registers routes
     admin,
     alumni,
     api,
@@ -31,3 +20,5 @@ from directory.web.views import (  # noqa: E402,F401 - registers routes
     search,
     sitemap,
 )
+
+__all__ = ["blueprint"]

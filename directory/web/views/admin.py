@@ -28,9 +28,9 @@ from directory.services.invitations import (
 from directory.services.merge import merge_people
 from directory.services.snapshots import PERSON, diff
 from directory.web import forms
+from directory.web.blueprint import blueprint
 from directory.web.csrf import csrf_failed
 from directory.web.entry_kinds import KINDS
-from directory.web.views import blueprint
 
 
 def require_admin() -> None:

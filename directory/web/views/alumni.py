@@ -8,7 +8,7 @@ from directory.db import get_session
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
-from directory.web.views import blueprint
+from directory.web.blueprint import blueprint
 
 
 @blueprint.route("/alumni")

@@ -32,7 +32,7 @@ from directory.services.access import listed_publication_clause, person_visible,
 from directory.services.identity import Viewer, current_viewer
 from directory.services.profiles import load_profile
 from directory.services.search import matching_ids, publication_urls
-from directory.web.views import blueprint
+from directory.web.blueprint import blueprint
 
 API = "/api/v1"
 MAX_PER_PAGE = 100

@@ -17,8 +17,8 @@ from wtforms.validators import InputRequired, Length
 from directory.db import get_session
 from directory.services.accounts import sign_in
 from directory.services.identity import BUILTIN_SESSION_KEY, current_viewer
+from directory.web.blueprint import blueprint
 from directory.web.csrf import DirectoryForm, csrf_failed
-from directory.web.views import blueprint
 
 
 class LoginForm(DirectoryForm):

@@ -17,8 +17,8 @@ from directory.db import close_session
 from directory.formats.markdown import render_inline, render_markdown
 from directory.services.access import can_view
 from directory.services.identity import ANONYMOUS, current_viewer
+from directory.web.blueprint import blueprint
 from directory.web.csrf import csrf_token
-from directory.web.views import blueprint
 
 MONTHS = (
     "Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Sep.", "Oct.", "Nov.", "Dec.",

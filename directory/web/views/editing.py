@@ -39,9 +39,9 @@ from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
 from directory.services.snapshots import PERSON, apply_snapshot, diff
 from directory.web import forms
+from directory.web.blueprint import blueprint
 from directory.web.entry_kinds import KINDS
 from directory.web.publication_form import PublicationForm
-from directory.web.views import blueprint
 
 OUTCOME_MESSAGES = {
     SAVED: ("Saved.", "success"),

@@ -23,7 +23,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.services.access import person_visible, visibility_clause
 from directory.services.identity import Viewer, current_viewer
-from directory.web.views import blueprint
+from directory.web.blueprint import blueprint
 
 _ROLE_ORDER = case({role: i for i, (role, _) in enumerate(m.ROLES)}, value=m.Person.role)
 

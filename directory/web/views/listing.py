@@ -9,7 +9,7 @@ from directory.formats.structured import area_jsonld, listing_jsonld
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
-from directory.web.views import blueprint
+from directory.web.blueprint import blueprint
 
 
 @blueprint.route("/")

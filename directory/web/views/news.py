@@ -10,7 +10,7 @@ from directory.formats.markdown import render_inline
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS, current_viewer
-from directory.web.views import blueprint
+from directory.web.blueprint import blueprint
 
 
 def _page_number() -> int:

@@ -15,7 +15,7 @@ from directory.services.access import can_edit_person, person_visible
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.services.profiles import load_profile
-from directory.web.views import blueprint
+from directory.web.blueprint import blueprint
 
 
 def get_person_or_404(slug: str) -> m.Person:

@@ -60,7 +60,7 @@ from directory.services.publications import (
     publication_options,
     split_publication,
 )
-from directory.web.views import blueprint
+from directory.web.blueprint import blueprint
 from directory.web.views.profile import get_person_or_404
 
 try:  # WTForms 3.3 deprecates (value, label) tuples in favour of SelectChoice.

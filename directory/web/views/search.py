@@ -8,7 +8,7 @@ from flask import current_app, render_template, request
 from directory.db import get_session
 from directory.services import search as index
 from directory.services.identity import current_viewer
-from directory.web.views import blueprint
+from directory.web.blueprint import blueprint
 
 #: Results of each kind shown when all kinds are searched at once.
 PER_KIND_PREVIEW = 5

@@ -12,7 +12,7 @@ from directory.services import department
 from directory.services.access import person_clause
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS
-from directory.web.views import blueprint
+from directory.web.blueprint import blueprint
 
 PAGES = ("directory.index", "directory.areas", "directory.recruiting", "directory.alumni",
          "directory.publications", "directory.news")  # fmt: skip

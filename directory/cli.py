@@ -15,17 +15,24 @@ from sqlalchemy import select
 from directory import migrate
 from directory import models as m
 from directory.db import get_session
+from directory.formats.bibtex import BibtexTooLarge
 from directory.formats.interchange import (
     ImportRefused,
     export_person,
-    import_documents,
     read_document,
     validate_document,
 )
 from directory.models.accounts import password_problem
 from directory.services import search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
-from directory.services.identity import is_admin_key
+from directory.services.identity import Viewer, is_admin_key
+from directory.services.importing import import_plan, import_profiles, plan_source
+from directory.services.pubimport import PlanRefused
+from directory.services.snapshots import PERSON
+from directory.services.unit_of_work import command_unit_of_work
+
+#: Who the history names for changes made with these commands (an operator of the server).
+COMMAND_LINE = Viewer(key=None, is_admin=True, name="command line")
 
 directory_cli = AppGroup("directory", help="Manage the faculty directory.")
 db_cli = AppGroup("db", help="The directory's own database migrations.")
@@ -41,9 +48,9 @@ def _engine():
 def db_upgrade(revision: str) -> None:
     """Upgrade the directory's tables to REVISION (default: the newest)."""
     migrate.upgrade(_engine(), revision)
-    session = get_session()
-    if search.rebuild_if_empty(session):
-        session.commit()
+    with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
+        built = search.rebuild_if_empty(uow.session)
+    if built:
         click.echo("Built the search index.")
 
 
@@ -69,12 +76,10 @@ def db_current() -> None:
 
 
 def _import(documents: list[tuple[str, object]]) -> None:
-    session = get_session()
     try:
-        result = import_documents(session, documents)
-        session.commit()
+        with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
+            result = import_profiles(uow, documents)
     except ImportRefused as refused:
-        session.rollback()
         click.echo(f"Nothing was imported: {len(refused.problems)} problem(s).", err=True)
         for problem in refused.problems:
             click.echo(f"  {problem}", err=True)
@@ -145,9 +150,8 @@ def export_all_profiles(export_all: bool, directory: str) -> None:
 @directory_cli.command("reindex")
 def reindex() -> None:
     """Rebuild the search index from the directory's content."""
-    session = get_session()
-    count = search.rebuild(session)
-    session.commit()
+    with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
+        count = search.rebuild(uow.session)
     click.echo(f"Indexed {count} document(s).")
 
 
@@ -188,8 +192,11 @@ def bind_user(slug: str, key: str | None, unbind: bool) -> None:
     holder = session.scalar(select(m.Person).where(m.Person.user_key == key)) if key else None
     if holder is not None and holder is not person:
         raise click.ClickException(f"The key {key!r} is already bound to {holder.full_name}.")
-    person.user_key = key
-    session.commit()
+    with command_unit_of_work(session, COMMAND_LINE) as uow:
+        changes = uow.change_set(person, approval_exempt=True)
+        changes.update(PERSON, person)
+        person.user_key = key
+        changes.finish()
     if key:
         click.echo(f"{person.full_name} is now whoever signs in as {key!r}.")
     else:
@@ -242,15 +249,25 @@ def create_account(username: str, slug: str | None, reset: bool) -> None:
         )
     password = _prompt_password()
     try:
-        account, created = save_account(session, username, password, person)
+        with command_unit_of_work(session, COMMAND_LINE) as uow:
+            account, created = _save_account(uow, username, password, person)
     except ValueError as problem:
-        session.rollback()
         raise click.ClickException(str(problem)) from None
-    session.commit()
     what = "Created" if created else "Reset"
     bound = f", bound to {person.full_name}" if person else ""
     admin = " (a department admin)" if is_admin_key(account.username) else ""
     click.echo(f"{what} the account {account.username!r}{bound}{admin}.")
+
+
+def _save_account(uow, username: str, password: str, person: m.Person | None):
+    """save_account, with the binding of ``person`` recorded in their history."""
+    if person is None:
+        return save_account(uow.session, username, password)
+    changes = uow.change_set(person, approval_exempt=True)
+    changes.update(PERSON, person)
+    saved = save_account(uow.session, username, password, person)
+    changes.finish()
+    return saved
 
 
 @directory_cli.command("create-demo-accounts")
@@ -258,25 +275,24 @@ def create_demo_accounts() -> None:
     """Give the demo department's people and an admin built-in logins with fresh passwords,
     and print them (running it again prints new ones)."""
     _require_builtin_login()
-    session = get_session()
     rows = []
-    for slug in DEMO_ACCOUNT_SLUGS:
-        person = session.scalar(select(m.Person).where(m.Person.slug == slug))
-        if person is None:
-            click.echo(f"note: {slug} is not in the directory (load-demo first); skipped.")
-            continue
+    with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
+        for slug in DEMO_ACCOUNT_SLUGS:
+            person = uow.session.scalar(select(m.Person).where(m.Person.slug == slug))
+            if person is None:
+                click.echo(f"note: {slug} is not in the directory (load-demo first); skipped.")
+                continue
+            password = new_password()
+            account, _ = _save_account(uow, person.user_key or slug, password, person)
+            rows.append((account.username, password, person.full_name))
         password = new_password()
-        account, _ = save_account(session, person.user_key or slug, password, person)
-        rows.append((account.username, password, person.full_name))
-    password = new_password()
-    save_account(session, DEMO_ADMIN, password)
+        _save_account(uow, DEMO_ADMIN, password, None)
     role = (
         "department admin"
         if is_admin_key(DEMO_ADMIN)
         else "not an admin until DIRECTORY_ADMINS names it"
     )
     rows.append((DEMO_ADMIN, password, role))
-    session.commit()
     width = max(len(row[0]) for row in rows)
     click.echo("Demo sign-ins (passwords are new on every run):")
     for username, password, who in rows:
@@ -289,25 +305,13 @@ def create_demo_accounts() -> None:
 
 
 def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None):
-    from directory.formats.bibtex import BibtexTooLarge, parse_bibtex
-    from directory.formats.orcid import parse_orcid_record
-    from directory.services.pubimport import PlanRefused, apply_plan, plan_import
-
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
     if person is None:
         raise click.ClickException(f"No person with slug {slug!r}.")
     limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
     try:
-        if kind == "orcid":
-            record = parse_orcid_record(raw, person.full_name, max_bytes=limit)
-            plan = plan_import(
-                session, person, record.entries, record.problems, source="orcid",
-                records=record.records,
-            )  # fmt: skip
-        else:
-            result = parse_bibtex(raw, max_bytes=limit)
-            plan = plan_import(session, person, result.entries, result.problems)
+        plan = plan_source(session, person, kind, raw, limit)
     except BibtexTooLarge as exc:
         raise click.ClickException(f"{exc} Nothing was imported.") from exc
 
@@ -358,12 +362,18 @@ def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates
         for e in plan.entries
         if e.status in ("new", "department", "duplicate") or (e.status == "on_profile" and e.fill)
     )
+    source = raw.decode("utf-8", errors="replace")
     try:
-        with click.progressbar(length=work, label="Importing", file=sys.stderr) as bar:
-            summary = apply_plan(session, plan, person, decisions, progress=bar.update)
-        session.commit()
+        with (
+            command_unit_of_work(session, COMMAND_LINE) as uow,
+            click.progressbar(length=work, label="Importing", file=sys.stderr) as bar,
+        ):
+            changes = uow.change_set(person)
+            _outcome, summary = import_plan(
+                changes, plan, kind=kind, source=source, filename=None, decisions=decisions,
+                progress=bar.update,
+            )  # fmt: skip
     except PlanRefused as refused:
-        session.rollback()
         raise click.ClickException("Nothing was imported: " + " ".join(refused.messages)) from None
     click.echo(f"Imported for {person.full_name}: {summary}.")
 

@@ -55,12 +55,33 @@ def _is_directory_table(table: Any) -> bool:
 
 def invalidate(session: Session) -> None:
     """Mark ``session``'s transaction as a directory write, for code that changes directory
-    tables with Core statements the ORM events don't see. The generation moves on commit."""
+    tables with statements the ORM events don't see (a bulk import's driver-level INSERTs, a
+    host's raw SQL). The generation moves on at commit."""
     session.info[_DIRTY] = True
 
 
+def written(session: Session) -> bool:
+    """Whether ``session``'s transaction has written a directory table so far."""
+    return bool(session.info.get(_DIRTY))
+
+
+def bump_generation(session: Session) -> None:
+    """The unit of work's cache component: move the generation on, in the committing
+    transaction, when it wrote a directory table. Last before COMMIT, so the row lock on the
+    state row is held for the shortest time."""
+    if session.info.pop(_DIRTY, False):
+        session.execute(
+            update(CacheState)
+            .where(CacheState.id == STATE_ROW_ID)
+            .values(generation=CacheState.generation + 1)
+            .execution_options(synchronize_session=False)
+        )
+
+
 def install_invalidation(maker: sessionmaker) -> None:
-    """Make every session of ``maker`` bump the generation when it commits a directory write."""
+    """Have every session of ``maker`` note when it writes a directory table. The unit of work
+    bumps the generation before it commits; a commit made outside it (a host's own code on our
+    session) bumps it too."""
 
     @event.listens_for(maker, "after_flush")
     def _after_flush(session: Session, _context: Any) -> None:
@@ -77,16 +98,12 @@ def install_invalidation(maker: sessionmaker) -> None:
 
     @event.listens_for(maker, "before_commit")
     def _before_commit(session: Session) -> None:
-        # Flush first so that this flush's writes count; bump last so the row lock on the
-        # state row is held for the shortest time (between this UPDATE and COMMIT).
+        # Also called when a savepoint is released: only the real COMMIT counts. Flush first
+        # so that this flush's writes count (a no-op after the unit of work's own call).
+        if session.in_nested_transaction():
+            return
         session.flush()
-        if session.info.pop(_DIRTY, False):
-            session.execute(
-                update(CacheState)
-                .where(CacheState.id == STATE_ROW_ID)
-                .values(generation=CacheState.generation + 1)
-                .execution_options(synchronize_session=False)
-            )
+        bump_generation(session)
 
     @event.listens_for(maker, "after_transaction_end")
     def _after_transaction_end(session: Session, transaction: Any) -> None:

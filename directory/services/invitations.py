@@ -7,12 +7,17 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from directory import models as m
 from directory.models import Invitation
+from directory.services.snapshots import PERSON
+
+if TYPE_CHECKING:
+    from directory.services.changes import ChangeSet
 
 
 class InvitationUnusable(Exception):
@@ -28,9 +33,10 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def create_invitation(session: Session, person: m.Person, by_key: str | None, days: int) -> str:
-    """Create an invitation for ``person`` and return its token (shown once, never stored).
-    Earlier unused invitations of the person stop working."""
+def create_invitation(changes: ChangeSet, days: int) -> str:
+    """Create an invitation for the change set's person and return its token (shown once,
+    never stored). Earlier unused invitations of the person stop working."""
+    session, person, by_key = changes.session, changes.person, changes.viewer.key
     now = datetime.now(UTC)
     for old in session.scalars(
         select(Invitation).where(Invitation.person_id == person.id, Invitation.used_at.is_(None))
@@ -45,6 +51,10 @@ def create_invitation(session: Session, person: m.Person, by_key: str | None, da
             expires_at=now + timedelta(days=days),
         )
     )
+    changes.group(
+        "invitation", "invite", "Invitation to claim this profile",
+        {"expires_at": (now + timedelta(days=days)).isoformat(), "by": by_key},
+    )  # fmt: skip
     session.flush()
     return token
 
@@ -63,8 +73,10 @@ def find_invitation(session: Session, token: str) -> Invitation:
     return invitation
 
 
-def claim(session: Session, invitation: Invitation, user_key: str) -> m.Person:
-    """Bind the signed-in identity to the invited person and use up the invitation."""
+def claim(changes: ChangeSet, invitation: Invitation) -> m.Person:
+    """Bind the change set's viewer (signed in) to the invited person and use up the
+    invitation; the binding is recorded in the person's history."""
+    session, user_key = changes.session, changes.viewer.key
     bound = session.scalar(select(m.Person).where(m.Person.user_key == user_key))
     if bound is not None and bound.id != invitation.person_id:
         raise InvitationUnusable(
@@ -72,6 +84,7 @@ def claim(session: Session, invitation: Invitation, user_key: str) -> m.Person:
             "ask an admin to fix this."
         )
     person = invitation.person
+    changes.update(PERSON, person)
     person.user_key = user_key
     invitation.used_at = datetime.now(UTC)
     invitation.used_by_key = user_key

@@ -40,6 +40,7 @@ from directory import models as m
 from directory.formats.bibtex import BibtexProblem, ParsedEntry
 from directory.formats.orcid import RecordEntry
 from directory.models import ImportDraft
+from directory.services.cache import invalidate
 from directory.services.publications import (
     AuthorIndex,
     Candidate,
@@ -49,6 +50,7 @@ from directory.services.publications import (
     link_versions,
     publication_options,
 )
+from directory.services.search import note_written
 
 STATUSES = (
     ("new", "New"),
@@ -558,6 +560,11 @@ class ImportSummary:
     skipped: int = 0
     versions: int = 0
     records: int = 0
+    #: What the import wrote, for its history record (and for undoing it).
+    created_ids: list[int] = field(default_factory=list)
+    linked_ids: list[int] = field(default_factory=list)
+    #: Profile entries created from an ORCID record, as (kind, id).
+    record_refs: list[tuple[str, int]] = field(default_factory=list)
 
     def __str__(self) -> str:
         parts = [f"{self.created} new paper{'s' if self.created != 1 else ''}"]
@@ -784,8 +791,12 @@ def apply_plan(
         for entry, pid in zip(chunk, ids, strict=True):
             entry_pub[entry.index] = pid
         summary.created += len(chunk)
+        summary.created_ids.extend(ids)
         step(len(chunk))
     session.flush()
+    # Written below the ORM: tell the search index and the page cache.
+    note_written(session, "publication", summary.created_ids)
+    invalidate(session)
 
     # Existing papers (and "same as an earlier entry" decisions).
     touched: list[m.Publication] = []
@@ -811,6 +822,7 @@ def apply_plan(
             summary.updated += 1
         if not on_profile_before:
             summary.linked += 1
+            summary.linked_ids.append(pub.id)
         entry_pub[entry.index] = pub.id
         touched.append(pub)
         step(1)
@@ -830,15 +842,15 @@ def apply_plan(
 
     for record in plan.new_records:
         model = m.ENTRY_MODELS[record.kind]
-        session.add(
-            model(
-                owner_id=person.id,
-                position=_next_position(session, model, model.owner_id, person.id),
-                **record.data,
-            )
+        created = model(
+            owner_id=person.id,
+            position=_next_position(session, model, model.owner_id, person.id),
+            **record.data,
         )
+        session.add(created)
         session.flush()
         summary.records += 1
+        summary.record_refs.append((record.kind, created.id))
     session.flush()
     return summary
 

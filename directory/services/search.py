@@ -782,12 +782,27 @@ def _apply(session: Session, pending: _Pending) -> None:
             reindex(session, kind, ids[kind])
 
 
-def _before_commit(session: Session) -> None:
-    # The commit's own final flush happens after this hook: flush now so that it is noted.
+def note_written(session: Session, kind: str, ids: Iterable[int]) -> None:
+    """Note objects written by statements the ORM events don't see (a bulk import's
+    driver-level INSERTs), so that their documents are rewritten at commit."""
+    _pending(session).ids[kind].update(ids)
+
+
+def update_index(session: Session) -> None:
+    """The unit of work's search component: rewrite, in the committing transaction, the
+    documents of everything this transaction changed."""
     session.flush()
     pending = session.info.pop(_PENDING, None)
     if pending is not None:
         _apply(session, pending)
+
+
+def _before_commit(session: Session) -> None:
+    # A commit made outside the unit of work (a host's own code on our session) updates the
+    # index too; after the unit of work's own call there is nothing left to do. Also called
+    # when a savepoint is released, which is not the end of the transaction.
+    if not session.in_nested_transaction():
+        update_index(session)
 
 
 def _transaction_end(session: Session, transaction: Any) -> None:

@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import Date, DateTime, inspect, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from directory import models as m
 
@@ -21,15 +21,22 @@ _NOT_USER_DATA = {"id", "owner_id", "version", "created_at", "updated_at", "pers
 
 PERSON = "person"
 PUBLICATION = "publication"
+AREA = "area"
+DELEGATION = "delegation"
+
+#: Editable kinds that are not profile entries, by name.
+_OTHER_MODELS: dict[str, type[m.Base]] = {
+    PERSON: m.Person,
+    PUBLICATION: m.Publication,
+    AREA: m.ResearchArea,
+    DELEGATION: m.Delegation,
+}
 
 
 def model_for(kind: str) -> type[m.Base]:
-    """The model class of an editable kind ("person", "publication" or an entry kind)."""
-    if kind == PERSON:
-        return m.Person
-    if kind == PUBLICATION:
-        return m.Publication
-    return m.ENTRY_MODELS[kind]
+    """The model class of an editable kind ("person", "publication", "area", "delegation" or
+    an entry kind of :data:`directory.models.ENTRY_MODELS`)."""
+    return _OTHER_MODELS.get(kind) or m.ENTRY_MODELS[kind]
 
 
 def _columns(model: type[m.Base]) -> list[Any]:
@@ -52,8 +59,26 @@ def _from_json(column: Any, value: Any) -> Any:
     return value
 
 
-def snapshot(kind: str, obj: Any) -> dict[str, Any]:
-    """Every user-editable value of ``obj`` as JSON-ready data."""
+def _listing_row(obj: m.Publication, person_id: int) -> m.ProfilePublication | None:
+    session = object_session(obj)
+    if obj.id is None or session is None:
+        return None
+    return session.get(m.ProfilePublication, (person_id, obj.id))
+
+
+def _listing(obj: m.Publication, person_id: int) -> dict[str, Any] | None:
+    """How ``person_id``'s profile lists the paper (None: not on the profile)."""
+    row = _listing_row(obj, person_id)
+    if row is None:
+        return None
+    return {"selected": row.selected, "hidden": row.hidden, "section": row.section,
+            "position": row.position}  # fmt: skip
+
+
+def snapshot(kind: str, obj: Any, person_id: int | None = None) -> dict[str, Any]:
+    """Every user-editable value of ``obj`` as JSON-ready data. For a publication changed on
+    ``person_id``'s profile, how that profile lists it ("listing": selected, hidden, section,
+    position; None when it is not on the profile) is part of the state."""
     data = {c.key: _to_json(getattr(obj, c.key)) for c in _columns(type(obj))}
     if kind == PERSON:
         data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in obj.links]
@@ -78,6 +103,10 @@ def snapshot(kind: str, obj: Any) -> dict[str, Any]:
         data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in obj.links]
         data["awards"] = [a.name for a in obj.awards]
         data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in obj.badges]
+        if person_id is not None:
+            data["listing"] = _listing(obj, person_id)
+    elif kind == DELEGATION:
+        data["delegate"] = obj.delegate.full_name if obj.delegate is not None else None
     return data
 
 
@@ -87,9 +116,13 @@ def _existing_ids(session: Session, model: type[m.Base], ids: list[int]) -> list
     return list(session.scalars(select(model).where(model.id.in_(ids)).order_by(model.id)))
 
 
-def apply_snapshot(session: Session, kind: str, obj: Any, state: dict[str, Any]) -> None:
+def apply_snapshot(
+    session: Session, kind: str, obj: Any, state: dict[str, Any], person_id: int | None = None
+) -> None:
     """Make ``obj`` hold the values of ``state`` (keys it lacks are left alone). References to
-    records that no longer exist (a deleted area or person) are dropped, not invented."""
+    records that no longer exist (a deleted area or person) are dropped, not invented. A
+    publication's "listing" puts it on, changes it on, or takes it off ``person_id``'s
+    profile."""
     for column in _columns(type(obj)):
         if column.key in state:
             setattr(obj, column.key, _from_json(column, state[column.key]))
@@ -136,6 +169,27 @@ def apply_snapshot(session: Session, kind: str, obj: Any, state: dict[str, Any])
                 m.ArtifactBadge(name=b["name"], issuer=b.get("issuer"), position=i)
                 for i, b in enumerate(state["badges"])
             ]
+        if "listing" in state and person_id is not None:
+            _apply_listing(session, obj, person_id, state["listing"])
+
+
+def _apply_listing(
+    session: Session, pub: m.Publication, person_id: int, listing: dict[str, Any] | None
+) -> None:
+    if pub.id is None:
+        session.add(pub)
+        session.flush()
+    row = _listing_row(pub, person_id)
+    if listing is None:
+        if row is not None:
+            session.delete(row)
+        return
+    if row is None:
+        row = m.ProfilePublication(person_id=person_id, publication_id=pub.id)
+        session.add(row)
+    for key in ("selected", "hidden", "section", "position"):
+        if key in listing:
+            setattr(row, key, listing[key])
 
 
 def _humanise(name: str) -> str:

@@ -3,7 +3,7 @@ report), the approval queue (admins and advisors), and claiming a profile by inv
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
@@ -17,7 +17,7 @@ from directory.db import get_session
 from directory.formats.names import make_slug, sort_name, unique_slug
 from directory.models import PendingChange
 from directory.services import access
-from directory.services.changes import CannotApply, ChangeSet, Conflict, apply_pending, load_entity
+from directory.services.changes import CannotApply, Conflict, apply_pending, decide, load_entity
 from directory.services.identity import current_viewer
 from directory.services.invitations import (
     InvitationUnusable,
@@ -26,7 +26,8 @@ from directory.services.invitations import (
     find_invitation,
 )
 from directory.services.merge import merge_people
-from directory.services.snapshots import PERSON, diff
+from directory.services.snapshots import AREA, PERSON, diff
+from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
 from directory.web.csrf import csrf_failed
@@ -112,7 +113,7 @@ def admin_person(slug: str | None = None) -> Any:
         form.user_key.errors = [*form.user_key.errors, "This identity is bound to another person."]
         return _person_page(form, person, title, 400)
     target = person or m.Person(sort_name=sort_name(form.full_name.data))
-    changes = ChangeSet(session, current_viewer(), target, approval_exempt=True)
+    changes = current_unit_of_work().change_set(target, approval_exempt=True)
     if person is None:
         changes.create(PERSON, target)
     else:
@@ -127,7 +128,7 @@ def admin_person(slug: str | None = None) -> Any:
     target.active = form.active.data
     target.visibility = form.visibility.data
     try:
-        changes.commit()
+        changes.finish()
     except (Conflict, StaleDataError, IntegrityError):
         session.rollback()
         flash("This person changed meanwhile, or the address was just taken; check and save again.",
@@ -160,11 +161,11 @@ def admin_deactivate(slug: str) -> Response:
     person = person_or_404(slug)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
-    changes = ChangeSet(get_session(), current_viewer(), person, approval_exempt=True)
+    changes = current_unit_of_work().change_set(person, approval_exempt=True)
     changes.update(PERSON, person)
     person.active = False
     person.role = "alumni"
-    changes.commit()
+    changes.finish()
     flash(f"{person.full_name} is now listed among the alumni.", "success")
     return redirect(url_for("directory.admin_person", slug=slug))
 
@@ -175,10 +176,10 @@ def admin_invite(slug: str) -> Any:
     person = person_or_404(slug)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
-    session = get_session()
     days = current_app.config["DIRECTORY_INVITATION_DAYS"]
-    token = create_invitation(session, person, current_viewer().key, days)
-    session.commit()
+    changes = current_unit_of_work().change_set(person, approval_exempt=True)
+    token = create_invitation(changes, days)
+    changes.finish()
     link = url_for("directory.claim_profile", token=token, _external=True)
     return render_template("directory/admin/invitation.html", person=person, link=link, days=days)
 
@@ -198,11 +199,11 @@ def admin_merge() -> Any:
     duplicate = session.get(m.Person, int(form.merge_id.data))
     duplicate_name = duplicate.full_name
     # Both halves are recorded in the kept person's history, where the entries now are.
-    changes = ChangeSet(session, current_viewer(), keep, approval_exempt=True)
+    changes = current_unit_of_work().change_set(keep, approval_exempt=True)
     changes.update(PERSON, keep)
     merge_people(session, keep, duplicate)
     changes.delete(PERSON, duplicate)
-    changes.commit()
+    changes.finish()
     flash(f"Merged {duplicate_name} into {keep.full_name}.", "success")
     return redirect(url_for("directory.admin_person", slug=keep.slug))
 
@@ -239,13 +240,20 @@ def admin_areas(area_id: int | None = None) -> Any:
             form.version.data = area.version
             flash("This area changed meanwhile; check it and save again.", "error")
         else:
+            # Areas are the department's, not a profile's: a change set without a person.
+            changes = current_unit_of_work().change_set(
+                None, allowed=access.can_admin(current_viewer())
+            )
             target = area or m.ResearchArea()
+            if area is None:
+                changes.create(AREA, target)
+            else:
+                changes.update(AREA, target)
             target.name = form.name.data.strip()
             target.slug = slug
             target.description = form.description.data or None
             target.parent_id = int(form.parent_id.data) if form.parent_id.data else None
-            session.add(target)
-            session.commit()
+            changes.finish()
             flash(f"Saved the area {target.name}.", "success")
             return redirect(url_for("directory.admin_areas"))
     status = 400 if request.method == "POST" else 200
@@ -270,8 +278,9 @@ def admin_delete_area(area_id: int) -> Response:
         abort(404)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
-    session.delete(area)
-    session.commit()
+    changes = current_unit_of_work().change_set(None, allowed=access.can_admin(current_viewer()))
+    changes.delete(AREA, area)
+    changes.finish()
     flash(f"Deleted the area {area.name}; profiles no longer list it.", "success")
     return redirect(url_for("directory.admin_areas"))
 
@@ -394,7 +403,7 @@ def approve(pending_id: int) -> Response:
     session = get_session()
     pending.reason = form.reason.data or None
     try:
-        apply_pending(session, viewer, pending)
+        apply_pending(current_unit_of_work(), pending)
     except CannotApply as refused:
         session.rollback()
         flash(f"Not applied: {refused} Reject it instead.", "error")
@@ -417,11 +426,7 @@ def reject(pending_id: int) -> Response:
             abort(400)
         flash("Say why the change is rejected; the author sees the reason.", "error")
         return redirect(url_for("directory.approvals", _anchor=f"pending-{pending_id}"))
-    pending.status = "rejected"
-    pending.reason = form.reason.data
-    pending.decided_by_key = viewer.key
-    pending.decided_at = datetime.now(UTC)
-    get_session().commit()
+    decide(current_unit_of_work(), pending, "rejected", form.reason.data)
     flash("Rejected; the author sees your reason on their profile editor.", "success")
     return redirect(url_for("directory.approvals"))
 
@@ -439,12 +444,16 @@ def claim_profile(token: str) -> Any:
         return render_template("directory/claim.html", problem=str(unusable)), 410
     form = forms.ActionForm()
     if viewer.is_authenticated and form.validate_on_submit():
+        # The invitation is what allows a not-yet-bound identity to take the profile.
+        changes = current_unit_of_work().change_set(
+            invitation.person, approval_exempt=True, allowed=True
+        )
         try:
-            person = claim(session, invitation, viewer.key)
+            person = claim(changes, invitation)
         except InvitationUnusable as unusable:
             session.rollback()
             return render_template("directory/claim.html", problem=str(unusable)), 409
-        session.commit()
+        changes.finish()
         flash(f"Welcome, {person.full_name}: this is your profile now.", "success")
         return redirect(url_for("directory.me"))
     return render_template(

@@ -14,7 +14,6 @@ from werkzeug.wrappers import Response
 from wtforms import PasswordField, StringField
 from wtforms.validators import InputRequired, Length
 
-from directory.db import get_session
 from directory.services.accounts import sign_in
 from directory.services.identity import BUILTIN_SESSION_KEY, current_viewer
 from directory.web.blueprint import blueprint
@@ -58,7 +57,7 @@ def login() -> Response | tuple[str, int]:
     problem = None
     if form.validate_on_submit():
         outcome = sign_in(form.username.data, form.password.data)
-        get_session().commit()  # keeps a failure count as well as a successful sign-in
+        # The unit of work commits the failure count as well as a successful sign-in.
         if outcome.ok:
             # A fresh session: nothing from before signing in (a planted session included)
             # carries over.

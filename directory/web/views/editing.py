@@ -4,7 +4,8 @@ the history with reverts, delegates, and confirmations.
 
 Every view reads load → check → act: load the person (404 when missing, and when the viewer
 could not even see it), ask :mod:`directory.services.access` (403), then act through a
-:class:`~directory.services.changes.ChangeSet`, which commits once.
+:class:`~directory.services.changes.ChangeSet` of the request's unit of work
+(:mod:`directory.services.unit_of_work`), which commits once when the view succeeds.
 """
 
 from __future__ import annotations
@@ -21,16 +22,13 @@ from werkzeug.wrappers import Response
 
 from directory import models as m
 from directory.db import get_session
-from directory.formats.interchange import link_coauthor_profiles
 from directory.formats.markdown import render_markdown
 from directory.models import ChangeRecord, Delegation, PendingChange
 from directory.services import access
 from directory.services.changes import (
     PENDING,
     SAVED,
-    UNCHANGED,
     CannotApply,
-    ChangeSet,
     Conflict,
     changes_since,
     revert,
@@ -38,23 +36,12 @@ from directory.services.changes import (
 from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
 from directory.services.snapshots import PERSON, apply_snapshot, diff
+from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
 from directory.web.entry_kinds import KINDS
+from directory.web.outcomes import OUTCOME_MESSAGES, flash_outcome
 from directory.web.publication_form import PublicationForm
-
-OUTCOME_MESSAGES = {
-    SAVED: ("Saved.", "success"),
-    PENDING: ("Saved for approval: your advisor or an admin will review it before it is public.",
-              "info"),
-    UNCHANGED: ("Nothing changed.", "info"),
-}  # fmt: skip
-
-
-def flash_outcome(outcome: str, what: str = "") -> None:
-    message, category = OUTCOME_MESSAGES[outcome]
-    flash(f"{what} {message}".strip() if what and outcome == SAVED else message, category)
-
 
 # ----------------------------------------------------------------------------- loading + checks
 
@@ -282,7 +269,7 @@ def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
     if wants_preview() or not form.validate_on_submit():
         status = 400 if request.method == "POST" and not wants_preview() else 200
         return render_edit_form(form, person=person, title=title, action=action, status=status)
-    changes = ChangeSet(session, current_viewer(), person)
+    changes = current_unit_of_work().change_set(person)
     try:
         if entry is None:
             entry = spec.model(owner_id=person.id, position=_first_position(spec, person))
@@ -291,7 +278,7 @@ def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
         else:
             changes.update(kind, entry, form.base_version())
             form.fill(entry, session)
-        outcome = changes.commit()
+        outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
         current = owned_entry(spec, person, entry_id)
@@ -325,10 +312,10 @@ def delete_entry(slug: str, kind: str, entry_id: int) -> Response:
     if not form.validate_on_submit():
         abort(400)
     session = get_session()
-    changes = ChangeSet(session, current_viewer(), person)
+    changes = current_unit_of_work().change_set(person)
     try:
         changes.delete(kind, entry, form.base_version())
-        outcome = changes.commit()
+        outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
         flash("This entry changed since you loaded the page; look at it again before deleting.",
@@ -360,7 +347,7 @@ def move_entry(slug: str, kind: str, entry_id: int) -> Any:
     other = index - 1 if form.direction.data == "up" else index + 1
     if not 0 <= other < len(entries):
         return redirect(editor_url(person, kind))
-    changes = ChangeSet(session, current_viewer(), person)
+    changes = current_unit_of_work().change_set(person)
     try:
         changes.update(kind, entry, form.base_version())
         for item in entries:
@@ -369,7 +356,7 @@ def move_entry(slug: str, kind: str, entry_id: int) -> Any:
         entries[index], entries[other] = entries[other], entries[index]
         for position, item in enumerate(entries):
             item.position = position
-        outcome = changes.commit()
+        outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
         flash("This list changed since you loaded the page; here it is as it is now.", "error")
@@ -399,11 +386,11 @@ def edit_profile(slug: str) -> Any:
         status = 400 if request.method == "POST" and not wants_preview() else 200
         return render_edit_form(form, person=person, title="Profile details", action=action,
                                 status=status)  # fmt: skip
-    changes = ChangeSet(session, current_viewer(), person)
+    changes = current_unit_of_work().change_set(person)
     try:
         changes.update(PERSON, person, form.base_version())
         form.fill(person, session)
-        outcome = changes.commit()
+        outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
         session.refresh(person)
@@ -427,12 +414,11 @@ def edit_photo(slug: str) -> Any:
         except PhotoRejected as rejected:
             form.photo.errors = [*form.photo.errors, str(rejected)]
         else:
-            session = get_session()
             # The image is not kept in the history, so it cannot wait for approval.
-            changes = ChangeSet(session, current_viewer(), person, approval_exempt=True)
+            changes = current_unit_of_work().change_set(person, approval_exempt=True)
             changes.update(PERSON, person)
             person.photo = photo
-            changes.commit()
+            changes.finish()
             flash("Photo saved.", "success")
             return redirect(editor_url(person, "profile"))
     status = 400 if request.method == "POST" else 200
@@ -450,10 +436,10 @@ def remove_photo(slug: str) -> Response:
     if not forms.ActionForm().validate_on_submit():
         abort(400)
     if person.photo is not None:
-        changes = ChangeSet(get_session(), current_viewer(), person, approval_exempt=True)
+        changes = current_unit_of_work().change_set(person, approval_exempt=True)
         changes.update(PERSON, person)
         person.photo = None
-        changes.commit()
+        changes.finish()
         flash("Photo removed.", "success")
     return redirect(editor_url(person, "profile"))
 
@@ -464,10 +450,10 @@ def confirm_current(slug: str) -> Response:
     person = editable_person_or_abort(slug)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
-    changes = ChangeSet(get_session(), current_viewer(), person, approval_exempt=True)
+    changes = current_unit_of_work().change_set(person, approval_exempt=True)
     changes.update(PERSON, person)
     person.last_confirmed = date.today()
-    changes.commit()
+    changes.finish()
     flash("Thank you: your profile is marked as current.", "success")
     return redirect(editor_url(person))
 
@@ -485,13 +471,15 @@ def confirm_advising(slug: str, relation_id: int) -> Response:
     if not forms.ActionForm().validate_on_submit():
         abort(400)
     owner = session.get(m.Person, relation.owner_id)
-    changes = ChangeSet(session, current_viewer(), owner, approval_exempt=True)
+    # Confirming one's own side of a relation someone else entered changes the owner's entry,
+    # which the confirming side may do without editing the owner's profile.
+    changes = current_unit_of_work().change_set(owner, approval_exempt=True, allowed=True)
     changes.update("advising", relation)
     if relation.student_id == person.id:
         relation.student_confirmed = True
     if relation.advisor_id == person.id:
         relation.advisor_confirmed = True
-    changes.commit()
+    changes.finish()
     flash("Confirmed: the relation now shows on both profiles.", "success")
     return redirect(editor_url(person, "advising"))
 
@@ -531,7 +519,7 @@ def revert_change(slug: str, record_id: int) -> Response:
     if not forms.ActionForm().validate_on_submit():
         abort(400)
     try:
-        outcome = revert(session, current_viewer(), person, record)
+        outcome = revert(current_unit_of_work(), person, record)
     except CannotApply as refused:
         session.rollback()
         flash(str(refused), "error")
@@ -577,9 +565,15 @@ def delegates(slug: str) -> Any:
         ]
     )
     if form.validate_on_submit():
-        session.add(Delegation(person_id=person.id, delegate_id=int(form.delegate_id.data)))
-        session.commit()
-        flash("Delegate added: they can now edit this profile.", "success")
+        changes = current_unit_of_work().change_set(
+            person, allowed=access.can_manage_delegates(viewer, person)
+        )
+        delegation = Delegation(person_id=person.id, delegate_id=int(form.delegate_id.data))
+        changes.create("delegation", delegation)
+        if changes.finish() == PENDING:
+            flash_outcome(PENDING)
+        else:
+            flash("Delegate added: they can now edit this profile.", "success")
         return redirect(url_for("directory.delegates", slug=slug))
     status = 400 if request.method == "POST" else 200
     return (
@@ -605,9 +599,14 @@ def remove_delegate(slug: str, delegation_id: int) -> Response:
         abort(404)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
-    session.delete(delegation)
-    session.commit()
-    flash("Delegate removed.", "success")
+    changes = current_unit_of_work().change_set(
+        person, allowed=access.can_manage_delegates(current_viewer(), person)
+    )
+    changes.delete("delegation", delegation)
+    if changes.finish() == PENDING:
+        flash_outcome(PENDING)
+    else:
+        flash("Delegate removed.", "success")
     return redirect(url_for("directory.delegates", slug=slug))
 
 
@@ -642,17 +641,18 @@ def edit_publication(slug: str, pub_id: int | None = None) -> Any:
     if wants_preview() or not form.validate_on_submit():
         status = 400 if request.method == "POST" and not wants_preview() else 200
         return render_edit_form(form, person=person, title=title, action=action, status=status)
-    changes = ChangeSet(session, viewer, person)
+    changes = current_unit_of_work().change_set(person)
     try:
         state = form.state(session, pub)
+        # How this profile lists the paper is part of the change (and of its approval).
+        state["listing"] = {"selected": form.selected.data, "hidden": form.hidden.data}
         if pub is None:
             pub = m.Publication(created_by_id=person.id)
-            apply_snapshot(session, "publication", pub, state)
             changes.create("publication", pub)
         else:
             changes.update("publication", pub, form.base_version())
-            apply_snapshot(session, "publication", pub, state)
-        outcome = changes.commit()
+        apply_snapshot(session, "publication", pub, state, person.id)
+        outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
         if pub_id is None or session.get(m.Publication, pub_id) is None:
@@ -669,18 +669,6 @@ def edit_publication(slug: str, pub_id: int | None = None) -> Any:
         form.doi.errors = [*form.doi.errors, "Another publication has this DOI or arXiv id; "
                            "it may already be in the directory."]  # fmt: skip
         return render_edit_form(form, person=person, title=title, action=action, status=400)
-    if outcome != PENDING:
-        row = session.get(m.ProfilePublication, (person.id, pub.id))
-        if row is None:
-            row = m.ProfilePublication(person_id=person.id, publication_id=pub.id)
-            session.add(row)
-        flags_changed = (row.selected, row.hidden) != (form.selected.data, form.hidden.data)
-        row.selected, row.hidden = form.selected.data, form.hidden.data
-        if outcome == SAVED:
-            link_coauthor_profiles(session, [pub])
-        session.commit()
-        if outcome == UNCHANGED and flags_changed:
-            outcome = SAVED
     flash_outcome(outcome, "Publication")
     return redirect(editor_url(person, "publications"))
 
@@ -701,18 +689,21 @@ def remove_publication(slug: str, pub_id: int) -> Response:
             m.ProfilePublication.person_id != person.id,
         )
     )
-    if others is not None:
-        session.delete(row)
-        session.commit()
-        flash("Removed from this profile (co-authors still list it).", "success")
-        return redirect(editor_url(person, "publications"))
-    changes = ChangeSet(session, current_viewer(), person)
+    changes = current_unit_of_work().change_set(person)
     try:
-        changes.delete("publication", row.publication, form.base_version())
-        outcome = changes.commit()
+        if others is not None:
+            # Co-authors still list it: only this profile's listing goes.
+            changes.update("publication", row.publication, form.base_version())
+            apply_snapshot(session, "publication", row.publication, {"listing": None}, person.id)
+        else:
+            changes.delete("publication", row.publication, form.base_version())
+        outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
         flash("This publication changed since you loaded the page; look at it again.", "error")
+        return redirect(editor_url(person, "publications"))
+    if others is not None and outcome == SAVED:
+        flash("Removed from this profile (co-authors still list it).", "success")
         return redirect(editor_url(person, "publications"))
     flash(
         "Publication deleted. You can restore it from the history." if outcome == SAVED

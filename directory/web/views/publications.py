@@ -23,9 +23,7 @@ from wtforms.validators import InputRequired, Optional
 from directory import models as m
 from directory.db import get_session
 from directory.formats.bibtex import (
-    BibtexTooLarge,
     make_citation_key,
-    parse_bibtex,
     publication_to_csl,
     publications_to_bibtex,
 )
@@ -34,23 +32,22 @@ from directory.formats.orcid import (
     OrcidFetchError,
     fetch_orcid_record,
     normalise_orcid_id,
-    parse_orcid_record,
 )
 from directory.services import department
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
+from directory.services.changes import PENDING, ChangeSet
 from directory.services.identity import current_viewer
+from directory.services.importing import import_plan, plan_source
 from directory.services.profiles import profile_publications
 from directory.services.pubimport import (
     STATUSES,
     ImportDraft,
     ImportPlan,
     PlanRefused,
-    apply_plan,
     create_draft,
     decision_choices,
     draft_expired,
-    plan_import,
 )
 from directory.services.publications import (
     PublicationIndex,
@@ -60,7 +57,10 @@ from directory.services.publications import (
     publication_options,
     split_publication,
 )
+from directory.services.snapshots import PUBLICATION, apply_snapshot
+from directory.services.unit_of_work import current_unit_of_work
 from directory.web.blueprint import blueprint
+from directory.web.outcomes import flash_outcome
 from directory.web.views.profile import get_person_or_404
 
 try:  # WTForms 3.3 deprecates (value, label) tuples in favour of SelectChoice.
@@ -243,21 +243,8 @@ def _source_from_form(form: PublicationImportForm) -> tuple[str, str, str | None
 
 def build_plan(draft: ImportDraft, person: m.Person) -> ImportPlan:
     """Parse the draft's text and plan it against the database (no writes)."""
-    session = get_session()
     limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
-    try:
-        if draft.kind == "orcid":
-            record = parse_orcid_record(draft.source, person.full_name, max_bytes=limit)
-            return plan_import(
-                session, person, record.entries, record.problems, source="orcid",
-                records=record.records,
-            )  # fmt: skip
-        result = parse_bibtex(draft.source, max_bytes=limit)
-    except BibtexTooLarge as exc:
-        from directory.formats.bibtex import BibtexProblem
-
-        return plan_import(session, person, [], [BibtexProblem(None, None, str(exc))])
-    return plan_import(session, person, result.entries, result.problems)
+    return plan_source(get_session(), person, draft.kind, draft.source, limit)
 
 
 @blueprint.route("/me/publications/import", methods=["GET", "POST"])
@@ -284,7 +271,6 @@ def publications_import(slug: str) -> Any:
                 session, person, current_viewer().key, kind, text, filename,
                 current_app.config["DIRECTORY_IMPORT_DRAFT_HOURS"],
             )  # fmt: skip
-            session.commit()
             return redirect(
                 url_for("directory.publications_preview", slug=person.slug, token=draft.token)
             )
@@ -331,16 +317,23 @@ def publications_preview(slug: str, token: str) -> Any:
                 for entry in plan.entries
                 if entry.needs_decision
             }
+            changes = current_unit_of_work().change_set(person)
             try:
-                summary = apply_plan(session, plan, person, decisions)
+                outcome, summary = import_plan(
+                    changes, plan, kind=draft.kind, source=draft.source,
+                    filename=draft.filename, decisions=decisions,
+                )  # fmt: skip
             except PlanRefused as refused:
                 session.rollback()
                 messages.extend(refused.messages)
                 status = 400
             else:
                 session.delete(draft)
-                session.commit()
-                flash(f"Imported: {summary}.", "success")
+                if outcome == PENDING:
+                    flash("Saved for approval: your advisor or an admin will review this "
+                          "import before the papers are public.", "info")  # fmt: skip
+                else:
+                    flash(f"Imported: {summary}.", "success")
                 return redirect(url_for("directory.publications_manage", slug=person.slug))
     elif form.is_submitted():
         status = 400
@@ -367,9 +360,7 @@ def publications_discard(slug: str, token: str) -> Any:
     person = _person_for_import(slug)
     draft = _draft_or_404(person, token)
     if DiscardImportForm().validate_on_submit():
-        session = get_session()
-        session.delete(draft)
-        session.commit()
+        get_session().delete(draft)
         flash("The import was discarded; nothing was written.", "info")
     return redirect(url_for("directory.publications_import", slug=person.slug))
 
@@ -426,10 +417,11 @@ def publication_view_update(slug: str, uid: str) -> Any:
     form = PublicationViewForm()
     if not form.validate_on_submit():
         abort(400)
-    row.selected = form.selected.data
-    row.hidden = form.hidden.data
-    session.commit()
-    flash("Saved.", "success")
+    changes = current_unit_of_work().change_set(person)
+    changes.update("publication", row.publication)
+    listing = {"selected": form.selected.data, "hidden": form.hidden.data}
+    apply_snapshot(session, "publication", row.publication, {"listing": listing}, person.id)
+    flash_outcome(changes.finish())
     return redirect(url_for("directory.publications_manage", slug=person.slug) + f"#pub-{uid}")
 
 
@@ -587,6 +579,13 @@ def _other_record(form: Any, pub: m.Publication) -> m.Publication | None:
     return other
 
 
+def _record_changes() -> ChangeSet:
+    """Shared paper records are the department's: their merges and splits are recorded in a
+    change set of no single profile, by whoever may manage records."""
+    allowed = can_manage_publication_records(current_viewer())
+    return current_unit_of_work().change_set(None, allowed=allowed)
+
+
 @blueprint.route("/publications/<uid>/merge", methods=["POST"])
 def publication_merge(uid: str) -> Any:
     pub = _record_or_404(uid)
@@ -595,8 +594,11 @@ def publication_merge(uid: str) -> Any:
         other = _other_record(form, pub)
         if other is not None:
             title = other.title
+            changes = _record_changes()
+            changes.update(PUBLICATION, pub)
+            changes.delete(PUBLICATION, other, remove=False)  # the merge deletes it
             merge_publications(get_session(), pub, other)
-            get_session().commit()
+            changes.finish()
             flash(f"“{title}” was merged into this paper; every author kept.", "success")
             return redirect(url_for("directory.publication_record", uid=pub.uid))
     return _render_record(pub, 400, merge_form=form)
@@ -610,8 +612,12 @@ def publication_versions(uid: str) -> Any:
         other = _other_record(form, pub)
         if other is not None:
             preprint, published = (pub, other) if form.direction.data == "this" else (other, pub)
+            changes = _record_changes()
+            changes.group(PUBLICATION, "versions",
+                          f"Versions linked: “{preprint.title}” → “{published.title}”",
+                          {"preprint": preprint.id, "published": published.id})  # fmt: skip
             link_versions(get_session(), preprint, published)
-            get_session().commit()
+            changes.finish()
             flash("The two papers are now linked as versions.", "success")
             return redirect(url_for("directory.publication_record", uid=pub.uid))
     return _render_record(pub, 400, versions_form=form)
@@ -625,8 +631,11 @@ def publication_split(uid: str) -> Any:
         holders = {person.id for person, _ in _holders(pub)}
         chosen = {int(v) for v in request.form.getlist("person") if v.isdigit()} & holders
         if chosen and chosen != holders:
+            changes = _record_changes()
+            changes.update(PUBLICATION, pub)
             copy = split_publication(get_session(), pub, chosen)
-            get_session().commit()
+            changes.create(PUBLICATION, copy)
+            changes.finish()
             flash("The chosen people now have their own record of this paper.", "success")
             return redirect(url_for("directory.publication_record", uid=copy.uid))
         error = "Choose some, but not all, of the people listing this paper."

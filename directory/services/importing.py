@@ -1,0 +1,192 @@
+"""Publication imports (BibTeX, ORCID) through the write path.
+
+The web import and ``flask directory import-bibtex`` / ``import-orcid`` both end here, inside
+a change set of the profile imported into:
+
+* the file is parsed and planned against the database (:func:`plan_source`);
+* if the member's changes need approval, nothing is written: the import waits as one
+  proposal holding the file and the duplicate decisions, and an approver's "approve" plans it
+  again against the directory as it is then and writes it (:func:`apply_group`);
+* otherwise :func:`directory.services.pubimport.apply_plan` writes it in bulk, and one history
+  record holds what it wrote (the new papers, the papers linked, the profile entries), which
+  a revert takes off the profile again (:func:`revert_group`).
+
+The search index and the page cache learn about the bulk-written papers from
+:mod:`directory.services.pubimport` itself, so an imported paper is found by search as soon
+as the unit of work commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from directory import models as m
+from directory.formats.bibtex import BibtexProblem, BibtexTooLarge, parse_bibtex
+from directory.formats.interchange import ImportResult, import_documents
+from directory.formats.orcid import parse_orcid_record
+from directory.services.errors import CannotApply
+from directory.services.pubimport import (
+    ImportPlan,
+    ImportSummary,
+    PlanRefused,
+    apply_plan,
+    check_decisions,
+    plan_import,
+)
+from directory.services.snapshots import apply_snapshot
+
+if TYPE_CHECKING:
+    from directory.models import ChangeRecord, PendingChange
+    from directory.services.changes import ChangeSet
+    from directory.services.unit_of_work import UnitOfWork
+
+#: The kind of history record and proposal a publication import leaves.
+IMPORT = "import"
+#: The kind of history record an interchange profile import leaves (command line only).
+PROFILE_IMPORT = "profile_import"
+#: Grouped kinds this module applies (approvals) and reverts (history).
+GROUPED_KINDS = (IMPORT, PROFILE_IMPORT)
+
+FORMAT_NAMES = {"bibtex": "BibTeX", "orcid": "ORCID"}
+
+
+def plan_source(
+    session: Session, person: m.Person, kind: str, source: str | bytes, max_bytes: int
+) -> ImportPlan:
+    """Parse ``source`` ("bibtex" or "orcid") and plan it against the database (no writes).
+    A file over the size limit gives a plan with that one error."""
+    try:
+        if kind == "orcid":
+            record = parse_orcid_record(source, person.full_name, max_bytes=max_bytes)
+            return plan_import(
+                session, person, record.entries, record.problems, source="orcid",
+                records=record.records,
+            )  # fmt: skip
+        result = parse_bibtex(source, max_bytes=max_bytes)
+    except BibtexTooLarge as exc:
+        return plan_import(session, person, [], [BibtexProblem(None, None, str(exc))])
+    return plan_import(session, person, result.entries, result.problems)
+
+
+def _planned_summary(plan: ImportPlan, filename: str | None) -> str:
+    counts = plan.counts
+    where = f" from {filename}" if filename else ""
+    return (
+        f"Import{where}: {counts['new']} new, {counts['department']} department papers, "
+        f"{counts['duplicate']} possible duplicates"
+        + (f", {len(plan.new_records)} profile entries" if plan.records else "")
+    )
+
+
+def import_plan(
+    changes: ChangeSet,
+    plan: ImportPlan,
+    *,
+    kind: str,
+    source: str,
+    filename: str | None,
+    decisions: dict[int, str],
+    progress: Callable[[int], None] | None = None,
+) -> tuple[str, ImportSummary | None]:
+    """Import ``plan`` into the change set's profile. Returns the change set's outcome and,
+    when written, what was written; raises PlanRefused (nothing written) if it may not be."""
+    messages = check_decisions(plan, decisions)
+    if messages:
+        raise PlanRefused(messages)
+    if changes.held:
+        proposal = {
+            "format": kind,
+            "filename": filename,
+            "source": source,
+            "decisions": {str(k): v for k, v in decisions.items()},
+        }
+        changes.group(IMPORT, IMPORT, _planned_summary(plan, filename), proposal)
+        return changes.finish(), None
+    summary = apply_plan(changes.session, plan, changes.person, decisions, progress=progress)
+    _record(changes, summary, kind, filename)
+    return changes.finish(), summary
+
+
+def _record(changes: ChangeSet, summary: ImportSummary, kind: str, filename: str | None) -> None:
+    where = f" from {filename}" if filename else ""
+    changes.group(
+        IMPORT,
+        IMPORT,
+        f"{FORMAT_NAMES.get(kind, kind)} import{where}: {summary}",
+        {
+            "format": kind,
+            "filename": filename,
+            "created": summary.created_ids,
+            "linked": summary.linked_ids,
+            "records": [list(ref) for ref in summary.record_refs],
+        },
+    )
+
+
+def apply_group(changes: ChangeSet, pending: PendingChange) -> None:
+    """Carry out an approved import: plan the stored file again against the directory as it
+    is now and write it, or refuse if it can no longer be written as proposed."""
+    proposal = pending.proposed or {}
+    kind = proposal.get("format", "bibtex")
+    source = proposal.get("source", "")
+    # The file passed the size limit when it was uploaded.
+    plan = plan_source(changes.session, changes.person, kind, source, len(source.encode()) + 1)
+    decisions = {int(k): v for k, v in (proposal.get("decisions") or {}).items()}
+    if check_decisions(plan, decisions):
+        raise CannotApply(
+            "The department's papers changed since this import was proposed; the author "
+            "should import the file again."
+        )
+    summary = apply_plan(changes.session, plan, changes.person, decisions)
+    _record(changes, summary, kind, proposal.get("filename"))
+
+
+def import_profiles(uow: UnitOfWork, documents: list[tuple[str, object]]) -> ImportResult:
+    """Import interchange documents (``flask directory import-profile``, ``load-demo``): all
+    checked first, then all written (raises ImportRefused, writing nothing). Each profile's
+    history gets one record naming the document it came from."""
+    result = import_documents(uow.session, documents)
+    for (source, _doc), person in zip(documents, result.people, strict=True):
+        changes = uow.change_set(person, approval_exempt=True)
+        changes.group(PROFILE_IMPORT, PROFILE_IMPORT, f"Profile imported from {source}",
+                      {"source": source})  # fmt: skip
+        changes.finish()
+    return result
+
+
+def revert_group(changes: ChangeSet, record: ChangeRecord) -> None:
+    """Undo an import: its new papers are deleted (kept, and only taken off this profile,
+    where a co-author's profile now lists them too), the papers it linked are taken off the
+    profile, and the profile entries it created are deleted. Each is recorded."""
+    if record.entity_kind == PROFILE_IMPORT:
+        raise CannotApply(
+            "A whole imported profile is not undone from the history; edit or delete its "
+            "entries, or import the earlier document again."
+        )
+    session, person = changes.session, changes.person
+    after = record.after or {}
+    for pub_id in [*after.get("created", []), *after.get("linked", [])]:
+        pub = session.get(m.Publication, pub_id)
+        holders = set(
+            session.scalars(
+                select(m.ProfilePublication.person_id).where(
+                    m.ProfilePublication.publication_id == pub_id
+                )
+            )
+        )
+        if pub is None or person.id not in holders:
+            continue
+        if pub_id in after.get("created", []) and holders == {person.id}:
+            changes.delete("publication", pub)
+        else:
+            changes.update("publication", pub)
+            apply_snapshot(session, "publication", pub, {"listing": None}, person.id)
+    for kind, entry_id in after.get("records", []):
+        entry = session.get(m.ENTRY_MODELS[kind], entry_id)
+        if entry is not None and entry.owner_id == person.id:
+            changes.delete(kind, entry)
+

@@ -1,0 +1,123 @@
+"""The one door every write goes through.
+
+Each request (and each command-line command) has one :class:`UnitOfWork`. Views load and
+check, then call services; services change objects in the unit's session and only flush.
+Changes to a profile go through a :class:`~directory.services.changes.ChangeSet` obtained
+from :meth:`UnitOfWork.change_set`, which checks access, applies the approval policy and
+records the history. When the request ends the unit of work runs its components and commits
+once — the only ``commit()`` in the package — or rolls everything back:
+
+1. flush, so that every change is noted;
+2. the search index rewrites the documents of what changed (:mod:`directory.services.search`);
+3. the page-cache generation moves on when a directory table was written
+   (:mod:`directory.services.cache`);
+4. COMMIT.
+
+A view never commits: every view function registered on the blueprint is wrapped by
+:func:`committing` (see :mod:`directory.web.blueprint`), which commits when the view returns a
+success (below 400) and rolls back otherwise, so a refused or failed request leaves nothing
+half-written. A command-line command uses ``with command_unit_of_work(...) as uow:``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask import g, make_response
+from sqlalchemy.orm import Session, SessionTransaction
+
+from directory import models as m
+from directory.db import get_session
+from directory.services import cache, search
+from directory.services.changes import ChangeSet
+from directory.services.identity import Viewer, current_viewer
+
+#: What runs between the last flush and COMMIT, in order (each takes the session).
+COMPONENTS: tuple[Callable[[Session], None], ...] = (search.update_index, cache.bump_generation)
+
+_REQUEST_KEY = "_directory_unit_of_work"
+
+
+class UnitOfWork:
+    """The writes of one request or command, committed once."""
+
+    def __init__(self, session: Session, viewer: Viewer) -> None:
+        self.session = session
+        self.viewer = viewer
+        self.commits = 0
+
+    def change_set(self, person: m.Person, **options: Any) -> ChangeSet:
+        """The changes of this unit to ``person``'s profile (see ChangeSet for options)."""
+        return ChangeSet(self, person, **options)
+
+    @property
+    def has_writes(self) -> bool:
+        """Whether anything was added, changed or deleted (flushed or not)."""
+        session = self.session
+        return bool(session.new or session.dirty or session.deleted) or cache.written(session)
+
+    def savepoint(self) -> SessionTransaction:
+        """A part of the unit that can be undone alone (a change set held for approval)."""
+        return self.session.begin_nested()
+
+    def release(self, savepoint: SessionTransaction) -> None:
+        """Keep what ``savepoint`` covered (RELEASE SAVEPOINT; nothing is committed yet)."""
+        if savepoint.is_active:
+            savepoint.commit()
+
+    def commit(self) -> None:
+        """Run the components and commit: the one place the package commits."""
+        self.session.flush()
+        for component in COMPONENTS:
+            component(self.session)
+        self.session.commit()
+        self.commits += 1
+
+    def rollback(self) -> None:
+        self.session.rollback()
+
+
+def current_unit_of_work() -> UnitOfWork:
+    """This request's unit of work (created on first use, with the request's session)."""
+    uow = g.get(_REQUEST_KEY)
+    if uow is None:
+        uow = UnitOfWork(get_session(), current_viewer())
+        setattr(g, _REQUEST_KEY, uow)
+    return uow
+
+
+def committing(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a view so that its request's writes are committed once when it succeeds, and
+    rolled back when it returns an error. An exception propagates with nothing committed."""
+
+    @functools.wraps(view)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        response = make_response(view(*args, **kwargs))
+        if g.get("_directory_session") is None:
+            return response  # the view never touched the database
+        uow = current_unit_of_work()
+        if not uow.has_writes:
+            return response  # nothing to commit; the session closes at teardown
+        if response.status_code < 400:
+            uow.commit()
+        else:
+            uow.rollback()
+        return response
+
+    return run
+
+
+@contextmanager
+def command_unit_of_work(session: Session, viewer: Viewer) -> Iterator[UnitOfWork]:
+    """The unit of work of a command-line command: committed at the end of the block, rolled
+    back if it raises."""
+    uow = UnitOfWork(session, viewer)
+    try:
+        yield uow
+    except BaseException:
+        uow.rollback()
+        raise
+    uow.commit()

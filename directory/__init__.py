@@ -2,49 +2,30 @@
 
 from directory import Directory
 Directory(app)            # or: ext = Directory(); ext.init_app(app)
+
+The package is layered (a test checks it): ``directory.models`` (every table, importing
+nothing else of the plugin), ``directory.services`` (the write path and the read rules) and
+``directory.formats`` (BibTeX, ORCID, interchange, JSON-LD, API, Atom), then
+``directory.web`` (the blueprint, views and forms) and ``directory.cli``. Importing this
+package loads none of them: ``Directory`` is loaded on first use, so that
+``import directory.models`` (a host's Alembic env, a script) stays light.
 """
 
 from __future__ import annotations
 
-from flask import Flask
+from typing import TYPE_CHECKING, Any
 
-from directory.config import apply_defaults
-from directory.db import DatabaseState, close_session
-from directory.services import search
-from directory.services.cache import PageStore, install_invalidation
-from directory.services.identity import check_settings
+if TYPE_CHECKING:
+    from directory.extension import Directory
 
 __all__ = ["Directory"]
 __version__ = "0.1.0"
 
 
-class DirectoryState:
-    """What the extension keeps per app, in ``app.extensions["directory"]``."""
+def __getattr__(name: str) -> Any:
+    # PEP 562: the extension (and with it the web layer) is imported on first use.
+    if name == "Directory":
+        from directory.extension import Directory
 
-    def __init__(self, app: Flask) -> None:
-        self.db = DatabaseState(app)
-        install_invalidation(self.db.sessionmaker)
-        self.pages = PageStore(app.config["DIRECTORY_CACHE_MAX_BYTES"])
-
-
-class Directory:
-    """The Flask extension. Keeps no reference to an app (app-factory friendly)."""
-
-    def __init__(self, app: Flask | None = None) -> None:
-        if app is not None:
-            self.init_app(app)
-
-    def init_app(self, app: Flask) -> None:
-        apply_defaults(app.config)
-        check_settings(app.config)
-        state = app.extensions["directory"] = DirectoryState(app)
-        search.install(state.db.sessionmaker)
-        app.teardown_appcontext(close_session)
-
-        from directory.cli import directory_cli
-        from directory.web.views import blueprint
-
-        # "/people", "people/" and "/people" are the same mount point; "/" or "" is the root.
-        prefix = app.config["DIRECTORY_URL_PREFIX"].strip("/")
-        app.register_blueprint(blueprint, url_prefix=f"/{prefix}" if prefix else None)
-        app.cli.add_command(directory_cli)
+        return Directory
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

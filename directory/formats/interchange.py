@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
+from directory.services.photos import photo_from_bytes
 from directory.services.publications import link_coauthor_profiles
 
 FORMAT = "faculty-directory-profile"
@@ -222,8 +223,6 @@ class _Importer:
         person.areas = [self.area(name) for name in data.get("areas", [])]
         photo = data.get("photo")
         if photo:
-            from directory.services.photos import photo_from_bytes
-
             person.photo = photo_from_bytes(
                 base64.b64decode(photo["data_base64"]), alt_text=photo.get("alt_text")
             )

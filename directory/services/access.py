@@ -11,6 +11,7 @@ from sqlalchemy import ColumnElement, and_, exists, or_, select, true
 from sqlalchemy.orm import Session, aliased, object_session
 
 from directory.db import get_session
+from directory.models import AdvisingRelation, Authorship, Delegation, Person, ProfilePublication
 from directory.services.identity import Viewer
 
 
@@ -89,8 +90,6 @@ def on_visible_profile_clause(viewer: Viewer, publication_id: Any) -> ColumnElem
     """Publications (given by their id column) listed, not hidden, on the profile of at least
     one person whose profile ``viewer`` may see. A paper known only from hidden profiles is
     absent from the department's lists, search and API, whatever its own visibility."""
-    from directory.models import Person, ProfilePublication
-
     author = aliased(Person, name="listing_author")
     return exists(
         select(ProfilePublication.publication_id)
@@ -130,8 +129,6 @@ def is_delegate(viewer: Viewer, person: Any) -> bool:
     """Whether the owner of ``person`` named the viewer a delegate (e.g. their lab manager)."""
     if viewer.person_id is None or person.id is None:
         return False
-    from directory.models import Delegation
-
     found = _session(person).scalar(
         select(Delegation.id).where(
             Delegation.person_id == person.id, Delegation.delegate_id == viewer.person_id
@@ -167,8 +164,6 @@ def can_edit_publication(viewer: Viewer, publication: Any) -> bool:
     profile that added it."""
     if viewer.is_admin:
         return True
-    from directory.models import Authorship, Person, ProfilePublication
-
     session = _session(publication)
     ids = set(
         session.scalars(
@@ -192,15 +187,13 @@ def can_edit_publication(viewer: Viewer, publication: Any) -> bool:
 
 def confirmed_advisor_ids(person: Any) -> set[int]:
     """Department advisors of ``person`` whose relation both sides confirmed."""
-    from directory.models import AdvisingRelation as A
-
     return set(
         _session(person).scalars(
-            select(A.advisor_id).where(
-                A.student_id == person.id,
-                A.advisor_id.isnot(None),
-                A.advisor_confirmed.is_(True),
-                A.student_confirmed.is_(True),
+            select(AdvisingRelation.advisor_id).where(
+                AdvisingRelation.student_id == person.id,
+                AdvisingRelation.advisor_id.isnot(None),
+                AdvisingRelation.advisor_confirmed.is_(True),
+                AdvisingRelation.student_confirmed.is_(True),
             )
         )
     )

@@ -40,6 +40,7 @@ from sqlalchemy import Connection, event, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from directory.models import CacheState
+from directory.services.identity import host_identity_key
 
 STATE_ROW_ID = 1
 _DIRTY = "directory_cache_dirty"
@@ -244,8 +245,6 @@ def page_store(app: Flask) -> PageStore:
 
 
 def _request_cacheable() -> bool:
-    from directory.services.identity import host_identity_key
-
     if request.method not in ("GET", "HEAD"):
         return False
     if "_flashes" in session:

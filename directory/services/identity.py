@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from directory.db import get_session
 from directory.models import Person
+from directory.services.accounts import signed_in_username
 
 BUILTIN_SESSION_KEY = "_directory_user"
 IDENTITY_SOURCES = ("flask_login", "remote_user", "g", "callable", "builtin")
@@ -117,8 +118,6 @@ def host_identity_key() -> str | None:
     if source == "builtin":
         if not current_app.config["DIRECTORY_BUILTIN_LOGIN"]:
             return None
-        from directory.services.accounts import signed_in_username
-
         return signed_in_username(session.get(BUILTIN_SESSION_KEY))
     raise ValueError(f"Unknown DIRECTORY_IDENTITY_SOURCE {source!r}")
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
 from directory.formats.interchange import profile_publication_order
-from directory.services.access import visibility_clause
+from directory.services.access import person_visible, visibility_clause
 from directory.services.identity import Viewer
 
 
@@ -207,8 +207,6 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
 
 
 def _visible_person(person: m.Person, viewer: Viewer) -> bool:
-    from directory.services.access import person_visible
-
     return person_visible(viewer, person)
 
 

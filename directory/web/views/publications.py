@@ -17,6 +17,7 @@ from flask import Response, abort, current_app, flash, redirect, render_template
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 from wtforms import BooleanField, HiddenField, RadioField, StringField, TextAreaField
 from wtforms.validators import InputRequired, Optional
 
@@ -398,8 +399,6 @@ def publications_manage(slug: str) -> Any:
 
 
 def _row_option(option: Any) -> Any:
-    from sqlalchemy.orm import selectinload
-
     return selectinload(m.ProfilePublication.publication).options(option)
 
 

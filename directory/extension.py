@@ -1,0 +1,42 @@
+"""The Flask extension: ``Directory(app)`` or ``Directory().init_app(app)``."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from directory.cli import directory_cli
+from directory.config import apply_defaults
+from directory.db import DatabaseState, close_session
+from directory.services import search
+from directory.services.cache import PageStore, install_invalidation
+from directory.services.identity import check_settings
+from directory.web.views import blueprint
+
+
+class DirectoryState:
+    """What the extension keeps per app, in ``app.extensions["directory"]``."""
+
+    def __init__(self, app: Flask) -> None:
+        self.db = DatabaseState(app)
+        install_invalidation(self.db.sessionmaker)
+        self.pages = PageStore(app.config["DIRECTORY_CACHE_MAX_BYTES"])
+
+
+class Directory:
+    """The Flask extension. Keeps no reference to an app (app-factory friendly)."""
+
+    def __init__(self, app: Flask | None = None) -> None:
+        if app is not None:
+            self.init_app(app)
+
+    def init_app(self, app: Flask) -> None:
+        apply_defaults(app.config)
+        check_settings(app.config)
+        state = app.extensions["directory"] = DirectoryState(app)
+        search.install(state.db.sessionmaker)
+        app.teardown_appcontext(close_session)
+
+        # "/people", "people/" and "/people" are the same mount point; "/" or "" is the root.
+        prefix = app.config["DIRECTORY_URL_PREFIX"].strip("/")
+        app.register_blueprint(blueprint, url_prefix=f"/{prefix}" if prefix else None)
+        app.cli.add_command(directory_cli)

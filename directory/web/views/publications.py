@@ -14,7 +14,6 @@ import json
 from typing import Any
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from sqlalchemy import select
 from wtforms import BooleanField, HiddenField, RadioField, StringField, TextAreaField
@@ -61,6 +60,7 @@ from directory.services.publications import (
     split_publication,
 )
 from directory.web.blueprint import blueprint
+from directory.web.csrf import DirectoryForm
 from directory.web.views.profile import get_person_or_404
 
 try:  # WTForms 3.3 deprecates (value, label) tuples in favour of SelectChoice.
@@ -80,7 +80,7 @@ def _choices(pairs: list[tuple[str, str]]) -> list[Any]:
 # --------------------------------------------------------------------------------------------
 
 
-class PublicationImportForm(FlaskForm):
+class PublicationImportForm(DirectoryForm):
     """One source per import: a .bib file, pasted BibTeX, an ORCID record file or iD."""
 
     bibtex_file = FileField("BibTeX file (.bib)")
@@ -111,26 +111,26 @@ def _has_value(data: Any) -> bool:
     return bool(data and str(data).strip())
 
 
-class PublicationViewForm(FlaskForm):
+class PublicationViewForm(DirectoryForm):
     """How one paper shows on one person's profile."""
 
     selected = BooleanField("Selected")
     hidden = BooleanField("Hidden from my profile")
 
 
-class ConfirmImportBase(FlaskForm):
+class ConfirmImportBase(DirectoryForm):
     fingerprint = HiddenField()
 
 
-class DiscardImportForm(FlaskForm):
+class DiscardImportForm(DirectoryForm):
     pass
 
 
-class PublicationMergeForm(FlaskForm):
+class PublicationMergeForm(DirectoryForm):
     other = StringField("Record id of the other paper", validators=[InputRequired()])
 
 
-class PublicationVersionsForm(FlaskForm):
+class PublicationVersionsForm(DirectoryForm):
     other = StringField("Record id of the other version", validators=[InputRequired()])
     direction = RadioField(
         "Which is the preprint?",
@@ -142,11 +142,11 @@ class PublicationVersionsForm(FlaskForm):
     )
 
 
-class PublicationSplitForm(FlaskForm):
+class PublicationSplitForm(DirectoryForm):
     """The people to move onto a copy (checkbox values are person ids)."""
 
 
-def confirm_form_class(plan: ImportPlan) -> type[FlaskForm]:
+def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
     """A confirm form with one required choice per possible duplicate."""
 
     class ImportConfirmForm(ConfirmImportBase):

@@ -371,6 +371,8 @@ def publications_discard(slug: str, token: str) -> Any:
         session.delete(draft)
         session.commit()
         flash("The import was discarded; nothing was written.", "info")
+    else:
+        abort(400)
     return redirect(url_for("directory.publications_import", slug=person.slug))
 
 

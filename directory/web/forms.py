@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from sqlalchemy import inspect
 from wtforms import (
@@ -41,6 +40,7 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
     SelectChoice = None
 
 from directory import models as m
+from directory.web.csrf import DirectoryForm
 
 YEAR = [Optional(), NumberRange(1900, 2200, message="Enter a year such as 2024.")]
 MONTH = [Optional(), NumberRange(1, 12, message="Enter a month from 1 to 12.")]
@@ -91,7 +91,7 @@ class MultiCheckboxField(SelectMultipleField):
     option_widget = CheckboxInput()
 
 
-class VersionedForm(FlaskForm):
+class VersionedForm(DirectoryForm):
     #: The version of the record the form was loaded from.
     version = HiddenField()
 
@@ -478,7 +478,7 @@ class ProfileForm(VersionedForm):
         )
 
 
-class PhotoForm(FlaskForm):
+class PhotoForm(DirectoryForm):
     photo = FileField("Photo", [FileRequired(message="Choose an image file.")])
     alt_text = text("Describe the photo", 300, description="For people who cannot see it.")
 
@@ -486,7 +486,7 @@ class PhotoForm(FlaskForm):
 # ----------------------------------------------------------------------------- small actions
 
 
-class ActionForm(FlaskForm):
+class ActionForm(DirectoryForm):
     """A one-button form (delete, confirm, approve...): only the CSRF token."""
 
 
@@ -502,17 +502,17 @@ class MoveForm(VersionedForm):
             raise ValidationError("Move up or down.")
 
 
-class DelegateForm(FlaskForm):
+class DelegateForm(DirectoryForm):
     delegate_id = SelectField("Person", coerce=str, validators=[DataRequired()])
 
 
-class RejectForm(FlaskForm):
+class RejectForm(DirectoryForm):
     reason = TextAreaField(
         "Reason (shown to the author)", [DataRequired(message="Say why."), Length(max=2000)]
     )
 
 
-class ReasonForm(FlaskForm):
+class ReasonForm(DirectoryForm):
     reason = TextAreaField("Note (optional)", [Optional(), Length(max=2000)])
 
 
@@ -550,7 +550,7 @@ class AreaForm(VersionedForm):
     parent_id = SelectField("Broader area", coerce=str, default="")
 
 
-class MergeForm(FlaskForm):
+class MergeForm(DirectoryForm):
     keep_id = SelectField("Keep this profile", coerce=str, validators=[DataRequired()])
     merge_id = SelectField("Merge this duplicate into it", coerce=str, validators=[DataRequired()])
 

@@ -461,4 +461,4 @@ def claim_profile(token: str) -> Any:
         person=invitation.person,
         form=form,
         signed_in=viewer.is_authenticated,
-    )
+    ), 400 if csrf_failed(form) else 200

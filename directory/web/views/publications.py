@@ -14,7 +14,6 @@ import json
 from typing import Any
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -61,6 +60,7 @@ from directory.services.publications import (
 from directory.services.snapshots import PUBLICATION, apply_snapshot
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web.blueprint import blueprint
+from directory.web.csrf import DirectoryForm
 from directory.web.outcomes import flash_outcome
 from directory.web.views.profile import get_person_or_404
 
@@ -81,7 +81,7 @@ def _choices(pairs: list[tuple[str, str]]) -> list[Any]:
 # --------------------------------------------------------------------------------------------
 
 
-class PublicationImportForm(FlaskForm):
+class PublicationImportForm(DirectoryForm):
     """One source per import: a .bib file, pasted BibTeX, an ORCID record file or iD."""
 
     bibtex_file = FileField("BibTeX file (.bib)")
@@ -112,26 +112,26 @@ def _has_value(data: Any) -> bool:
     return bool(data and str(data).strip())
 
 
-class PublicationViewForm(FlaskForm):
+class PublicationViewForm(DirectoryForm):
     """How one paper shows on one person's profile."""
 
     selected = BooleanField("Selected")
     hidden = BooleanField("Hidden from my profile")
 
 
-class ConfirmImportBase(FlaskForm):
+class ConfirmImportBase(DirectoryForm):
     fingerprint = HiddenField()
 
 
-class DiscardImportForm(FlaskForm):
+class DiscardImportForm(DirectoryForm):
     pass
 
 
-class PublicationMergeForm(FlaskForm):
+class PublicationMergeForm(DirectoryForm):
     other = StringField("Record id of the other paper", validators=[InputRequired()])
 
 
-class PublicationVersionsForm(FlaskForm):
+class PublicationVersionsForm(DirectoryForm):
     other = StringField("Record id of the other version", validators=[InputRequired()])
     direction = RadioField(
         "Which is the preprint?",
@@ -143,11 +143,11 @@ class PublicationVersionsForm(FlaskForm):
     )
 
 
-class PublicationSplitForm(FlaskForm):
+class PublicationSplitForm(DirectoryForm):
     """The people to move onto a copy (checkbox values are person ids)."""
 
 
-def confirm_form_class(plan: ImportPlan) -> type[FlaskForm]:
+def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
     """A confirm form with one required choice per possible duplicate."""
 
     class ImportConfirmForm(ConfirmImportBase):
@@ -363,6 +363,8 @@ def publications_discard(slug: str, token: str) -> Any:
     if DiscardImportForm().validate_on_submit():
         get_session().delete(draft)
         flash("The import was discarded; nothing was written.", "info")
+    else:
+        abort(400)
     return redirect(url_for("directory.publications_import", slug=person.slug))
 
 

@@ -24,10 +24,11 @@ from werkzeug.routing import Rule
 
 from directory import models as m
 from directory.services.accounts import save_account
-from directory.services.identity import BUILTIN_SESSION_KEY
+from directory.services.identity import BUILTIN_SESSION_KEY, Viewer
 from directory.services.invitations import create_invitation
 from directory.services.photos import photo_from_bytes
 from directory.services.pubimport import create_draft
+from directory.services.unit_of_work import UnitOfWork
 
 from .conftest import make_app
 from .editing_support import csrf_token
@@ -129,7 +130,11 @@ def world(host: Flask) -> dict[str, Any]:
         )  # fmt: skip
         session.add_all([record, pending])
         draft = create_draft(session, person, "admin", "bibtex", BIBTEX, None, 24)
-        invitation = create_invitation(session, people["dingyan-zhang"], "admin", 14)
+        changes = UnitOfWork(session, Viewer(key="admin", is_admin=True)).change_set(
+            people["dingyan-zhang"], approval_exempt=True
+        )
+        invitation = create_invitation(changes, 14)
+        changes.finish()
         # Two papers on the subject's profile that a co-author lists too (one can be split).
         on_profile = select(m.ProfilePublication.publication_id).where(
             m.ProfilePublication.person_id == person.id

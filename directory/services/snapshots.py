@@ -85,7 +85,10 @@ def snapshot(kind: str, obj: Any, person_id: int | None = None) -> dict[str, Any
         data["areas"] = sorted(a.id for a in obj.areas)
         # The image itself is not kept in the history (it can be large); its fingerprint
         # shows that it changed.
-        data["photo"] = obj.photo.etag if obj.photo is not None else None
+        photo = obj.photo
+        data["photo"] = (
+            None if photo is None else {"fingerprint": photo.etag, "alt_text": photo.alt_text}
+        )
     elif kind == "recruiting":
         data["areas"] = sorted(a.id for a in obj.areas)
     elif kind == "projects":

@@ -60,7 +60,7 @@ from directory.services.publications import (
 from directory.services.snapshots import PUBLICATION, apply_snapshot
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web.blueprint import blueprint
-from directory.web.csrf import DirectoryForm
+from directory.web.csrf import DirectoryForm, csrf_failed
 from directory.web.outcomes import flash_outcome
 from directory.web.views.profile import get_person_or_404
 
@@ -338,7 +338,11 @@ def publications_preview(slug: str, token: str) -> Any:
                 return redirect(url_for("directory.publications_manage", slug=person.slug))
     elif form.is_submitted():
         status = 400
-        messages.append("Nothing was imported: every possible duplicate needs a decision.")
+        messages.append(
+            "Nothing was imported: this page had expired or did not come from this site; "
+            "confirm again." if csrf_failed(form) else
+            "Nothing was imported: every possible duplicate needs a decision."
+        )  # fmt: skip
     form.fingerprint.data = plan.fingerprint
     groups = [
         (status_value, label, [e for e in plan.entries if e.status == status_value])

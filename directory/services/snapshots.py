@@ -33,6 +33,11 @@ _OTHER_MODELS: dict[str, type[m.Base]] = {
 }
 
 
+def snapshot_kinds() -> set[str]:
+    """Every kind whose records have snapshots (and so can be reverted and restored)."""
+    return set(_OTHER_MODELS) | set(m.ENTRY_MODELS)
+
+
 def model_for(kind: str) -> type[m.Base]:
     """The model class of an editable kind ("person", "publication", "area", "delegation" or
     an entry kind of :data:`directory.models.ENTRY_MODELS`)."""

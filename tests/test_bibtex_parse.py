@@ -50,10 +50,11 @@ def author(name: str, co_first: bool = False, corresponding: bool = False) -> di
 # --- 1. free text before, between and after entries ----------------------------------------
 
 
-def test_front_matter_and_free_text_are_ignored() -> None:
+def test_front_matter_and_free_text_are_skipped_and_reported() -> None:
     result = load("front_matter.bib")
 
-    assert result.problems == []
+    assert [(p.line, p.severity) for p in result.problems] == [(1, "skipped")]
+    assert "Text outside any entry (lines 1, 15)" in result.problems[0].message
     assert [e.key for e in result.entries] == ["wei2023mitosis"]
     entry = result.entries[0]
     assert entry.line == 8
@@ -212,10 +213,19 @@ def test_latex_fragments_in_titles(latex: str, text: str) -> None:
 # --- 6. comments and trailing commas --------------------------------------------------------
 
 
-def test_comments_are_ignored_and_trailing_commas_accepted() -> None:
+def test_comments_are_reported_as_skipped_and_trailing_commas_accepted() -> None:
     result = load("comments.bib")
 
-    assert result.problems == []
+    assert [(p.line, p.severity) for p in result.problems] == [
+        (3, "skipped"),
+        (6, "skipped"),
+        (7, "skipped"),
+    ]
+    assert [p.message.split(" ")[0] for p in result.problems] == [
+        "@comment",
+        "@comment",
+        "@preamble",
+    ]
     assert [e.key for e in result.entries] == ["live2020", "trailing2021"]
     live = result.entries[0]
     assert live.data["title"] == "A Live Entry"
@@ -259,32 +269,80 @@ def test_percent_inside_values_is_not_a_comment() -> None:
 def test_malformed_entries_become_problems_and_the_rest_still_parses() -> None:
     result = load("malformed.bib")
 
-    assert [e.key for e in result.entries] == ["good1", "good2", "good3"]
-    assert [e.line for e in result.entries] == [1, 13, 35]
-    problems = [(p.line, p.key) for p in result.problems]
-    assert problems == [
-        (8, "unclosed"),
-        (20, None),
-        (25, "good1"),
-        (30, "Good2"),
-        (42, "lastunclosed"),
+    # A missing key is made; a repeated key gets a letter: neither loses the entry.
+    assert [e.key for e in result.entries] == [
+        "good1", "good2", "anon2023no", "good1b", "Good2b", "good3",
+    ]  # fmt: skip
+    assert [e.line for e in result.entries] == [1, 13, 20, 25, 30, 35]
+    assert [(p.line, p.key, p.severity) for p in result.problems] == [
+        (8, "unclosed", "error"),
+        (42, "lastunclosed", "error"),
     ]
     messages = [p.message for p in result.problems]
     assert "closing brace" in messages[0]
-    assert "citation key" in messages[1]
-    assert "Duplicate citation key 'good1'" in messages[2] and "line 1" in messages[2]
-    assert "Duplicate citation key 'Good2'" in messages[3] and "line 13" in messages[3]
-    assert "end" in messages[4] and "closing brace" in messages[4]
-    # The duplicate did not replace the original.
+    assert "end" in messages[1] and "closing brace" in messages[1]
+    warnings = {e.key: e.warnings for e in result.entries}
+    assert "it was given the key 'anon2023no'" in " ".join(warnings["anon2023no"])
+    assert "'good1' is already used on line 1" in " ".join(warnings["good1b"])
+    assert "'Good2' is already used on line 13" in " ".join(warnings["Good2b"])
+    # The entry with the repeated key did not replace the original.
     assert result.entries[0].data["title"] == "First Good Entry"
+    # The raw text kept for the entry is the file's, without the made-up key.
+    assert result.entries[2].raw.startswith("@article{\n  title")
 
 
-def test_entry_with_empty_key_is_a_problem() -> None:
-    result = parse_bibtex("@misc{ok, title = {Fine}}\n@misc{, title = {No key}}\n")
+def test_an_entry_without_a_key_gets_one() -> None:
+    """Mendeley writes ``@article{,``; an entry needs a key only to be found again."""
+    result = parse_bibtex(
+        "@misc{ok, title = {Fine}}\n@misc{, title = {No key}, author = {Wei, Xingda},"
+        " year = 2020}\n@misc{, title = {No key}, year = 2020}\n"
+    )
 
-    assert [e.key for e in result.entries] == ["ok"]
-    assert [(p.line, p.key) for p in result.problems] == [(2, None)]
-    assert "citation key" in result.problems[0].message
+    assert [e.key for e in result.entries] == ["ok", "wei2020no", "anon2020no"]
+    assert result.problems == []
+
+
+def test_identical_copies_under_one_key_are_skipped_with_the_line_of_the_first() -> None:
+    """Google Scholar-style files repeat an entry verbatim: the copy is reported, not an
+    error, and a different entry under the same key is kept under a new key."""
+    entry = "@article{wei2020,\n  title = {Same},\n  author = {Wei, Xingda},\n  year = 2020\n}\n"
+    other = "@article{wei2020, title = {Different}, author = {Wei, Xingda}, year = 2020}\n"
+    result = parse_bibtex(entry + entry.replace("\n  ", "\n    ") + other)
+
+    assert [(e.key, e.data["title"]) for e in result.entries] == [
+        ("wei2020", "Same"),
+        ("wei2020b", "Different"),
+    ]
+    assert [(p.line, p.key, p.severity) for p in result.problems] == [(6, "wei2020", "skipped")]
+    assert "identical copy of the entry on line 1" in result.problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("block", "words"),
+    [
+        ("@set{s, entryset = {a,b}}", "@set groups other entries"),
+        ("@xdata{x, publisher = {P}}", "@xdata holds fields"),
+        ('@IEEEtranBSTCTL{IEEEexample:BSTcontrol, CTLuse_forced_etal = "yes"}', "IEEEtran"),
+        ('@preamble{"\\newcommand{\\noopsort}[1]{}"}', "@preamble"),
+        ("@comment{jabref-meta: databaseType:bibtex;}", "@comment"),
+    ],
+)
+def test_blocks_that_are_not_publications_are_reported_not_errors(block, words) -> None:
+    result = parse_bibtex(block + "\n@misc{a, title = {Kept}, year = 2020}\n")
+
+    assert [e.key for e in result.entries] == ["a"]
+    assert [(p.line, p.severity) for p in result.problems] == [(1, "skipped")]
+    assert words in result.problems[0].message and "skipped" in result.problems[0].message
+
+
+def test_xdata_fields_are_inherited() -> None:
+    result = parse_bibtex(
+        "@xdata{acm, publisher = {ACM}, address = {New York}}\n"
+        "@inproceedings{a, title = {T}, booktitle = {SOSP}, xdata = {acm}, year = 2023}\n"
+    )
+
+    data = result.entries[0].data
+    assert (data["publisher"], data["location"], data["venue"]) == ("ACM", "New York", "SOSP")
 
 
 def test_duplicate_field_keeps_first_value_with_warning() -> None:

@@ -58,7 +58,7 @@ def confirm(client, url: str, html: str, **decisions: str):
         "csrf_token": hidden_value(html, "csrf_token"),
         "fingerprint": hidden_value(html, "fingerprint"),
     }
-    data.update({key.replace("_", "-"): value for key, value in decisions.items()})
+    data.update({key.replace("decision_", "decision-"): value for key, value in decisions.items()})
     return client.post(url, data=data)
 
 
@@ -150,19 +150,57 @@ def test_importing_the_same_file_twice_adds_nothing(client, db, wei) -> None:
     assert after == before
 
 
-def test_malformed_entries_are_reported_by_line_and_nothing_is_written(client, db, wei) -> None:
+def test_malformed_entries_are_reported_and_the_rest_imported_only_when_asked(
+    client, db, wei
+) -> None:
     login(client, "wei")
     url, html = preview(client, "xingda-wei", (BIB / "malformed.bib").read_bytes())
 
     assert "Cannot be imported" in html
     assert "line 8" in html and "missing closing brace" in html.lower()
-    assert "line 20" in html and "missing citation key" in html
-    assert "Confirm and import" not in html
-    # Confirming anyway (an old page, a crafted post) is refused.
-    token = hidden_value(html, "csrf_token")
-    response = client.post(url, data={"csrf_token": token, "fingerprint": "x"})
-    assert response.status_code in (400, 409)
+    assert "line 42" in html
+    # Keys made for the entry without one and for the repeated keys are shown.
+    assert "given the key &#39;anon2023no&#39;" in html
+    assert "given the key &#39;good1b&#39;" in html
+    # Confirming without saying "import the rest" writes nothing and says what to do.
+    response = confirm(client, url, html)
+    assert response.status_code == 400
+    page = response.get_data(as_text=True)
+    assert "tick this to import the rest" in page
     assert count(db, m.Publication) == 0
+
+    response = confirm(client, url, html, skip_invalid="y", bulk="new")
+    assert response.status_code == 302, response.get_data(as_text=True)
+    titles = set(db.scalars(select(m.Publication.title)))
+    assert titles == {
+        "First Good Entry", "Second Good Entry", "No Key At All", "Duplicate Key",
+        "Duplicate Key Differing Only In Case", "Third Good Entry",
+    }  # fmt: skip
+    assert "2 skipped" in client.get(f"{PREFIX}/people/xingda-wei/publications/manage").get_data(
+        as_text=True
+    )
+
+
+def test_one_choice_decides_every_possible_duplicate(client, db, wei) -> None:
+    login(client, "wei")
+    first = (
+        b"@article{a, title={Remote memory systems: a survey of designs}, author={Wei, Xingda},"
+        b" journal={CSUR}, year=2022}\n"
+        b"@article{b, title={Disaggregated memory at scale in practice}, author={Wei, Xingda},"
+        b" journal={TOCS}, year=2022}\n"
+    )
+    import_file(client, "xingda-wei", first)
+    close = (
+        b"@article{c, title={Remote memory systems: a survey of the designs}, "
+        b"author={Wei, Xingda}, journal={CSUR}, year=2023}\n"
+        b"@article{d, title={Disaggregated memory at scale: in practice}, author={Wei, Xingda},"
+        b" journal={TOCS}, year=2023}\n"
+    )
+    url, html = preview(client, "xingda-wei", close)
+    assert "2 possible duplicates: decide all at once" in html
+    response = confirm(client, url, html, bulk="new")
+    assert response.status_code == 302, response.get_data(as_text=True)
+    assert count(db, m.Publication) == 4
 
 
 def test_a_file_over_the_size_limit_is_refused(client, db, app, wei, monkeypatch) -> None:
@@ -543,13 +581,15 @@ def test_cli_refuses_duplicates_without_a_rule_and_malformed_files(runner, db, w
     assert linked.exit_code == 0, linked.output
     assert count(db, m.Publication) == 2
 
-    broken = runner.invoke(
-        args=["directory", "import-bibtex", "--person", "xingda-wei", "--yes",
-              str(BIB / "malformed.bib")]
-    )  # fmt: skip
+    args = ["directory", "import-bibtex", "--person", "xingda-wei", "--yes"]
+    broken = runner.invoke(args=[*args, str(BIB / "malformed.bib")])
     assert broken.exit_code == 1
-    assert "error: line 8" in broken.output
+    assert "error: line 8" in broken.output and "--skip-invalid" in broken.output
     assert count(db, m.Publication) == 2
+    rest = runner.invoke(args=[*args, "--skip-invalid", str(BIB / "malformed.bib")])
+    assert rest.exit_code == 0, rest.output
+    assert "6 new papers" in rest.output and "2 skipped" in rest.output
+    assert count(db, m.Publication) == 8
 
 
 def test_links_a_page_must_not_point_at_are_dropped(client, db, wei) -> None:

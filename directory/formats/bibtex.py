@@ -32,7 +32,10 @@ from bibtexparser.model import (
     DuplicateBlockKeyBlock,
     DuplicateFieldKeyBlock,
     Entry,
+    ExplicitComment,
+    ImplicitComment,
     ParsingFailedBlock,
+    Preamble,
     String,
 )
 
@@ -101,11 +104,14 @@ class ParsedEntry:
 
 @dataclass
 class BibtexProblem:
-    """Something in the file that could not be imported (the rest still is)."""
+    """Something in the file that is not imported: an ``"error"`` (a malformed entry, which
+    the person may leave out explicitly) or ``"skipped"`` (a block that is not a publication,
+    such as ``@preamble`` or ``@set``, reported so that nothing vanishes without a word)."""
 
     line: int | None
     key: str | None
     message: str
+    severity: str = "error"
 
 
 @dataclass
@@ -1178,6 +1184,36 @@ def _failure_message(block: ParsingFailedBlock) -> tuple[str | None, str]:
     return key, f"Malformed {what}: {detail.rstrip('.')}."
 
 
+#: Blocks written like entries that are not publications, and what the preview says of them.
+_NOT_PUBLICATIONS = {
+    "set": "@set groups other entries of the file (biblatex); those are imported, the set "
+    "itself is not a publication; skipped.",
+    "xdata": "@xdata holds fields other entries inherit (biblatex); it is not a publication; "
+    "skipped.",
+    "ieeetranbstctl": "@IEEEtranBSTCTL holds settings of the IEEEtran bibliography style, not "
+    "a publication; skipped.",
+}
+# An entry opened without a key (``@article{ title = ...``): the splitter would refuse it, so
+# a placeholder key is written in before splitting (and taken out of the entry's raw text).
+_KEYLESS_RE = re.compile(
+    r"^([ \t]*@[ \t]*(?!(?:string|comment|preamble)\b)\w+[ \t]*[{(])(?=\s*[A-Za-z][\w-]*\s*=)",
+    re.M | re.I,
+)
+_PLACEHOLDER_KEY = "directory-keyless-entry,"
+
+
+def _free_key(base: str, used: set[str]) -> str:
+    """``base``, or ``base`` with the first letter suffix not in ``used`` (which it joins)."""
+    key = base
+    if key.lower() in used:
+        for suffix in _key_suffixes():
+            key = base + suffix
+            if key.lower() not in used:
+                break
+    used.add(key.lower())
+    return key
+
+
 def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> ParseResult:
     """Parse a BibTeX file into publications plus a list of problems.
 
@@ -1212,6 +1248,8 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
         if text.startswith("\ufeff"):
             text = text[1:]
 
+    if "@" in text:
+        text = _KEYLESS_RE.sub(r"\1" + _PLACEHOLDER_KEY, text)
     original = text
     text = _hide_percent_comments(text)
     if _AT_COMMENT_RE.search(text) is not None:
@@ -1237,6 +1275,7 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
     evaluator = _Evaluator()
     # (entry, duplicate field keys) in file order.
     entries: list[tuple[Entry, set[str]]] = []
+    free_text: list[int] = []
     for block in library.blocks:
         if isinstance(block, DuplicateBlockKeyBlock | DuplicateFieldKeyBlock):
             inner = block.ignore_error_block
@@ -1265,33 +1304,64 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             key, message = _failure_message(block)
             start = block.start_line
             problems.append(BibtexProblem(None if start is None else start + 1, key, message))
-        # Comments, preambles and free text are ignored on purpose.
+        elif isinstance(block, Preamble | ExplicitComment):
+            what = "@preamble (LaTeX definitions for the bibliography style)"
+            if isinstance(block, ExplicitComment):
+                what = "@comment"
+            problems.append(
+                BibtexProblem(
+                    (block.start_line or 0) + 1, None,
+                    f"{what} is not a publication; skipped.", "skipped",
+                )
+            )  # fmt: skip
+        elif isinstance(block, ImplicitComment) and block.comment.strip():
+            free_text.append((block.start_line or 0) + 1)
+    if free_text:
+        lines = ", ".join(str(n) for n in free_text[:10]) + (", ..." if len(free_text) > 10 else "")
+        problems.append(
+            BibtexProblem(
+                free_text[0], None,
+                f"Text outside any entry (line{'s' if len(free_text) > 1 else ''} {lines}) is "
+                "not a publication; skipped.", "skipped",
+            )
+        )  # fmt: skip
 
     # Evaluate every entry's fields (crossref needs all of them before building any).
     parsed: list[tuple[Entry, str, str, dict[str, str], list[str]]] = []
     by_key: dict[str, tuple[str, dict[str, str], list[str]]] = {}
     first_line: dict[str, int] = {}
+    first_raw: dict[str, str] = {}
+    used_keys = {entry.key.strip().lower() for entry, _ in entries}
+    # Entries without a key get one once their fields are known (see below).
+    keyless: set[str] = set()
     for entry, duplicate_fields in entries:
         line = (entry.start_line or 0) + 1
         key = entry.key.strip()
+        warnings: list[str] = []
+        if key == _PLACEHOLDER_KEY[:-1]:
+            key = ""
         if not key:
-            problems.append(
-                BibtexProblem(line, None, "Entry has no citation key (expected '@type{key, ...}').")
-            )
-            continue
+            key = f"\x00{line}"
+            keyless.add(key)
         folded = key.lower()
         if folded in first_line:
-            problems.append(
-                BibtexProblem(
-                    line,
-                    key,
-                    f"Duplicate citation key '{key}' (first used on line {first_line[folded]}); "
-                    "this entry was skipped.",
-                )
+            earlier = first_line[folded]
+            if " ".join((entry.raw or "").split()) == first_raw[folded]:
+                problems.append(
+                    BibtexProblem(
+                        line, key,
+                        f"An identical copy of the entry on line {earlier}; skipped.", "skipped",
+                    )
+                )  # fmt: skip
+                continue
+            new_key = _free_key(key, used_keys)
+            warnings.append(
+                f"citation key '{key}' is already used on line {earlier}; this entry was "
+                f"given the key '{new_key}'"
             )
-            continue
+            key, folded = new_key, new_key.lower()
         first_line[folded] = line
-        warnings: list[str] = []
+        first_raw[folded] = " ".join((entry.raw or "").split())
         fields: dict[str, str] = {}
         evaluator.undefined = []
         for fld in entry.fields:
@@ -1321,6 +1391,15 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             return
         resolved.add(folded_key)
         _, fields, warnings = by_key[folded_key]
+        # biblatex @xdata: every field the entry lacks, from each named xdata entry.
+        for xdata_key in _LIST_SPLIT_RE.split(fields.get("xdata", "").strip()):
+            xdata = by_key.get(xdata_key.lower()) if xdata_key else None
+            if xdata_key and xdata is None:
+                warnings.append(f"xdata '{xdata_key}' is not in the file")
+            elif xdata is not None and xdata_key.lower() not in chain:
+                resolve(xdata_key.lower(), (*chain, folded_key))
+                for name, value in xdata[1].items():
+                    fields.setdefault(name, value)
         parent_key = fields.get("crossref", "").strip()
         if not parent_key:
             return
@@ -1343,19 +1422,31 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             fields["booktitle"] = parent_fields["title"]
 
     for folded_key, (_, fields, _) in by_key.items():
-        if "crossref" in fields:
+        if "crossref" in fields or "xdata" in fields:
             resolve(folded_key, ())
 
     result: list[ParsedEntry] = []
     for entry, key, entry_type, fields, warnings in parsed:
         if entry_type in _CONTAINER_TYPES and key.lower() in referenced:
             continue  # a proceedings volume is context for its papers, not a publication
+        line = (entry.start_line or 0) + 1
+        if entry_type in _NOT_PUBLICATIONS:
+            problems.append(
+                BibtexProblem(line, None if key in keyless else key, _NOT_PUBLICATIONS[entry_type],
+                              "skipped")
+            )  # fmt: skip
+            continue
         data = _build_publication(key, entry_type, fields, warnings)
+        raw = original_raw(entry.raw)
+        if key in keyless:
+            raw = raw.replace(_PLACEHOLDER_KEY, "", 1)
+            key = data["key"] = _free_key(make_citation_key(data), used_keys)
+            warnings.append(f"the entry has no citation key; it was given the key '{key}'")
         result.append(
             ParsedEntry(
                 key=key,
-                line=(entry.start_line or 0) + 1,
-                raw=original_raw(entry.raw),
+                line=line,
+                raw=raw,
                 data=data,
                 warnings=warnings,
             )
@@ -1571,14 +1662,7 @@ def publications_to_bibtex(pubs: list[dict[str, Any]]) -> str:
     used: set[str] = set()
     chunks = []
     for pub in pubs:
-        base = _sanitise_key(pub.get("key")) or make_citation_key(pub)
-        key = base
-        if key.lower() in used:
-            for suffix in _key_suffixes():
-                key = base + suffix
-                if key.lower() not in used:
-                    break
-        used.add(key.lower())
+        key = _free_key(_sanitise_key(pub.get("key")) or make_citation_key(pub), used)
         chunks.append(publication_to_bibtex(pub, key=key))
     return "\n".join(chunks)
 

@@ -79,6 +79,7 @@ def _planned_summary(plan: ImportPlan, filename: str | None) -> str:
         f"Import{where}: {counts['new']} new, {counts['department']} department papers, "
         f"{counts['duplicate']} possible duplicates"
         + (f", {len(plan.new_records)} profile entries" if plan.records else "")
+        + (f", {counts['error']} that cannot be imported left out" if counts["error"] else "")
     )
 
 
@@ -90,11 +91,13 @@ def import_plan(
     source: str,
     filename: str | None,
     decisions: dict[int, str],
+    skip_invalid: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[str, ImportSummary | None]:
     """Import ``plan`` into the change set's profile. Returns the change set's outcome and,
-    when written, what was written; raises PlanRefused (nothing written) if it may not be."""
-    messages = check_decisions(plan, decisions)
+    when written, what was written; raises PlanRefused (nothing written) if it may not be.
+    ``skip_invalid`` leaves out the entries that cannot be imported (else they refuse it)."""
+    messages = check_decisions(plan, decisions, skip_invalid=skip_invalid)
     if messages:
         raise PlanRefused(messages)
     if changes.held:
@@ -103,10 +106,14 @@ def import_plan(
             "filename": filename,
             "source": source,
             "decisions": {str(k): v for k, v in decisions.items()},
+            "skip_invalid": skip_invalid,
         }
         changes.group(IMPORT, IMPORT, _planned_summary(plan, filename), proposal)
         return changes.finish(), None
-    summary = apply_plan(changes.session, plan, changes.person, decisions, progress=progress)
+    summary = apply_plan(
+        changes.session, plan, changes.person, decisions, skip_invalid=skip_invalid,
+        progress=progress,
+    )  # fmt: skip
     _record(changes, summary, kind, filename)
     return changes.finish(), summary
 
@@ -136,12 +143,14 @@ def apply_group(changes: ChangeSet, pending: PendingChange) -> None:
     # The file passed the size limit when it was uploaded.
     plan = plan_source(changes.session, changes.person, kind, source, len(source.encode()) + 1)
     decisions = {int(k): v for k, v in (proposal.get("decisions") or {}).items()}
-    if check_decisions(plan, decisions):
+    skip_invalid = bool(proposal.get("skip_invalid"))
+    if check_decisions(plan, decisions, skip_invalid=skip_invalid):
         raise CannotApply(
             "The department's papers changed since this import was proposed; the author "
             "should import the file again."
         )
-    summary = apply_plan(changes.session, plan, changes.person, decisions)
+    summary = apply_plan(changes.session, plan, changes.person, decisions,
+                         skip_invalid=skip_invalid)  # fmt: skip
     _record(changes, summary, kind, proposal.get("filename"))
 
 
@@ -189,4 +198,3 @@ def revert_group(changes: ChangeSet, record: ChangeRecord) -> None:
         entry = session.get(m.ENTRY_MODELS[kind], entry_id)
         if entry is not None and entry.owner_id == person.id:
             changes.delete(kind, entry)
-

@@ -11,8 +11,10 @@ department the same paper is on a colleague's profile; it will be linked, not co
 duplicate  a close title, a year within one and a shared author surname: the person decides
            (link to it, import as new, import as a separate version, or skip)
 repeat     the same paper as an earlier entry of the same file; skipped
-error      cannot be imported (malformed entry, no title, a value too long); nothing can be
-           confirmed until the file is fixed
+skipped    not a publication (``@preamble``, ``@comment``, ``@set``, an identical copy...);
+           reported, never written
+error      cannot be imported (malformed entry, no title, a value too long); confirming
+           needs the person to say "import the rest" (``skip_invalid``), or a fixed file
 ========== ==============================================================================
 
 :func:`apply_plan` writes a plan in the caller's transaction (it only flushes). New papers are
@@ -58,9 +60,16 @@ STATUSES = (
     ("department", "Matches a department paper"),
     ("duplicate", "Possible duplicate"),
     ("repeat", "Repeated in this file"),
+    ("skipped", "Not a publication"),
     ("error", "Error"),
 )
 DECISIONS = ("link", "new", "version", "skip")
+#: Choices that decide every possible duplicate at once (web and ``--duplicates``).
+BULK_DECISIONS = (
+    ("new", "All are different papers: import each as new"),
+    ("link", "All are the same paper as their closest match: link them"),
+    ("skip", "Skip all of them"),
+)
 #: How many new papers one bulk INSERT round writes (and the progress bar advances by).
 CHUNK = 250
 
@@ -364,7 +373,8 @@ def plan_import(
     for problem in problems:
         planned.append(
             PlannedEntry(
-                index=len(planned), line=problem.line, key=problem.key, status="error",
+                index=len(planned), line=problem.line, key=problem.key,
+                status="skipped" if problem.severity == "skipped" else "error",
                 reason=problem.message,
             )
         )  # fmt: skip
@@ -533,13 +543,36 @@ def decision_choices(entry: PlannedEntry, plan: ImportPlan) -> list[tuple[str, s
     return choices
 
 
-def check_decisions(plan: ImportPlan, decisions: dict[int, str]) -> list[str]:
-    """Problems with the decisions given for a plan (empty when it may be written)."""
+def resolve_decisions(
+    plan: ImportPlan, chosen: dict[int, str], bulk: str | None = None
+) -> dict[int, str]:
+    """The decision for every possible duplicate: its own choice, else the ``bulk`` choice
+    (``"new"``, ``"skip"``, or ``"link"`` to the closest match); undecided ones are left out."""
+    decisions = {}
+    for entry in plan.entries:
+        if not entry.needs_decision:
+            continue
+        decision = chosen.get(entry.index) or ""
+        if not decision and bulk == "link" and entry.candidates:
+            decision = f"link:{entry.candidates[0].publication_id}"
+        elif not decision and bulk in ("new", "skip"):
+            decision = bulk
+        if decision:
+            decisions[entry.index] = decision
+    return decisions
+
+
+def check_decisions(
+    plan: ImportPlan, decisions: dict[int, str], *, skip_invalid: bool = False
+) -> list[str]:
+    """Problems with the decisions given for a plan (empty when it may be written).
+    Entries that cannot be imported block it unless ``skip_invalid`` says to leave them out."""
     messages = []
-    if plan.blocked:
+    if plan.blocked and not skip_invalid:
+        count = len(plan.errors)
         messages.append(
-            f"{len(plan.errors)} entr{'y' if len(plan.errors) == 1 else 'ies'} cannot be "
-            "imported; fix the file and preview it again. Nothing was imported."
+            f"{count} entr{'y' if count == 1 else 'ies'} cannot be imported; choose to import "
+            "the rest without them, or fix the file and preview it again. Nothing was imported."
         )
     for entry in plan.entries:
         if not entry.needs_decision:
@@ -748,12 +781,14 @@ def apply_plan(
     person: m.Person,
     decisions: dict[int, str] | None = None,
     *,
+    skip_invalid: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> ImportSummary:
     """Write ``plan`` (with a decision for every possible duplicate) in the caller's
-    transaction. Raises :class:`PlanRefused`, having written nothing, if it may not be."""
+    transaction. Raises :class:`PlanRefused`, having written nothing, if it may not be;
+    entries that cannot be imported are left out only when ``skip_invalid``."""
     decisions = decisions or {}
-    messages = check_decisions(plan, decisions)
+    messages = check_decisions(plan, decisions, skip_invalid=skip_invalid)
     if messages:
         raise PlanRefused(messages)
     step = progress or (lambda _n: None)
@@ -781,7 +816,7 @@ def apply_plan(
                 to_link.append((entry, int(target)))
             else:
                 summary.skipped += 1
-        elif entry.status == "repeat":
+        elif entry.status in ("repeat", "error"):
             summary.skipped += 1
 
     # New papers, in bulk and in file order.

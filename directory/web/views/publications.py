@@ -41,6 +41,7 @@ from directory.services.identity import current_viewer
 from directory.services.importing import import_plan, plan_source
 from directory.services.profiles import profile_publications
 from directory.services.pubimport import (
+    BULK_DECISIONS,
     STATUSES,
     ImportDraft,
     ImportPlan,
@@ -48,6 +49,7 @@ from directory.services.pubimport import (
     create_draft,
     decision_choices,
     draft_expired,
+    resolve_decisions,
 )
 from directory.services.publications import (
     PublicationIndex,
@@ -148,10 +150,44 @@ class PublicationSplitForm(DirectoryForm):
 
 
 def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
-    """A confirm form with one required choice per possible duplicate."""
+    """A confirm form: a choice per possible duplicate (or one for all of them), and, when
+    some entries cannot be imported, the explicit "import the rest without them"."""
 
     class ImportConfirmForm(ConfirmImportBase):
-        pass
+        bulk = RadioField(
+            "Decide all possible duplicates at once",
+            choices=_choices([("", "Decide each one below"), *BULK_DECISIONS]),
+            default="",
+            validators=[Optional()],
+        )
+        skip_invalid = BooleanField("Import the rest, leaving out the entries that cannot be")
+
+        def validate(self, extra_validators: Any = None) -> bool:
+            if not super().validate(extra_validators):
+                return False
+            ok = True
+            if plan.blocked and not self.skip_invalid.data:
+                self.skip_invalid.errors.append(
+                    "Some entries cannot be imported: tick this to import the rest without "
+                    "them, or fix the file."
+                )
+                ok = False
+            for entry in plan.entries:
+                field = self[f"decision-{entry.index}"] if entry.needs_decision else None
+                if field is not None and not field.data and not self.bulk.data:
+                    field.errors.append(
+                        "Choose what to do with this entry, or one choice for all above."
+                    )
+                    ok = False
+            return ok
+
+        def decisions(self) -> dict[int, str]:
+            chosen = {
+                entry.index: self[f"decision-{entry.index}"].data or ""
+                for entry in plan.entries
+                if entry.needs_decision
+            }
+            return resolve_decisions(plan, chosen, self.bulk.data or None)
 
     for entry in plan.entries:
         if entry.needs_decision:
@@ -161,7 +197,7 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
                 RadioField(
                     f"What is “{entry.title}”?",
                     choices=_choices(decision_choices(entry, plan)),
-                    validators=[InputRequired("Choose what to do with this entry.")],
+                    validators=[Optional()],
                 ),
             )
     return ImportConfirmForm
@@ -313,16 +349,12 @@ def publications_preview(slug: str, token: str) -> Any:
             status = 409
         else:
             session = get_session()
-            decisions = {
-                entry.index: form[f"decision-{entry.index}"].data
-                for entry in plan.entries
-                if entry.needs_decision
-            }
             changes = current_unit_of_work().change_set(person)
             try:
                 outcome, summary = import_plan(
                     changes, plan, kind=draft.kind, source=draft.source,
-                    filename=draft.filename, decisions=decisions,
+                    filename=draft.filename, decisions=form.decisions(),
+                    skip_invalid=bool(form.skip_invalid.data),
                 )  # fmt: skip
             except PlanRefused as refused:
                 session.rollback()
@@ -341,7 +373,7 @@ def publications_preview(slug: str, token: str) -> Any:
         messages.append(
             "Nothing was imported: this page had expired or did not come from this site; "
             "confirm again." if csrf_failed(form) else
-            "Nothing was imported: every possible duplicate needs a decision."
+            "Nothing was imported: see the questions marked below."
         )  # fmt: skip
     form.fingerprint.data = plan.fingerprint
     groups = [

@@ -820,3 +820,47 @@ def test_csl_with_explicit_id_and_sparse_publication() -> None:
     assert item["issued"] == {"date-parts": [[2024]]}
     assert item["URL"] == "https://arxiv.org/abs/2401.01234"
     assert "author" not in item and "DOI" not in item and "container-title" not in item
+
+
+# --- TeX to Unicode without loss ------------------------------------------------------------
+
+
+def test_tex_heavy_titles_keep_every_word() -> None:
+    """Logos, a title that is only a macro, \\noopsort and DBLP's math: no word vanishes."""
+    result = load("tex_heavy.bib")
+    entries = by_key(result)
+    titles = {key: e.data["title"] for key, e in entries.items()}
+
+    assert titles == {
+        "tb1": "Update on Pascal Metafont",
+        "tb2": "The status of Metafont at OCLC",
+        "tb3": "LaTeX2ε for AMS authors, with METAFONT, ConTeXt and XeTeX",
+        "tb4": "TUG",
+        "tb5": "The TeX book",
+        "tb6": "Lower bounds for AC^0 circuits with Frobnicate mod gates",
+    }
+    assert entries["tb1"].data["venue"] == "TUGboat"
+    assert entries["tb5"].data["year"] == 1984  # the sort key 1973b is not the year
+    assert entries["tb6"].warnings == [
+        "unknown LaTeX command \\Frobnicate was kept as the text 'Frobnicate'"
+    ]
+    assert all(e.warnings == [] for key, e in entries.items() if key != "tb6")
+
+
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        ("\\BibTeX{} and \\LaTeX", "BibTeX and LaTeX"),
+        ("{\\MP} and {\\LuaTeX}", "MetaPost and LuaTeX"),
+        ("\\emph{Very} \\textbf{bold}", "Very bold"),
+        ("\\url{https://example.org}", "https://example.org"),
+        ("5\\textperthousand", "5‰"),  # not in the fast table: pylatexenc's
+        ("$\\aleph_0$ sets", "ℵ_0 sets"),
+        ("\\cs{relax} considered", "\\relax considered"),
+    ],
+)
+def test_tex_commands_become_text(latex: str, text: str) -> None:
+    entry = parse_bibtex("@misc{k, title = {" + latex + "}, author = {A, B}, year = 2020}")
+
+    assert entry.entries[0].data["title"] == text
+    assert entry.entries[0].warnings == []

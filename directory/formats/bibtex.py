@@ -22,7 +22,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
@@ -38,6 +40,7 @@ from bibtexparser.model import (
     Preamble,
     String,
 )
+from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
 
 __all__ = [
     "MAX_BIBTEX_BYTES",
@@ -203,6 +206,9 @@ _ACCENTS = {
     "t": "\u0361",
 }
 
+_L2T_CONTEXT = get_default_latex_context_db()
+_L2T = LatexNodes2Text(latex_context=_L2T_CONTEXT)
+
 # Control words that are letters: like TeX, they swallow the following spaces ("Stra\ss e").
 _LATEX_LETTERS = {
     "ss": "ß",
@@ -247,9 +253,41 @@ _LATEX_SYMBOLS = {
     "textquotesingle": "'",
     "guillemotleft": "«",
     "guillemotright": "»",
-    "LaTeX": "LaTeX",
+    # The logos of the TeX world (TUGboat's bibliography is full of them).
     "TeX": "TeX",
+    "LaTeX": "LaTeX",
+    "LaTeXe": "LaTeX2ε",
     "BibTeX": "BibTeX",
+    "BibLaTeX": "BibLaTeX",
+    "biblatex": "biblatex",
+    "AmS": "AMS",
+    "AMS": "AMS",
+    "AmSTeX": "AMS-TeX",
+    "AMSTeX": "AMS-TeX",
+    "AmSLaTeX": "AMS-LaTeX",
+    "AMSLaTeX": "AMS-LaTeX",
+    "LAMSTeX": "LAMS-TeX",
+    "MF": "Metafont",
+    "METAFONT": "METAFONT",
+    "MP": "MetaPost",
+    "MetaPost": "MetaPost",
+    "METAPOST": "METAPOST",
+    "ConTeXt": "ConTeXt",
+    "XeTeX": "XeTeX",
+    "XeLaTeX": "XeLaTeX",
+    "LuaTeX": "LuaTeX",
+    "LuaLaTeX": "LuaLaTeX",
+    "pdfTeX": "pdfTeX",
+    "pdfLaTeX": "pdfLaTeX",
+    "eTeX": "ε-TeX",
+    "SliTeX": "SliTeX",
+    "PiCTeX": "PiCTeX",
+    "TeXXeT": "TeXXeT",
+    "TUG": "TUG",
+    "TUB": "TUGboat",
+    "PS": "PostScript",
+    "PDF": "PDF",
+    "CTAN": "CTAN",
     "copyright": "©",
     "textcopyright": "©",
     "textregistered": "®",
@@ -361,7 +399,25 @@ _LATEX_CONTROL_SYMBOLS = {
     "/": "",
     "@": "",
     "!": "",
+    # Inline and display math delimiters (DBLP writes AC\({}^{\mbox{0}}\)).
+    "(": "",
+    ")": "",
+    "[": "",
+    "]": "",
 }
+
+# Commands that only format their argument (which stays) or size math: they vanish quietly.
+_LATEX_FORMATTING = frozenset(
+    "textit textbf textsc textsl textup textmd textnormal textrm textsf texttt emph em it bf sc "  # noqa: SIM905
+    "sl rm sf tt up mbox hbox makebox text textsuperscript textsubscript ensuremath mathrm "
+    "mathbf mathit mathsf mathtt mathcal mathbb mathfrak mathscr mathnormal boldsymbol bm "
+    "operatorname url nolinkurl path protect relax small footnotesize large Large LARGE "
+    "normalsize scriptsize tiny huge Huge uppercase lowercase MakeUppercase MakeLowercase "
+    "underline acro acronym pkg env cls prog file meta dtn bgroup egroup displaystyle "
+    "textstyle scriptstyle left right big Big bigl bigr Bigl Bigr".split()
+)
+# ``\noopsort{1973b}`` only steers sorting: it and its argument print nothing.
+_NOOP_COMMANDS = "noopsort|SortNoop|sortnoop|noop|nosort"
 
 _DASHES = {"--": "–", "---": "—"}
 _QUOTES = {"``": "“", "''": "”"}
@@ -369,7 +425,8 @@ _QUOTES = {"``": "“", "''": "”"}
 # One alternation, tried left to right at each position: accents before control words, so
 # that \c{c} is a cedilla while \cite{x} is a (dropped) command.
 _LATEX_TOKEN_RE = re.compile(
-    r"""\\(?P<sacc>["'`^~=.])\s*(?:\{\s*(?P<sarg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
+    r"\\(?:" + _NOOP_COMMANDS + r")(?![A-Za-z])\s*(?P<noop>\{[^{}]*\})"
+    r"""|\\(?P<sacc>["'`^~=.])\s*(?:\{\s*(?P<sarg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
     r"""|(?P<sarg2>\\[ij](?![A-Za-z])|[A-Za-z]))"""
     r"""|\\(?P<lacc>[uvHckrbdt])(?:\s*\{\s*(?P<larg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
     r"""|\s+(?P<larg2>[A-Za-z]))"""
@@ -379,6 +436,24 @@ _LATEX_TOKEN_RE = re.compile(
 )
 # Cheap pre-check: most values (years, plain titles) need no decoding at all.
 _NEEDS_LATEX_RE = re.compile(r"[\\{}$~]|--|``|''")
+
+
+#: The LaTeX commands no table knows, met while decoding one entry (set by parse_bibtex).
+_UNKNOWN_COMMANDS: ContextVar[list[str] | None] = ContextVar("unknown_commands", default=None)
+
+
+@lru_cache(maxsize=4096)
+def _pylatexenc_symbol(word: str) -> str | None:
+    """What pylatexenc's far larger table makes of ``\\word`` (None if it does not know it).
+
+    Asked only for words the tables above lack, once per word: pylatexenc costs a fraction
+    of a millisecond a call, too much for every title but nothing for the rare word.
+    """
+    if _L2T_CONTEXT.get_macro_spec(word) is None:
+        return None
+    text = _L2T.latex_to_text(f"\\{word}{{}}")
+    # Placeholders for references and links (<cit.>, <>) say nothing to a reader.
+    return "" if "<" in text or ">" in text else text
 
 
 def _latex_token(m: re.Match[str]) -> str:
@@ -392,6 +467,8 @@ def _latex_token(m: re.Match[str]) -> str:
         return _DASHES[text]
     if first != "\\":
         return _QUOTES[text]
+    if m.group("noop") is not None:
+        return ""
     word = m.group("word")
     if word is not None:
         letter = _LATEX_LETTERS.get(word)
@@ -400,9 +477,22 @@ def _latex_token(m: re.Match[str]) -> str:
         symbol = _LATEX_SYMBOLS.get(word)
         if symbol is not None:
             return symbol + m.group("ws")
-        # Formatting (\textit, \emph, \url, \sc, ...) and unknown commands vanish; their
-        # braced argument stays and loses its braces like any other group.
-        return ""
+        # Formatting (\textit, \emph, \url, \sc, ...) vanishes; its braced argument stays
+        # and loses its braces like any other group.
+        if word in _LATEX_FORMATTING:
+            return ""
+        if word == "cs":  # \cs{foo} (TUGboat, ltxdoc) prints the control sequence \foo
+            return "\\"
+        symbol = _pylatexenc_symbol(word)
+        if symbol is not None:
+            return symbol + m.group("ws") if symbol else ""
+        # Unknown: its name stays as text, so that no word of a title vanishes.
+        unknown = _UNKNOWN_COMMANDS.get()
+        if unknown is not None and word not in unknown:
+            unknown.append(word)
+        # A braced argument right after it stays a word of its own ("\\foo{x}" -> "foo x").
+        follows = m.string[m.end() : m.end() + 1]
+        return word + (m.group("ws") or (" " if follows == "{" else ""))
     accent = m.group("sacc") or m.group("lacc")
     if accent is not None:
         base = m.group("sarg") or m.group("sarg2") or m.group("larg") or m.group("larg2")
@@ -961,6 +1051,8 @@ def _build_publication(
     year: int | None = None
     month: int | None = None
     year_text = fields.get("year", "").strip()
+    if year_text and _NEEDS_LATEX_RE.search(year_text) is not None:
+        year_text = latex_to_text(year_text)  # {\noopsort{1973b}}1981 is 1981
     if year_text:
         m = _FOUR_DIGITS_RE.search(year_text)
         if m is not None:
@@ -1436,7 +1528,14 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
                               "skipped")
             )  # fmt: skip
             continue
-        data = _build_publication(key, entry_type, fields, warnings)
+        unknown: list[str] = []
+        reset = _UNKNOWN_COMMANDS.set(unknown)
+        try:
+            data = _build_publication(key, entry_type, fields, warnings)
+        finally:
+            _UNKNOWN_COMMANDS.reset(reset)
+        for word in unknown:
+            warnings.append(f"unknown LaTeX command \\{word} was kept as the text '{word}'")
         raw = original_raw(entry.raw)
         if key in keyless:
             raw = raw.replace(_PLACEHOLDER_KEY, "", 1)

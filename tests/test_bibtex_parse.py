@@ -10,6 +10,8 @@ import pytest
 
 from directory.formats.bibtex import (
     MAX_BIBTEX_BYTES,
+    MAX_BIBTEX_ENTRIES,
+    MAX_VALUE_CHARS,
     BibtexTooLarge,
     ParsedEntry,
     ParseResult,
@@ -864,3 +866,43 @@ def test_tex_commands_become_text(latex: str, text: str) -> None:
 
     assert entry.entries[0].data["title"] == text
     assert entry.entries[0].warnings == []
+
+
+# --- limits ---------------------------------------------------------------------------------
+
+
+def _bomb(levels: int) -> str:
+    """``@string`` macros that each double the one before: 2**levels copies of "ab"."""
+    macros = "".join(f"@string{{s{i} = s{i - 1} # s{i - 1}}}\n" for i in range(1, levels + 1))
+    return f'@string{{s0 = "ab"}}\n{macros}@misc{{x, title = s{levels}, year = 2020}}\n'
+
+
+def test_a_macro_expansion_bomb_is_refused_with_the_macro_named() -> None:
+    """40 doubling macros would be a 2 TB title; expansion stops at MAX_VALUE_CHARS."""
+    text = _bomb(40) + "@misc{y, title = {Kept}, year = 2020}\n"
+    result = parse_bibtex(text)
+
+    assert [e.key for e in result.entries] == ["y"]
+    assert [(p.line, p.key, p.severity) for p in result.problems] == [
+        (17, "s16", "error"),  # 2 * 2**16 characters: the first macro over the limit
+        (42, "x", "error"),
+    ]
+    assert f"longer than {MAX_VALUE_CHARS:,} characters" in result.problems[0].message
+    assert "The field 'title'" in result.problems[1].message
+    assert "not imported" in result.problems[1].message
+
+
+def test_a_value_just_under_the_limit_is_kept() -> None:
+    result = parse_bibtex(_bomb(15))  # 65,536 characters
+
+    assert len(result.entries[0].data["title"]) == 2 * 2**15
+    assert result.problems == []
+
+
+def test_a_file_with_too_many_entries_is_refused_before_parsing() -> None:
+    tiny = "".join(f"@misc{{k{i}, title = {{T{i}}}}}\n" for i in range(MAX_BIBTEX_ENTRIES + 1))
+    with pytest.raises(BibtexTooLarge, match=f"holds {MAX_BIBTEX_ENTRIES + 1:,} entries"):
+        parse_bibtex(tiny)
+    # @string, @comment and @preamble are not counted as entries.
+    at_limit = tiny.replace("@misc{k0, title = {T0}}", "@string{k0 = {T0}}", 1)
+    assert len(parse_bibtex(at_limit).entries) == MAX_BIBTEX_ENTRIES

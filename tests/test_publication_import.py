@@ -670,3 +670,52 @@ def test_values_too_long_for_the_database_are_errors_not_crashes(client, db, wei
     assert "The pages is longer than 40 characters." in html
     assert "Confirm and import" not in html
     assert count(db, m.Publication) == 0
+
+
+def test_the_preview_is_paginated_and_decisions_elsewhere_are_asked_for(
+    client, db, wei, monkeypatch
+) -> None:
+    from directory.web.views import publications as views
+
+    monkeypatch.setattr(views, "PREVIEW_PAGE_SIZE", 2)
+    login(client, "wei")
+    import_file(
+        client, "xingda-wei",
+        b"@article{a, title={Remote memory systems: a survey of designs}, author={Wei, Xingda},"
+        b" journal={CSUR}, year=2022}\n",
+    )  # fmt: skip
+    text = (
+        b"@article{c, title={Remote memory systems: a survey of the designs}, "
+        b"author={Wei, Xingda}, journal={CSUR}, year=2023}\n"
+        + b"@misc{n0, title={Graph kernels on the edge}, author={Wei, Xingda}, year=2020}\n"
+        + b"@misc{n1, title={Fault-tolerant sensors}, author={Wei, Xingda}, year=2021}\n"
+        + b"@misc{n2, title={Lattice cryptanalysis}, author={Wei, Xingda}, year=2019}\n"
+    )
+    url, html = preview(client, "xingda-wei", text)
+    assert "Showing 1–2 of 4" in html and 'rel="next"' in html
+    assert "Graph kernels on the edge" in html and "Fault-tolerant sensors" not in html
+    page2 = client.get(url + "?page=2").get_data(as_text=True)
+    assert "Lattice cryptanalysis" in page2 and "Showing 3–4 of 4" in page2
+    # A confirm from page 2 names the undecided duplicate that stands on page 1.
+    response = confirm(client, url + "?page=2", page2)
+    assert response.status_code == 400
+    assert "on other pages of this preview need a decision (line 1)" in response.get_data(
+        as_text=True
+    )
+    assert count(db, m.Publication) == 1
+    response = confirm(client, url + "?page=2", page2, bulk="new")
+    assert response.status_code == 302
+    assert count(db, m.Publication) == 5
+
+
+def test_a_file_of_too_many_entries_is_refused_with_a_message(client, db, wei, monkeypatch):
+    from directory.formats import bibtex
+
+    monkeypatch.setattr(bibtex.parse_bibtex, "__kwdefaults__", {"max_bytes": 5 << 20,
+                                                                "max_entries": 3})  # fmt: skip
+    login(client, "wei")
+    text = b"".join(b"@misc{k%d, title={T%d}, year=2020}\n" % (i, i) for i in range(4))
+    url, html = preview(client, "xingda-wei", text)
+    assert "The file holds 4 entries; at most 3 are imported at a time" in html
+    assert "Nothing in this file can be imported." in html
+    assert count(db, m.Publication) == 0

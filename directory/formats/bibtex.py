@@ -44,6 +44,8 @@ from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
 
 __all__ = [
     "MAX_BIBTEX_BYTES",
+    "MAX_BIBTEX_ENTRIES",
+    "MAX_VALUE_CHARS",
     "BibtexProblem",
     "BibtexTooLarge",
     "ParseResult",
@@ -58,6 +60,11 @@ __all__ = [
 ]
 
 MAX_BIBTEX_BYTES = 5 * 1024 * 1024
+#: At most this many entries are read from one file (a larger file is refused at once).
+MAX_BIBTEX_ENTRIES = 5000
+#: No field value (nor @string macro) is longer than this once macros are expanded, so that
+#: macros doubling each other (``@string{s1 = s0 # s0}`` ...) cannot fill the memory.
+MAX_VALUE_CHARS = 100_000
 
 PUBLICATION_TYPES = (
     "conference",
@@ -600,12 +607,14 @@ def _closing_quote(raw: str, start: int) -> int:
 class _Evaluator:
     """Turns raw field values into strings, resolving ``@string`` macros as it goes."""
 
-    __slots__ = ("macros", "undefined")
+    __slots__ = ("macros", "too_long", "undefined")
 
     def __init__(self) -> None:
         # Macro names are case-insensitive in BibTeX.
         self.macros: dict[str, str] = dict(_PREDEFINED_MACROS)
         self.undefined: list[str] = []
+        #: Whether the last value evaluated was cut at MAX_VALUE_CHARS.
+        self.too_long = False
 
     def _atom(self, piece: str) -> str:
         if not piece:
@@ -619,9 +628,16 @@ class _Evaluator:
         return value
 
     def evaluate(self, raw: str) -> str:
-        """The value of one field as BibTeX would compute it (LaTeX still undecoded)."""
+        """The value of one field as BibTeX would compute it (LaTeX still undecoded).
+
+        A value longer than MAX_VALUE_CHARS is cut one character past it and ``too_long``
+        set, so that a caller can refuse it and nothing grows further from it."""
+        self.too_long = False
         if not raw:
             return ""
+        if len(raw) > MAX_VALUE_CHARS:
+            self.too_long = True
+            return raw[: MAX_VALUE_CHARS + 1]
         first = raw[0]
         # Fast paths: a single braced or quoted value, or a bare number / macro.
         if "#" not in raw and "%" not in raw:
@@ -631,38 +647,48 @@ class _Evaluator:
             if (first == "{" and raw[-1] == "}") or (first == '"' and raw[-1] == '"'):
                 return raw[1:-1]
             if first not in '{"':
-                return self._atom(raw.strip())
+                value = self._atom(raw.strip())
+                self.too_long = len(value) > MAX_VALUE_CHARS
+                return value
         return self._evaluate_concatenation(raw)
 
     def _evaluate_concatenation(self, raw: str) -> str:
         parts: list[str] = []
+        total = 0  # characters in parts, checked as each is added
         i, n = 0, len(raw)
         while i < n:
             char = raw[i]
             if char.isspace() or char == "#":
                 i += 1
-            elif char == "%":
+                continue
+            if char == "%":
                 # Outside braces and quotes a % starts a comment running to the end of line.
                 end = raw.find("\n", i)
                 i = n if end < 0 else end + 1
-            elif char == "{":
+                continue
+            if char == "{":
                 end = _closing_brace(raw, i)
                 if end < 0:
                     return raw  # unbalanced: keep the text rather than guess
-                parts.append(raw[i + 1 : end])
+                part = raw[i + 1 : end]
                 i = end + 1
             elif char == '"':
                 end = _closing_quote(raw, i)
                 if end < 0:
                     return raw
-                parts.append(raw[i + 1 : end])
+                part = raw[i + 1 : end]
                 i = end + 1
             else:
                 j = i
                 while j < n and not raw[j].isspace() and raw[j] not in '#%{"':
                     j += 1
-                parts.append(self._atom(raw[i:j]))
+                part = self._atom(raw[i:j])
                 i = j
+            parts.append(part)
+            total += len(part)
+            if total > MAX_VALUE_CHARS:
+                self.too_long = True
+                return "".join(parts)[: MAX_VALUE_CHARS + 1]
         return "".join(parts)
 
 
@@ -1234,6 +1260,16 @@ def _disarm_comment_blocks(text: str) -> str:
     return "".join(pieces)
 
 
+def _too_long_message(what: str, consequence: str) -> str:
+    return (
+        f"{what} is longer than {MAX_VALUE_CHARS:,} characters once its @string macros are "
+        f"expanded (macros that repeat each other?); {consequence}."
+    )
+
+
+_ENTRY_START_RE = re.compile(r"@\s*(?!(?:string|comment|preamble)\b)\w+\s*[{(]", re.I)
+
+
 def _size_message(size: int, limit: int) -> str:
     def human(n: int) -> str:
         if n >= 1024 * 1024:
@@ -1306,7 +1342,9 @@ def _free_key(base: str, used: set[str]) -> str:
     return key
 
 
-def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> ParseResult:
+def parse_bibtex(
+    text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES, max_entries: int = MAX_BIBTEX_ENTRIES
+) -> ParseResult:
     """Parse a BibTeX file into publications plus a list of problems.
 
     Malformed entries (missing brace or key, duplicate key) become ``BibtexProblem`` s with
@@ -1317,7 +1355,9 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
 
     :param text: the file, as text or as UTF-8 bytes (a BOM is accepted).
     :param max_bytes: size limit in bytes.
-    :raises BibtexTooLarge: if the input is larger than ``max_bytes``.
+    :param max_entries: how many entries one file may hold.
+    :raises BibtexTooLarge: if the input is larger than ``max_bytes`` or holds more than
+        ``max_entries`` entries (counted before any parsing work).
     """
     if isinstance(text, bytes | bytearray):
         if len(text) > max_bytes:
@@ -1340,6 +1380,12 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
         if text.startswith("\ufeff"):
             text = text[1:]
 
+    count = sum(1 for _ in _ENTRY_START_RE.finditer(text))
+    if count > max_entries:
+        raise BibtexTooLarge(
+            f"The file holds {count:,} entries; at most {max_entries:,} are imported at a "
+            "time: split it into smaller files."
+        )
     if "@" in text:
         text = _KEYLESS_RE.sub(r"\1" + _PLACEHOLDER_KEY, text)
     original = text
@@ -1368,6 +1414,7 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
     # (entry, duplicate field keys) in file order.
     entries: list[tuple[Entry, set[str]]] = []
     free_text: list[int] = []
+    too_long_macros = 0
     for block in library.blocks:
         if isinstance(block, DuplicateBlockKeyBlock | DuplicateFieldKeyBlock):
             inner = block.ignore_error_block
@@ -1386,6 +1433,18 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             value = evaluator.evaluate(block.value.strip())
             evaluator.macros[block.key.strip().lower()] = value
             line = (block.start_line or 0) + 1
+            # Only the first of a chain of growing macros is worth a message.
+            if evaluator.too_long and not too_long_macros:
+                problems.append(
+                    BibtexProblem(
+                        line,
+                        block.key,
+                        _too_long_message(
+                            f"@string '{block.key}'", "entries using it are not imported"
+                        ),
+                    )
+                )
+            too_long_macros += evaluator.too_long
             for name in evaluator.undefined:
                 problems.append(
                     BibtexProblem(
@@ -1456,6 +1515,7 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
         first_raw[folded] = " ".join((entry.raw or "").split())
         fields: dict[str, str] = {}
         evaluator.undefined = []
+        too_long = None
         for fld in entry.fields:
             # The splitter has stripped keys and values already.
             name = fld.key.lower()
@@ -1466,6 +1526,17 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             if not name or name in fields:
                 continue  # BibTeX keeps the first value; duplicates are reported below
             fields[name] = evaluator.evaluate(fld.value)
+            if evaluator.too_long and too_long is None:
+                too_long = name
+        if too_long is not None:
+            problems.append(
+                BibtexProblem(
+                    line,
+                    key,
+                    _too_long_message(f"The field '{too_long}'", "the entry is not imported"),
+                )
+            )
+            continue
         for name in evaluator.undefined:
             warnings.append(f"undefined @string macro '{name}' was kept as text")
         for name in sorted(duplicate_fields):

@@ -149,6 +149,12 @@ class PublicationSplitForm(DirectoryForm):
     """The people to move onto a copy (checkbox values are person ids)."""
 
 
+#: The order the preview shows its groups in (problems and questions first).
+PREVIEW_ORDER = ("error", "duplicate", "new", "department", "on_profile", "repeat", "skipped")
+#: Entries on one page of the preview.
+PREVIEW_PAGE_SIZE = 200
+
+
 def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
     """A confirm form: a choice per possible duplicate (or one for all of them), and, when
     some entries cannot be imported, the explicit "import the rest without them"."""
@@ -376,8 +382,28 @@ def publications_preview(slug: str, token: str) -> Any:
             "Nothing was imported: see the questions marked below."
         )  # fmt: skip
     form.fingerprint.data = plan.fingerprint
+    # One page of entries, in the order the groups are shown; a file of thousands of entries
+    # would otherwise be a page of many megabytes.
+    ordered = [e for wanted in PREVIEW_ORDER for e in plan.entries if e.status == wanted]
+    size = PREVIEW_PAGE_SIZE
+    pages = max(1, -(-len(ordered) // size))
+    number = min(max(request.args.get("page", 1, type=int) or 1, 1), pages)
+    page = department.Page(ordered[(number - 1) * size : number * size], number, size,
+                           len(ordered))  # fmt: skip
+    shown = {e.index for e in page.items}
+    elsewhere = [
+        e for e in ordered if e.needs_decision and e.index not in shown and form[
+            f"decision-{e.index}"].errors
+    ]  # fmt: skip
+    if elsewhere:
+        lines = ", ".join(str(e.line) for e in elsewhere[:10] if e.line)
+        messages.append(
+            f"{len(elsewhere)} possible duplicate(s) on other pages of this preview need a "
+            f"decision (line {lines}{', ...' if len(elsewhere) > 10 else ''}): decide each "
+            "there, or choose one answer for all of them."
+        )
     groups = [
-        (status_value, label, [e for e in plan.entries if e.status == status_value])
+        (status_value, label, [e for e in page.items if e.status == status_value])
         for status_value, label in STATUSES
     ]
     return render_template(
@@ -386,6 +412,8 @@ def publications_preview(slug: str, token: str) -> Any:
         draft=draft,
         plan=plan,
         groups=[g for g in groups if g[2]],
+        page=page,
+        page_args=lambda n: {"slug": person.slug, "token": draft.token, "page": n},
         form=form,
         discard_form=DiscardImportForm(),
         messages=messages,

@@ -719,3 +719,77 @@ def test_a_file_of_too_many_entries_is_refused_with_a_message(client, db, wei, m
     assert "The file holds 4 entries; at most 3 are imported at a time" in html
     assert "Nothing in this file can be imported." in html
     assert count(db, m.Publication) == 0
+
+
+# ------------------------------------------------------------------- duplicate precision
+
+
+def _import_and_preview(client, first: bytes, second: bytes) -> str:
+    login(client, "wei")
+    import_file(client, "xingda-wei", first)
+    return preview(client, "xingda-wei", second)[1]
+
+
+def test_two_editorials_of_one_year_are_two_papers(client, db, wei) -> None:
+    """A generic title is never the same paper (nor a possible duplicate) on the title alone:
+    the second must not write its DOI, volume and pages into the first."""
+    first = (
+        b"@article{e1, title={Editorial}, author={Wei, Xingda}, journal={J. Systems}, year=2020}"
+    )
+    second = (
+        b"@article{e2, title={Editorial}, author={Wei, Xingda}, journal={Memory Letters},"
+        b" year=2020, volume={7}, pages={1--2}, doi={10.1000/ml.7.1}}"
+    )
+    html = _import_and_preview(client, first, second)
+    assert "New papers" in html and "Already on the profile" not in html
+    assert "Possible duplicates" not in html
+
+
+def test_same_title_and_year_with_another_volume_is_another_paper(client, db, wei) -> None:
+    """A journal's recurring column: same title, same year, different volume and pages."""
+    first = (
+        b"@article{c5, title={Hyphenation exception log for the typesetting community},"
+        b" author={Wei, Xingda}, journal={TUGboat}, year=1984, volume=5, pages={12--14}}"
+    )
+    second = (
+        first.replace(b"c5", b"c6").replace(b"volume=5", b"volume=6").replace(b"12--14", b"80--82")
+    )
+    html = _import_and_preview(client, first, second)
+    assert "New papers" in html
+    assert "Already on the profile" not in html and "Possible duplicates" not in html
+    # The same entry read again is still recognised.
+    html = preview(client, "xingda-wei", first)[1]
+    assert "Already on the profile: the same title and year" in html
+
+
+def test_a_title_contained_in_another_is_not_a_duplicate(client, db, wei) -> None:
+    """token_set_ratio scores 100 when one title's words are a subset of the other's."""
+    first = (
+        b"@inproceedings{x, title={XStore: A Fast RDMA-Based Ordered Key-Value Store Using"
+        b" Remote Learned Cache}, author={Wei, Xingda}, booktitle={OSDI}, year=2020}"
+    )
+    second = b"@misc{a, title={A Fast Store}, author={Wei, Xingda}, year=2020}"
+    html = _import_and_preview(client, first, second)
+    assert "Possible duplicates" not in html and "New papers" in html
+
+
+def test_a_possible_duplicate_shows_what_linking_would_change(client, db, wei) -> None:
+    first = (
+        b"@article{s, title={A Survey of Remote Memory Systems}, author={Wei, Xingda},"
+        b" journal={ACM Computing Surveys}, year=2022}"
+    )
+    second = (
+        b"@article{s2, title={A survey of remote-memory systems}, author={Wei, X.},"
+        b" journal={CSUR}, year=2023, doi={10.1145/3588901}, pages={1--30}}"
+    )
+    html = _import_and_preview(client, first, second)
+    assert "Possible duplicates" in html
+    assert "If it is the same paper, linking adds to it:</span> DOI; pages" in html
+    pub = db.scalar(select(m.Publication))
+    assert (pub.doi, pub.pages) == (None, None)
+    # Confirming "same paper" writes exactly what was shown.
+    url = re.search(r'action="([^"]*)/discard"', html).group(1)
+    confirm(client, url, html, decision_0=f"link:{pub.id}")
+    db.refresh(pub)
+    assert (pub.doi, pub.pages) == ("10.1145/3588901", "1–30")
+    assert count(db, m.Publication) == 1

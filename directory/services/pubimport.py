@@ -31,7 +31,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
@@ -200,7 +200,12 @@ class ImportPlan:
         """Changes whenever what confirming would do changes (new department papers, an
         entry now on the profile...), so a confirm based on an outdated preview is refused."""
         shape = [
-            (e.status, e.target_id, [c.publication_id for c in e.candidates], e.changes)
+            (
+                e.status,
+                e.target_id,
+                [(c.publication_id, c.changes) for c in e.candidates],
+                e.changes,
+            )  # fmt: skip
             for e in self.entries
         ]
         shape.append([(r.kind, r.status) for r in self.records])
@@ -296,24 +301,29 @@ _FIELD_WORDS = {"venue_short": "short venue", "arxiv_id": "arXiv id", "doi": "DO
 def _enrichment(
     pub: m.Publication, data: dict[str, Any], raw: str, index: PublicationIndex,
     authors: AuthorIndex, owner_id: int, on_profile: bool, profile_row: Any,
+    entry_id: int | None = None,
 ) -> tuple[list[str], dict[str, Any]]:  # fmt: skip
-    """What linking ``data`` to ``pub`` adds (words for the preview, values for the write)."""
+    """What linking ``data`` to ``pub`` adds (words for the preview, values for the write).
+    ``entry_id`` is the entry's own id in ``index``, if it was added there."""
+    ours = (pub.id, entry_id)
     words: list[str] = []
     fill: dict[str, Any] = {}
     for name in FILL_FIELDS:
         value = data.get(name)
         if value in (None, "", []) or getattr(pub, name) not in (None, "", []):
             continue
-        if name == "doi" and index.by_doi.get(value.lower(), pub.id) != pub.id:
+        if name == "doi" and index.by_doi.get(value.lower(), pub.id) not in ours:
             continue
-        if name == "arxiv_id" and index.by_arxiv.get(value, pub.id) != pub.id:
+        if name == "arxiv_id" and index.by_arxiv.get(value, pub.id) not in ours:
             continue
         fill[name] = value
         words.append(_FIELD_WORDS.get(name, name))
     if raw and not pub.bibtex:
         fill["bibtex"] = raw
+        words.append("its BibTeX source")
     if data.get("key") and not pub.citation_key:
         fill["citation_key"] = data["key"]
+        words.append(f"citation key {data['key']}")
     urls = {link.url for link in pub.links}
     new_links = [link for link in data.get("links") or [] if link["url"] not in urls]
     if new_links:
@@ -439,9 +449,13 @@ def plan_import(
                 "will be on the profile, but no author is linked to it."
             )
 
-    # Existing papers: what linking would add.
+    # Existing papers: what linking would add (also to each possible duplicate, so that the
+    # preview shows every change a "same paper" decision would make).
     pubs = {}
-    ids = [e.target_id for e in matched_existing]
+    duplicates = [e for e in planned if e.status == "duplicate"]
+    ids = [e.target_id for e in matched_existing] + [
+        c.publication_id for e in duplicates for c in e.candidates if c.publication_id > 0
+    ]
     for start in range(0, len(ids), 500):
         for pub in session.scalars(
             select(m.Publication)
@@ -465,6 +479,15 @@ def plan_import(
                 f"No author of the existing record matches {person.full_name} or their name "
                 "variants; the paper will be on the profile, but no author is linked to it."
             )
+
+    for entry in duplicates:
+        entry.candidates = [
+            replace(c, changes=tuple(_enrichment(
+                pubs[c.publication_id], entry.data, entry.raw, index, authors, person.id,
+                False, None, -entry.index - 1,
+            )[0])) if c.publication_id > 0 else c
+            for c in entry.candidates
+        ]  # fmt: skip
 
     plan = ImportPlan(person_id=person.id, source=source, entries=planned)
     plan.records = _plan_records(session, person, list(records))

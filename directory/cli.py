@@ -305,15 +305,16 @@ def create_demo_accounts() -> None:
 
 
 def _import_publications(
-    slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None, skip_invalid: bool
-) -> None:
+    slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None, skip_invalid: bool,
+    base_url: str | None = None,
+) -> None:  # fmt: skip
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
     if person is None:
         raise click.ClickException(f"No person with slug {slug!r}.")
     limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
     try:
-        plan = plan_source(session, person, kind, raw, limit)
+        plan = plan_source(session, person, kind, raw, limit, base_url)
     except BibtexTooLarge as exc:
         raise click.ClickException(f"{exc} Nothing was imported.") from exc
 
@@ -372,7 +373,7 @@ def _import_publications(
             changes = uow.change_set(person)
             _outcome, summary = import_plan(
                 changes, plan, kind=kind, source=source, filename=None, decisions=decisions,
-                skip_invalid=skip_invalid, progress=bar.update,
+                skip_invalid=skip_invalid, base_url=base_url, progress=bar.update,
             )  # fmt: skip
     except PlanRefused as refused:
         raise click.ClickException("Nothing was imported: " + " ".join(refused.messages)) from None
@@ -388,12 +389,20 @@ _SKIP_INVALID_HELP = "Import the rest when some entries cannot be imported (they
 @click.option("--yes", is_flag=True, help="Write without asking after the preview.")
 @click.option("--duplicates", type=_DUPLICATE_CHOICE, help="What to do with possible duplicates.")
 @click.option("--skip-invalid", is_flag=True, help=_SKIP_INVALID_HELP)
+@click.option(
+    "--base-url",
+    help="The web site the file belongs to: relative links (al-folio's pdf = {p24.pdf}) are "
+    "resolved against it instead of being left out.",
+)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def import_bibtex(
-    slug: str, yes: bool, duplicates: str | None, skip_invalid: bool, file: str
-) -> None:
+    slug: str, yes: bool, duplicates: str | None, skip_invalid: bool, base_url: str | None,
+    file: str,
+) -> None:  # fmt: skip
     """Import a BibTeX FILE into a profile: preview, then everything chosen at once."""
-    _import_publications(slug, "bibtex", Path(file).read_bytes(), yes, duplicates, skip_invalid)
+    _import_publications(
+        slug, "bibtex", Path(file).read_bytes(), yes, duplicates, skip_invalid, base_url
+    )
 
 
 @directory_cli.command("import-orcid")

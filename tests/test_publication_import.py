@@ -598,11 +598,35 @@ def test_links_a_page_must_not_point_at_are_dropped(client, db, wei) -> None:
         b"@misc{x, title={Evil Links}, author={Wei, Xingda}, year=2020, "
         b"url={javascript:alert(1)}, code={https://github.com/ok}, pdf={paper.pdf}}"
     )
+    text = text.replace(b"code={", b"video={\x01javascript:alert(9)}, code={")
     url, html = preview(client, "xingda-wei", text)
     assert "was dropped: only web addresses" in html
+    # A control character before the scheme does not make it a relative path.
+    assert "The video link &#39;\\x01javascript:alert(9)&#39; was dropped: only web" in html
+    # A file of the person's own site is named, with how to keep it.
+    assert "The paper link &#39;paper.pdf&#39; was dropped: it is a file of your own" in html
     confirm(client, url, html)
     pub = db.scalar(select(m.Publication))
-    assert sorted(link.url for link in pub.links) == ["https://github.com/ok", "paper.pdf"]
+    assert [link.url for link in pub.links] == ["https://github.com/ok"]
+
+
+def test_relative_links_are_resolved_against_the_site_given(runner, db, wei, tmp_path) -> None:
+    """al-folio's pdf = {p24.pdf}, with --base-url: a full address the interchange accepts."""
+    bib = tmp_path / "papers.bib"
+    bib.write_text(
+        "@misc{x, title={Relative Links}, author={Wei, Xingda}, year=2020, pdf={p24.pdf},"
+        " slides={/assets/s.pdf}}"
+    )
+    result = runner.invoke(
+        args=["directory", "import-bibtex", "--person", "xingda-wei", "--yes",
+              "--base-url", "https://wei.example.org/~wei", str(bib)]
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    pub = db.scalar(select(m.Publication))
+    assert sorted(link.url for link in pub.links) == [
+        "https://wei.example.org/assets/s.pdf",
+        "https://wei.example.org/~wei/p24.pdf",
+    ]
 
 
 def test_the_same_paper_twice_in_one_file_is_imported_once(client, db, wei) -> None:
@@ -793,3 +817,38 @@ def test_a_possible_duplicate_shows_what_linking_would_change(client, db, wei) -
     db.refresh(pub)
     assert (pub.doi, pub.pages) == ("10.1145/3588901", "1–30")
     assert count(db, m.Publication) == 1
+
+
+def test_a_department_filled_by_imports_exports_and_reimports(runner, db, wei, chen, tmp_path):
+    """export --all of profiles populated through BibTeX (every quirk fixture, al-folio's
+    relative links included) and ORCID, then import-profile into an empty database."""
+    from sqlalchemy import delete
+
+    from directory.formats.interchange import export_person
+
+    def run(*args: str) -> None:
+        result = runner.invoke(args=["directory", *args])
+        assert result.exit_code == 0, result.output
+
+    for name in ("alfolio.bib", "crossref.bib", "latex.bib", "strings.bib", "tex_heavy.bib",
+                 "types.bib", "malformed.bib", "coauthor_wei.bib"):  # fmt: skip
+        run("import-bibtex", "--person", "xingda-wei", "--yes", "--skip-invalid",
+            "--duplicates=new", str(BIB / name))  # fmt: skip
+    run("import-bibtex", "--person", "rong-chen", "--yes", "--duplicates=link",
+        str(BIB / "coauthor_chen.bib"))  # fmt: skip
+    run("import-orcid", "--person", "rong-chen", "--yes", "--duplicates=new",
+        str(FIXTURES / "orcid" / "record.json"))  # fmt: skip
+    assert count(db, m.Publication) > 20
+
+    out = tmp_path / "backup"
+    run("export", "--all", str(out))
+    first = {p.name: json.loads(p.read_text()) for p in sorted(out.iterdir())}
+    for model in (m.ResearchArea, m.Publication, m.Person):
+        db.execute(delete(model))
+    db.commit()
+    db.expunge_all()
+
+    run("import-profile", *map(str, sorted(out.iterdir())))
+    db.expire_all()
+    again = {f"{p.slug}.json": export_person(db, p) for p in db.scalars(select(m.Person))}
+    assert again == first

@@ -55,10 +55,12 @@ FORMAT_NAMES = {"bibtex": "BibTeX", "orcid": "ORCID"}
 
 
 def plan_source(
-    session: Session, person: m.Person, kind: str, source: str | bytes, max_bytes: int
-) -> ImportPlan:
+    session: Session, person: m.Person, kind: str, source: str | bytes, max_bytes: int,
+    base_url: str | None = None,
+) -> ImportPlan:  # fmt: skip
     """Parse ``source`` ("bibtex" or "orcid") and plan it against the database (no writes).
-    A file over the size limit gives a plan with that one error."""
+    A file over the size limit gives a plan with that one error. ``base_url`` is the
+    address relative links of the file (al-folio's ``pdf = {p24.pdf}``) are resolved by."""
     try:
         if kind == "orcid":
             record = parse_orcid_record(source, person.full_name, max_bytes=max_bytes)
@@ -69,7 +71,7 @@ def plan_source(
         result = parse_bibtex(source, max_bytes=max_bytes)
     except BibtexTooLarge as exc:
         return plan_import(session, person, [], [BibtexProblem(None, None, str(exc))])
-    return plan_import(session, person, result.entries, result.problems)
+    return plan_import(session, person, result.entries, result.problems, base_url=base_url)
 
 
 def _planned_summary(plan: ImportPlan, filename: str | None) -> str:
@@ -92,6 +94,7 @@ def import_plan(
     filename: str | None,
     decisions: dict[int, str],
     skip_invalid: bool = False,
+    base_url: str | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[str, ImportSummary | None]:
     """Import ``plan`` into the change set's profile. Returns the change set's outcome and,
@@ -107,6 +110,7 @@ def import_plan(
             "source": source,
             "decisions": {str(k): v for k, v in decisions.items()},
             "skip_invalid": skip_invalid,
+            "base_url": base_url,
         }
         changes.group(IMPORT, IMPORT, _planned_summary(plan, filename), proposal)
         return changes.finish(), None
@@ -141,7 +145,8 @@ def apply_group(changes: ChangeSet, pending: PendingChange) -> None:
     kind = proposal.get("format", "bibtex")
     source = proposal.get("source", "")
     # The file passed the size limit when it was uploaded.
-    plan = plan_source(changes.session, changes.person, kind, source, len(source.encode()) + 1)
+    plan = plan_source(changes.session, changes.person, kind, source, len(source.encode()) + 1,
+                       proposal.get("base_url"))  # fmt: skip
     decisions = {int(k): v for k, v in (proposal.get("decisions") or {}).items()}
     skip_invalid = bool(proposal.get("skip_invalid"))
     if check_decisions(plan, decisions, skip_invalid=skip_invalid):

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -41,6 +40,7 @@ from sqlalchemy.orm import Session
 from directory import models as m
 from directory.formats.bibtex import BibtexProblem, ParsedEntry
 from directory.formats.orcid import RecordEntry
+from directory.formats.urls import web_url
 from directory.models import ImportDraft
 from directory.services.cache import invalidate
 from directory.services.publications import (
@@ -266,26 +266,21 @@ def entry_problem(data: dict[str, Any]) -> str | None:
     return None
 
 
-_SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
-
-
-def _safe_links(data: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
-    """``data`` without links a page must not point at (``javascript:``, ``data:``...):
-    absolute http(s) addresses and site-relative paths (al-folio ``pdf = {paper.pdf}``) stay."""
+def _safe_links(
+    data: dict[str, Any], warnings: list[str], base_url: str | None = None
+) -> dict[str, Any]:
+    """``data`` without links a page must not point at (see :func:`web_url`), each dropped
+    link named in a warning; relative links resolved against ``base_url`` if given. ORCID
+    and BibTeX both pass here."""
     links = data.get("links") or []
     kept = []
-    if all(link["url"].startswith(("https://", "http://")) for link in links):
-        return data
     for link in links:
-        scheme = _SCHEME_RE.match(link["url"])
-        if scheme is None or scheme.group(1).lower() in ("http", "https"):
-            kept.append(link)
+        url, problem = web_url(link["url"], base_url)
+        if url is None:
+            warnings.append(f"The {link['kind']} link {link['url'][:60]!r} was dropped: {problem}.")
         else:
-            warnings.append(
-                f"The {link['kind']} link {link['url'][:60]!r} was dropped: only web "
-                "addresses (http, https) are kept."
-            )
-    if len(kept) == len(links):
+            kept.append({**link, "url": url} if url != link["url"] else link)
+    if kept == links:
         return data
     return {**data, "links": kept}
 
@@ -368,6 +363,7 @@ def plan_import(
     *,
     source: str = "bibtex",
     records: Iterable[RecordEntry] = (),
+    base_url: str | None = None,
 ) -> ImportPlan:
     """What importing ``entries`` (and ORCID ``records``) into ``person``'s profile would do.
     Reads the database, writes nothing."""
@@ -398,7 +394,7 @@ def plan_import(
             raw=parsed.raw, warnings=list(parsed.warnings),
         )  # fmt: skip
         planned.append(entry)
-        data = entry.data = _safe_links(data, entry.warnings)
+        data = entry.data = _safe_links(data, entry.warnings, base_url)
         problem = entry_problem(data)
         if problem:
             entry.status, entry.reason = "error", problem
@@ -523,12 +519,19 @@ def _plan_records(
                 _record_key(record.kind, {n: getattr(row, n) for n in _RECORD_KEYS[record.kind]})
                 for row in session.scalars(select(model).where(model.owner_id == person.id))
             }
-        key = _record_key(record.kind, record.data)
+        data, warnings = record.data, list(record.warnings)
+        if data.get("url"):
+            # The same policy as publication links: ORCID employment, distinction and
+            # funding addresses are user input too.
+            url, problem = web_url(data["url"])
+            if url != data["url"]:
+                data = {**data, "url": url}
+            if problem:
+                warnings.append(f"The link {record.data['url'][:60]!r} was dropped: {problem}.")
+        key = _record_key(record.kind, data)
         status = "on_profile" if key in existing[record.kind] else "new"
         existing[record.kind].add(key)
-        planned.append(
-            PlannedRecord(i, record.kind, record.data, record.summary, status, record.warnings)
-        )
+        planned.append(PlannedRecord(i, record.kind, data, record.summary, status, warnings))
     return planned
 
 

@@ -859,6 +859,12 @@ def test_tex_heavy_titles_keep_every_word() -> None:
         ("5\\textperthousand", "5‰"),  # not in the fast table: pylatexenc's
         ("$\\aleph_0$ sets", "ℵ_0 sets"),
         ("\\cs{relax} considered", "\\relax considered"),
+        # biblatex
+        (
+            '\\mkbibquote{Intention} und \\mkbibquote{Intentionalit{\\"a}t}',
+            "Intention und Intentionalität",
+        ),
+        ("methodology\\hyphen independent", "methodology-independent"),
     ],
 )
 def test_tex_commands_become_text(latex: str, text: str) -> None:
@@ -906,3 +912,20 @@ def test_a_file_with_too_many_entries_is_refused_before_parsing() -> None:
     # @string, @comment and @preamble are not counted as entries.
     at_limit = tiny.replace("@misc{k0, title = {T0}}", "@string{k0 = {T0}}", 1)
     assert len(parse_bibtex(at_limit).entries) == MAX_BIBTEX_ENTRIES
+
+
+def test_a_biblatex_subtitle_is_part_of_the_title() -> None:
+    entry = parse_bibtex(
+        "@incollection{w, title = {The True Frontier}, subtitle = {Confronting the Realities},"
+        " author = {Westfahl, Gary}, year = 1999}"
+    ).entries[0]
+
+    assert entry.data["title"] == "The True Frontier: Confronting the Realities"
+
+
+def test_the_asterisk_operator_marks_a_co_first_author_too() -> None:
+    """al-folio sites write U+2217 (∗) as often as *: it is a marker, not part of the name."""
+    entry = parse_bibtex("@misc{k, title = {T}, author = {Qiu, Chenxi and ∗Yadav, Sourabh}}")
+
+    assert names(entry.entries[0]) == ["Chenxi Qiu", "Sourabh Yadav"]
+    assert [a["co_first"] for a in entry.entries[0].data["authors"]] == [False, True]

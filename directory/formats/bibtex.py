@@ -237,6 +237,7 @@ _LATEX_LETTERS = {
     "TH": "Þ",
     "ng": "ŋ",
     "NG": "Ŋ",
+    "hyphen": "-",  # biblatex: a hyphen that allows a break; "methodology\hyphen independent"
 }
 
 # Control words that stand for symbols; the space after them is kept ("\ldots and").
@@ -295,6 +296,7 @@ _LATEX_SYMBOLS = {
     "PS": "PostScript",
     "PDF": "PDF",
     "CTAN": "CTAN",
+    "slash": "/",
     "copyright": "©",
     "textcopyright": "©",
     "textregistered": "®",
@@ -421,7 +423,8 @@ _LATEX_FORMATTING = frozenset(
     "operatorname url nolinkurl path protect relax small footnotesize large Large LARGE "
     "normalsize scriptsize tiny huge Huge uppercase lowercase MakeUppercase MakeLowercase "
     "underline acro acronym pkg env cls prog file meta dtn bgroup egroup displaystyle "
-    "textstyle scriptstyle left right big Big bigl bigr Bigl Bigr".split()
+    "textstyle scriptstyle left right big Big bigl bigr Bigl Bigr mkbibquote mkbibemph "
+    "mkbibitalic mkbibbold mkbibparens mkbibbrackets enquote textquote autocap".split()
 )
 # ``\noopsort{1973b}`` only steers sorting: it and its argument print nothing.
 _NOOP_COMMANDS = "noopsort|SortNoop|sortnoop|noop|nosort"
@@ -701,18 +704,18 @@ _AND_OR_BRACE_RE = re.compile(r"\s+and\s+|[{}]", re.I)
 _COMMA_OR_BRACE_RE = re.compile(r"[,{}]")
 # Co-first markers after (or inside) a name: Wei*, Wei$^*$, Wei$^{\dagger}$,
 # Wei\textsuperscript{*}, Wei\dag, Wei†.
-_MARK = r"(?:\*|\\ast\b|\\star\b|\\dagger\b|\\dag\b|\\ddagger\b|\\ddag\b|\\textdagger\b|[†‡])"
+_MARK = r"(?:\*|\\ast\b|\\star\b|\\dagger\b|\\dag\b|\\ddagger\b|\\ddag\b|\\textdagger\b|[∗†‡])"
 _COFIRST_RE = re.compile(
     r"\s*(?:\$\s*\^\s*(?:\{\s*" + _MARK + r"+\s*\}|" + _MARK + r")\s*\$"
     r"|\\textsuperscript\s*\{\s*" + _MARK + r"+\s*\}"
-    r"|\\textdagger(?:\{\})?|\\dag(?:ger)?(?:\{\})?|\\ddag(?:ger)?(?:\{\})?|[*†‡]+)"
+    r"|\\textdagger(?:\{\})?|\\dag(?:ger)?(?:\{\})?|\\ddag(?:ger)?(?:\{\})?|[*∗†‡]+)"
 )
 _CORRESPONDING_RE = re.compile(
     r"\s*(?:\(\s*corresponding(?:\s+author)?\s*\)|\\textsuperscript\s*\{\s*\\(?:Letter|Envelope)"
     r"\s*\}|\\(?:Letter|Envelope)\b(?:\{\})?|✉)",
     re.I,
 )
-_MARKER_HINT_RE = re.compile(r"[*†‡$✉(]|\\(?:text|dag|ddag|ast|star|Letter|Envelope)")
+_MARKER_HINT_RE = re.compile(r"[*∗†‡$✉(]|\\(?:text|dag|ddag|ast|star|Letter|Envelope)")
 
 
 def _split_top_level(value: str, pattern: re.Pattern[str]) -> list[str]:
@@ -1042,6 +1045,9 @@ def _build_publication(
 ) -> dict[str, Any]:
     """Map evaluated (LaTeX still encoded) fields of one entry to the interchange dict."""
     title = _decoded(fields, "title") or ""
+    subtitle = _decoded(fields, "subtitle")
+    if subtitle and title:  # biblatex keeps the subtitle apart
+        title = f"{title}: {subtitle}"
     if not title:
         warnings.append("entry has no title")
 

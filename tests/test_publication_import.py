@@ -852,3 +852,17 @@ def test_a_department_filled_by_imports_exports_and_reimports(runner, db, wei, c
     db.expire_all()
     again = {f"{p.slug}.json": export_person(db, p) for p in db.scalars(select(m.Person))}
     assert again == first
+
+
+def test_the_preview_says_when_the_importer_is_not_among_the_authors(client, db, wei) -> None:
+    """A reading list imported by mistake: said before anything is written."""
+    login(client, "wei")
+    text = (
+        b"@article{r1, title={Wind power forecasting}, author={Zhang, D.}, journal={E}, year=2020}"
+        b"\n@article{r2, title={Offshore turbines}, author={Li, Q.}, journal={E}, year=2021}\n"
+    )
+    html = preview(client, "xingda-wei", text)[1]
+    assert "None of the 2 papers to add lists Xingda Wei among its authors." in html
+    mixed = text + b"@misc{m, title={Mine}, author={Wei, Xingda}, year=2022}\n"
+    html = preview(client, "xingda-wei", mixed)[1]
+    assert "2 of the 3 papers to add do not list Xingda Wei among their authors" in html

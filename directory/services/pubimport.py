@@ -135,6 +135,8 @@ class PlannedEntry:
     #: What linking adds to the existing paper, in words, and as values.
     changes: list[str] = field(default_factory=list)
     fill: dict[str, Any] = field(default_factory=dict)
+    #: Whether no author of the paper is the person imported into.
+    importer_missing: bool = False
 
     @property
     def title(self) -> str:
@@ -179,6 +181,13 @@ class ImportPlan:
         for entry in self.entries:
             counts[entry.status] += 1
         return counts
+
+    @property
+    def importer_missing(self) -> tuple[int, int]:
+        """(papers that would be added without the person among their authors, papers that
+        would be added): when they are equal, the file is probably not the person's."""
+        adding = [e for e in self.entries if e.status in ("new", "duplicate", "department")]
+        return sum(e.importer_missing for e in adding), len(adding)
 
     @property
     def new_records(self) -> list[PlannedRecord]:
@@ -440,6 +449,7 @@ def plan_import(
         if entry.status in ("new", "duplicate") and person.id not in (
             a.person_id for a in entry.authors
         ):
+            entry.importer_missing = True
             entry.warnings.append(
                 f"No author matches {person.full_name} or their name variants; the paper "
                 "will be on the profile, but no author is linked to it."
@@ -471,6 +481,7 @@ def plan_import(
             *(a.person_id for a in pub.authorships),
             *entry.fill.get("author_links", {}).values(),
         ):
+            entry.importer_missing = True
             entry.warnings.append(
                 f"No author of the existing record matches {person.full_name} or their name "
                 "variants; the paper will be on the profile, but no author is linked to it."

@@ -12,6 +12,11 @@ co-authors who are department members), then times, best of ``--repeat``:
 * the full import: ``parse_bibtex`` + ``plan_import`` (the preview) + ``apply_plan`` (the
   write) into a fresh SQLite database with the department's people in it.
 
+With ``--limits``, each hostile or huge input instead runs in a fresh process (so that its
+peak memory is its own): a 1 KB macro-expansion bomb, 50,000 tiny entries, a 5 MiB file and a
+2,720-entry TeX-heavy journal bibliography; for each it prints the CPU time and peak memory
+of parse + preview, the bytes read, and what the person is told.
+
 The goal is a full import at most 3 times bibtexparser's default parse. Both wall-clock and CPU
 time are printed (best of the rounds, which alternate): on a busy machine CPU time is the
 steadier of the two.
@@ -20,7 +25,10 @@ steadier of the two.
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -203,8 +211,88 @@ def import_once(text: str, entries: int) -> dict[str, tuple[float, float]]:
     return times
 
 
+# ------------------------------------------------------------------------ --limits cases
+
+LOGOS = ["\\TeX", "{\\LaTeX}", "{\\LaTeXe}", "{\\AmS}", "\\MF", "{\\METAFONT}", "\\ConTeXt{}"]
+
+
+def make_tex_heavy(n: int) -> str:
+    """A TeX users' group journal style bibliography: logos, @string venue, \\noopsort."""
+    rng = random.Random(11)
+    out = ['@preamble{"\\newcommand{\\noopsort}[1]{}"}', '@string{TUB = "TUGboat"}']
+    for i in range(n):
+        logo = rng.choice(LOGOS)
+        words = " ".join(rng.choice(SYLLABLES) + rng.choice(SYLLABLES) for _ in range(4))
+        out.append(
+            f"@article{{tb{i},\n  author = {{Ann {rng.choice(SYLLABLES).title()}son and "
+            f"Bo {rng.choice(SYLLABLES).title()}berg}},\n  title = {{{words} with {logo}}},\n"
+            f"  journal = TUB, volume = {i // 100 + 1}, number = {i % 3 + 1},\n"
+            f"  pages = {{{i % 90 + 1}--{i % 90 + 5}}},\n"
+            f"  year = {{{{\\noopsort{{a}}}}{1980 + i % 40}}}\n}}"
+        )
+    return "\n".join(out) + "\n"
+
+
+def limit_case(name: str) -> str:
+    if name == "bomb":
+        macros = "".join(f"@string{{s{i} = s{i - 1} # s{i - 1}}}\n" for i in range(1, 41))
+        return f'@string{{s0 = "ab"}}\n{macros}@misc{{x, title = s40, year = 2020}}\n'
+    if name == "50000 tiny entries":
+        return "".join(f"@misc{{k{i}, title={{T{i}}}}}\n" for i in range(50_000))
+    if name == "5 MiB file":
+        abstract = "lorem ipsum dolor sit amet " * 40
+        entry = "@misc{{k{0}, title={{Paper {0}}}, author={{A. Author}}, abstract={{{1}}}}}\n"
+        size = len(entry.format(9999, abstract))  # the longest key
+        return "".join(entry.format(i, abstract) for i in range((5 << 20) // size))
+    if name == "TeX-heavy 2720 entries":
+        return make_tex_heavy(2720)
+    raise SystemExit(f"unknown case {name!r}")
+
+
+LIMIT_CASES = ("bomb", "50000 tiny entries", "5 MiB file", "TeX-heavy 2720 entries")
+
+
+def run_limit_case(name: str) -> None:
+    """In this (fresh) process: parse and preview one case, print a JSON line of figures."""
+    from directory.formats.bibtex import BibtexTooLarge
+
+    text = limit_case(name)
+    with tempfile.TemporaryDirectory() as folder:
+        session = fresh_database(Path(folder))
+        person = session.query(m.Person).filter_by(slug="xingda-wei").one()
+        start = time.process_time()
+        try:
+            result = parse_bibtex(text)
+        except BibtexTooLarge as exc:
+            entries, said = 0, str(exc)
+        else:
+            plan = plan_import(session, person, result.entries, result.problems)
+            entries = len(result.entries)
+            said = "; ".join(e.reason for e in plan.errors[:2]) or "no errors"
+        cpu = time.process_time() - start
+        session.close()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(json.dumps({"case": name, "bytes": len(text.encode()), "cpu": cpu, "peak_mib": peak,
+                      "entries": entries, "said": said}))  # fmt: skip
+
+
+def limits() -> None:
+    print(f"{'input':26s}{'bytes':>10s}{'CPU':>9s}{'peak RSS':>10s}{'entries':>9s}  message")
+    for name in LIMIT_CASES:
+        out = subprocess.run(
+            [sys.executable, __file__, "--case", name], capture_output=True, text=True, check=True
+        ).stdout
+        r = json.loads(out.strip().splitlines()[-1])
+        print(
+            f"{r['case']:26s}{r['bytes']:10d}{r['cpu']:8.2f}s{r['peak_mib']:7.0f}MiB"
+            f"{r['entries']:9d}  {r['said'][:110]}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limits", action="store_true", help="hostile and huge inputs")
+    parser.add_argument("--case", help=argparse.SUPPRESS)
     parser.add_argument("--entries", type=int, default=3000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
@@ -214,6 +302,10 @@ def main() -> None:
         "(LaTeX decoding, names, months; about 20 s for 3000 entries)",
     )
     args = parser.parse_args()
+    if args.case:
+        return run_limit_case(args.case)
+    if args.limits:
+        return limits()
     text = make_bibtex(args.entries)
     assert len(bibtexparser.parse_string(text).entries) == args.entries
 

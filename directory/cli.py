@@ -27,7 +27,7 @@ from directory.services import search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import import_plan, import_profiles, plan_source
-from directory.services.pubimport import PlanRefused
+from directory.services.pubimport import PlanRefused, resolve_decisions
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
 
@@ -304,14 +304,17 @@ def create_demo_accounts() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None):
+def _import_publications(
+    slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None, skip_invalid: bool,
+    base_url: str | None = None,
+) -> None:  # fmt: skip
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
     if person is None:
         raise click.ClickException(f"No person with slug {slug!r}.")
     limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
     try:
-        plan = plan_source(session, person, kind, raw, limit)
+        plan = plan_source(session, person, kind, raw, limit, base_url)
     except BibtexTooLarge as exc:
         raise click.ClickException(f"{exc} Nothing was imported.") from exc
 
@@ -320,37 +323,36 @@ def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates
         f"Preview for {person.full_name}: {counts['new']} new, "
         f"{counts['department']} matching department papers (linked), "
         f"{counts['on_profile']} already on the profile, {counts['duplicate']} possible "
-        f"duplicates, {counts['repeat']} repeated, {counts['error']} errors"
+        f"duplicates, {counts['repeat']} repeated, {counts['skipped']} not publications, "
+        f"{counts['error']} errors"
         + (f"; {len(plan.new_records)} new profile entries" if plan.records else "")
         + "."
     )
     for entry in plan.entries:
-        if entry.status in ("error", "duplicate"):
+        if entry.status in ("error", "duplicate", "skipped"):
             where = f"line {entry.line}" if entry.line else "record"
             key = f" {entry.key}" if entry.key else ""
             line = f"  {entry.status}: {where}{key}: {entry.title or ''} {entry.reason}"
-            click.echo(line.rstrip())
+            click.echo(" ".join(line.split()) if not entry.title else line.rstrip())
             for candidate in entry.candidates:
                 click.echo(f"      like “{candidate.title}” ({candidate.reason})")
-    if plan.blocked:
-        click.echo("Nothing was imported: fix the errors above and run again.", err=True)
+    if plan.blocked and not skip_invalid:
+        click.echo(
+            "Nothing was imported: fix the errors above and run again, or run again with "
+            "--skip-invalid to import the rest without them.",
+            err=True,
+        )
         sys.exit(1)
-    decisions: dict[int, str] = {}
     pending = [e for e in plan.entries if e.needs_decision]
-    if pending:
-        if duplicates is None:
-            click.echo(
-                f"Nothing was imported: {len(pending)} possible duplicate(s) need a decision; "
-                "run again with --duplicates=link (same paper as the closest match), "
-                "--duplicates=new or --duplicates=skip.",
-                err=True,
-            )
-            sys.exit(1)
-        for entry in pending:
-            if duplicates == "link":
-                decisions[entry.index] = f"link:{entry.candidates[0].publication_id}"
-            else:
-                decisions[entry.index] = duplicates
+    if pending and duplicates is None:
+        click.echo(
+            f"Nothing was imported: {len(pending)} possible duplicate(s) need a decision; "
+            "run again with --duplicates=link (same paper as the closest match), "
+            "--duplicates=new or --duplicates=skip.",
+            err=True,
+        )
+        sys.exit(1)
+    decisions = resolve_decisions(plan, {}, duplicates)
     if not plan.has_work:
         click.echo("Everything is already on the profile; nothing to import.")
         return
@@ -371,7 +373,7 @@ def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates
             changes = uow.change_set(person)
             _outcome, summary = import_plan(
                 changes, plan, kind=kind, source=source, filename=None, decisions=decisions,
-                progress=bar.update,
+                skip_invalid=skip_invalid, base_url=base_url, progress=bar.update,
             )  # fmt: skip
     except PlanRefused as refused:
         raise click.ClickException("Nothing was imported: " + " ".join(refused.messages)) from None
@@ -379,23 +381,38 @@ def _import_publications(slug: str, kind: str, raw: bytes, yes: bool, duplicates
 
 
 _DUPLICATE_CHOICE = click.Choice(["link", "new", "skip"])
+_SKIP_INVALID_HELP = "Import the rest when some entries cannot be imported (they are listed)."
 
 
 @directory_cli.command("import-bibtex")
 @click.option("--person", "slug", required=True, help="Slug of the profile to import into.")
 @click.option("--yes", is_flag=True, help="Write without asking after the preview.")
 @click.option("--duplicates", type=_DUPLICATE_CHOICE, help="What to do with possible duplicates.")
+@click.option("--skip-invalid", is_flag=True, help=_SKIP_INVALID_HELP)
+@click.option(
+    "--base-url",
+    help="The web site the file belongs to: relative links (al-folio's pdf = {p24.pdf}) are "
+    "resolved against it instead of being left out.",
+)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def import_bibtex(slug: str, yes: bool, duplicates: str | None, file: str) -> None:
-    """Import a BibTeX FILE into a profile: preview, then all or nothing."""
-    _import_publications(slug, "bibtex", Path(file).read_bytes(), yes, duplicates)
+def import_bibtex(
+    slug: str, yes: bool, duplicates: str | None, skip_invalid: bool, base_url: str | None,
+    file: str,
+) -> None:  # fmt: skip
+    """Import a BibTeX FILE into a profile: preview, then everything chosen at once."""
+    _import_publications(
+        slug, "bibtex", Path(file).read_bytes(), yes, duplicates, skip_invalid, base_url
+    )
 
 
 @directory_cli.command("import-orcid")
 @click.option("--person", "slug", required=True, help="Slug of the profile to import into.")
 @click.option("--yes", is_flag=True, help="Write without asking after the preview.")
 @click.option("--duplicates", type=_DUPLICATE_CHOICE, help="What to do with possible duplicates.")
+@click.option("--skip-invalid", is_flag=True, help=_SKIP_INVALID_HELP)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def import_orcid(slug: str, yes: bool, duplicates: str | None, file: str) -> None:
-    """Import an ORCID public record (JSON FILE) into a profile: preview, then all or nothing."""
-    _import_publications(slug, "orcid", Path(file).read_bytes(), yes, duplicates)
+def import_orcid(
+    slug: str, yes: bool, duplicates: str | None, skip_invalid: bool, file: str
+) -> None:
+    """Import an ORCID public record (JSON FILE) into a profile: preview, then write."""
+    _import_publications(slug, "orcid", Path(file).read_bytes(), yes, duplicates, skip_invalid)

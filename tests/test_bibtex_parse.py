@@ -10,6 +10,8 @@ import pytest
 
 from directory.formats.bibtex import (
     MAX_BIBTEX_BYTES,
+    MAX_BIBTEX_ENTRIES,
+    MAX_VALUE_CHARS,
     BibtexTooLarge,
     ParsedEntry,
     ParseResult,
@@ -50,10 +52,11 @@ def author(name: str, co_first: bool = False, corresponding: bool = False) -> di
 # --- 1. free text before, between and after entries ----------------------------------------
 
 
-def test_front_matter_and_free_text_are_ignored() -> None:
+def test_front_matter_and_free_text_are_skipped_and_reported() -> None:
     result = load("front_matter.bib")
 
-    assert result.problems == []
+    assert [(p.line, p.severity) for p in result.problems] == [(1, "skipped")]
+    assert "Text outside any entry (lines 1, 15)" in result.problems[0].message
     assert [e.key for e in result.entries] == ["wei2023mitosis"]
     entry = result.entries[0]
     assert entry.line == 8
@@ -212,10 +215,19 @@ def test_latex_fragments_in_titles(latex: str, text: str) -> None:
 # --- 6. comments and trailing commas --------------------------------------------------------
 
 
-def test_comments_are_ignored_and_trailing_commas_accepted() -> None:
+def test_comments_are_reported_as_skipped_and_trailing_commas_accepted() -> None:
     result = load("comments.bib")
 
-    assert result.problems == []
+    assert [(p.line, p.severity) for p in result.problems] == [
+        (3, "skipped"),
+        (6, "skipped"),
+        (7, "skipped"),
+    ]
+    assert [p.message.split(" ")[0] for p in result.problems] == [
+        "@comment",
+        "@comment",
+        "@preamble",
+    ]
     assert [e.key for e in result.entries] == ["live2020", "trailing2021"]
     live = result.entries[0]
     assert live.data["title"] == "A Live Entry"
@@ -259,32 +271,80 @@ def test_percent_inside_values_is_not_a_comment() -> None:
 def test_malformed_entries_become_problems_and_the_rest_still_parses() -> None:
     result = load("malformed.bib")
 
-    assert [e.key for e in result.entries] == ["good1", "good2", "good3"]
-    assert [e.line for e in result.entries] == [1, 13, 35]
-    problems = [(p.line, p.key) for p in result.problems]
-    assert problems == [
-        (8, "unclosed"),
-        (20, None),
-        (25, "good1"),
-        (30, "Good2"),
-        (42, "lastunclosed"),
+    # A missing key is made; a repeated key gets a letter: neither loses the entry.
+    assert [e.key for e in result.entries] == [
+        "good1", "good2", "anon2023no", "good1b", "Good2b", "good3",
+    ]  # fmt: skip
+    assert [e.line for e in result.entries] == [1, 13, 20, 25, 30, 35]
+    assert [(p.line, p.key, p.severity) for p in result.problems] == [
+        (8, "unclosed", "error"),
+        (42, "lastunclosed", "error"),
     ]
     messages = [p.message for p in result.problems]
     assert "closing brace" in messages[0]
-    assert "citation key" in messages[1]
-    assert "Duplicate citation key 'good1'" in messages[2] and "line 1" in messages[2]
-    assert "Duplicate citation key 'Good2'" in messages[3] and "line 13" in messages[3]
-    assert "end" in messages[4] and "closing brace" in messages[4]
-    # The duplicate did not replace the original.
+    assert "end" in messages[1] and "closing brace" in messages[1]
+    warnings = {e.key: e.warnings for e in result.entries}
+    assert "it was given the key 'anon2023no'" in " ".join(warnings["anon2023no"])
+    assert "'good1' is already used on line 1" in " ".join(warnings["good1b"])
+    assert "'Good2' is already used on line 13" in " ".join(warnings["Good2b"])
+    # The entry with the repeated key did not replace the original.
     assert result.entries[0].data["title"] == "First Good Entry"
+    # The raw text kept for the entry is the file's, without the made-up key.
+    assert result.entries[2].raw.startswith("@article{\n  title")
 
 
-def test_entry_with_empty_key_is_a_problem() -> None:
-    result = parse_bibtex("@misc{ok, title = {Fine}}\n@misc{, title = {No key}}\n")
+def test_an_entry_without_a_key_gets_one() -> None:
+    """Mendeley writes ``@article{,``; an entry needs a key only to be found again."""
+    result = parse_bibtex(
+        "@misc{ok, title = {Fine}}\n@misc{, title = {No key}, author = {Wei, Xingda},"
+        " year = 2020}\n@misc{, title = {No key}, year = 2020}\n"
+    )
 
-    assert [e.key for e in result.entries] == ["ok"]
-    assert [(p.line, p.key) for p in result.problems] == [(2, None)]
-    assert "citation key" in result.problems[0].message
+    assert [e.key for e in result.entries] == ["ok", "wei2020no", "anon2020no"]
+    assert result.problems == []
+
+
+def test_identical_copies_under_one_key_are_skipped_with_the_line_of_the_first() -> None:
+    """Google Scholar-style files repeat an entry verbatim: the copy is reported, not an
+    error, and a different entry under the same key is kept under a new key."""
+    entry = "@article{wei2020,\n  title = {Same},\n  author = {Wei, Xingda},\n  year = 2020\n}\n"
+    other = "@article{wei2020, title = {Different}, author = {Wei, Xingda}, year = 2020}\n"
+    result = parse_bibtex(entry + entry.replace("\n  ", "\n    ") + other)
+
+    assert [(e.key, e.data["title"]) for e in result.entries] == [
+        ("wei2020", "Same"),
+        ("wei2020b", "Different"),
+    ]
+    assert [(p.line, p.key, p.severity) for p in result.problems] == [(6, "wei2020", "skipped")]
+    assert "identical copy of the entry on line 1" in result.problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("block", "words"),
+    [
+        ("@set{s, entryset = {a,b}}", "@set groups other entries"),
+        ("@xdata{x, publisher = {P}}", "@xdata holds fields"),
+        ('@IEEEtranBSTCTL{IEEEexample:BSTcontrol, CTLuse_forced_etal = "yes"}', "IEEEtran"),
+        ('@preamble{"\\newcommand{\\noopsort}[1]{}"}', "@preamble"),
+        ("@comment{jabref-meta: databaseType:bibtex;}", "@comment"),
+    ],
+)
+def test_blocks_that_are_not_publications_are_reported_not_errors(block, words) -> None:
+    result = parse_bibtex(block + "\n@misc{a, title = {Kept}, year = 2020}\n")
+
+    assert [e.key for e in result.entries] == ["a"]
+    assert [(p.line, p.severity) for p in result.problems] == [(1, "skipped")]
+    assert words in result.problems[0].message and "skipped" in result.problems[0].message
+
+
+def test_xdata_fields_are_inherited() -> None:
+    result = parse_bibtex(
+        "@xdata{acm, publisher = {ACM}, address = {New York}}\n"
+        "@inproceedings{a, title = {T}, booktitle = {SOSP}, xdata = {acm}, year = 2023}\n"
+    )
+
+    data = result.entries[0].data
+    assert (data["publisher"], data["location"], data["venue"]) == ("ACM", "New York", "SOSP")
 
 
 def test_duplicate_field_keeps_first_value_with_warning() -> None:
@@ -762,3 +822,110 @@ def test_csl_with_explicit_id_and_sparse_publication() -> None:
     assert item["issued"] == {"date-parts": [[2024]]}
     assert item["URL"] == "https://arxiv.org/abs/2401.01234"
     assert "author" not in item and "DOI" not in item and "container-title" not in item
+
+
+# --- TeX to Unicode without loss ------------------------------------------------------------
+
+
+def test_tex_heavy_titles_keep_every_word() -> None:
+    """Logos, a title that is only a macro, \\noopsort and DBLP's math: no word vanishes."""
+    result = load("tex_heavy.bib")
+    entries = by_key(result)
+    titles = {key: e.data["title"] for key, e in entries.items()}
+
+    assert titles == {
+        "tb1": "Update on Pascal Metafont",
+        "tb2": "The status of Metafont at OCLC",
+        "tb3": "LaTeX2ε for AMS authors, with METAFONT, ConTeXt and XeTeX",
+        "tb4": "TUG",
+        "tb5": "The TeX book",
+        "tb6": "Lower bounds for AC^0 circuits with Frobnicate mod gates",
+    }
+    assert entries["tb1"].data["venue"] == "TUGboat"
+    assert entries["tb5"].data["year"] == 1984  # the sort key 1973b is not the year
+    assert entries["tb6"].warnings == [
+        "unknown LaTeX command \\Frobnicate was kept as the text 'Frobnicate'"
+    ]
+    assert all(e.warnings == [] for key, e in entries.items() if key != "tb6")
+
+
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        ("\\BibTeX{} and \\LaTeX", "BibTeX and LaTeX"),
+        ("{\\MP} and {\\LuaTeX}", "MetaPost and LuaTeX"),
+        ("\\emph{Very} \\textbf{bold}", "Very bold"),
+        ("\\url{https://example.org}", "https://example.org"),
+        ("5\\textperthousand", "5‰"),  # not in the fast table: pylatexenc's
+        ("$\\aleph_0$ sets", "ℵ_0 sets"),
+        ("\\cs{relax} considered", "\\relax considered"),
+        # biblatex
+        (
+            '\\mkbibquote{Intention} und \\mkbibquote{Intentionalit{\\"a}t}',
+            "Intention und Intentionalität",
+        ),
+        ("methodology\\hyphen independent", "methodology-independent"),
+    ],
+)
+def test_tex_commands_become_text(latex: str, text: str) -> None:
+    entry = parse_bibtex("@misc{k, title = {" + latex + "}, author = {A, B}, year = 2020}")
+
+    assert entry.entries[0].data["title"] == text
+    assert entry.entries[0].warnings == []
+
+
+# --- limits ---------------------------------------------------------------------------------
+
+
+def _bomb(levels: int) -> str:
+    """``@string`` macros that each double the one before: 2**levels copies of "ab"."""
+    macros = "".join(f"@string{{s{i} = s{i - 1} # s{i - 1}}}\n" for i in range(1, levels + 1))
+    return f'@string{{s0 = "ab"}}\n{macros}@misc{{x, title = s{levels}, year = 2020}}\n'
+
+
+def test_a_macro_expansion_bomb_is_refused_with_the_macro_named() -> None:
+    """40 doubling macros would be a 2 TB title; expansion stops at MAX_VALUE_CHARS."""
+    text = _bomb(40) + "@misc{y, title = {Kept}, year = 2020}\n"
+    result = parse_bibtex(text)
+
+    assert [e.key for e in result.entries] == ["y"]
+    assert [(p.line, p.key, p.severity) for p in result.problems] == [
+        (17, "s16", "error"),  # 2 * 2**16 characters: the first macro over the limit
+        (42, "x", "error"),
+    ]
+    assert f"longer than {MAX_VALUE_CHARS:,} characters" in result.problems[0].message
+    assert "The field 'title'" in result.problems[1].message
+    assert "not imported" in result.problems[1].message
+
+
+def test_a_value_just_under_the_limit_is_kept() -> None:
+    result = parse_bibtex(_bomb(15))  # 65,536 characters
+
+    assert len(result.entries[0].data["title"]) == 2 * 2**15
+    assert result.problems == []
+
+
+def test_a_file_with_too_many_entries_is_refused_before_parsing() -> None:
+    tiny = "".join(f"@misc{{k{i}, title = {{T{i}}}}}\n" for i in range(MAX_BIBTEX_ENTRIES + 1))
+    with pytest.raises(BibtexTooLarge, match=f"holds {MAX_BIBTEX_ENTRIES + 1:,} entries"):
+        parse_bibtex(tiny)
+    # @string, @comment and @preamble are not counted as entries.
+    at_limit = tiny.replace("@misc{k0, title = {T0}}", "@string{k0 = {T0}}", 1)
+    assert len(parse_bibtex(at_limit).entries) == MAX_BIBTEX_ENTRIES
+
+
+def test_a_biblatex_subtitle_is_part_of_the_title() -> None:
+    entry = parse_bibtex(
+        "@incollection{w, title = {The True Frontier}, subtitle = {Confronting the Realities},"
+        " author = {Westfahl, Gary}, year = 1999}"
+    ).entries[0]
+
+    assert entry.data["title"] == "The True Frontier: Confronting the Realities"
+
+
+def test_the_asterisk_operator_marks_a_co_first_author_too() -> None:
+    """al-folio sites write U+2217 (∗) as often as *: it is a marker, not part of the name."""
+    entry = parse_bibtex("@misc{k, title = {T}, author = {Qiu, Chenxi and ∗Yadav, Sourabh}}")
+
+    assert names(entry.entries[0]) == ["Chenxi Qiu", "Sourabh Yadav"]
+    assert [a["co_first"] for a in entry.entries[0].data["authors"]] == [False, True]

@@ -58,7 +58,7 @@ def confirm(client, url: str, html: str, **decisions: str):
         "csrf_token": hidden_value(html, "csrf_token"),
         "fingerprint": hidden_value(html, "fingerprint"),
     }
-    data.update({key.replace("_", "-"): value for key, value in decisions.items()})
+    data.update({key.replace("decision_", "decision-"): value for key, value in decisions.items()})
     return client.post(url, data=data)
 
 
@@ -150,19 +150,57 @@ def test_importing_the_same_file_twice_adds_nothing(client, db, wei) -> None:
     assert after == before
 
 
-def test_malformed_entries_are_reported_by_line_and_nothing_is_written(client, db, wei) -> None:
+def test_malformed_entries_are_reported_and_the_rest_imported_only_when_asked(
+    client, db, wei
+) -> None:
     login(client, "wei")
     url, html = preview(client, "xingda-wei", (BIB / "malformed.bib").read_bytes())
 
     assert "Cannot be imported" in html
     assert "line 8" in html and "missing closing brace" in html.lower()
-    assert "line 20" in html and "missing citation key" in html
-    assert "Confirm and import" not in html
-    # Confirming anyway (an old page, a crafted post) is refused.
-    token = hidden_value(html, "csrf_token")
-    response = client.post(url, data={"csrf_token": token, "fingerprint": "x"})
-    assert response.status_code in (400, 409)
+    assert "line 42" in html
+    # Keys made for the entry without one and for the repeated keys are shown.
+    assert "given the key &#39;anon2023no&#39;" in html
+    assert "given the key &#39;good1b&#39;" in html
+    # Confirming without saying "import the rest" writes nothing and says what to do.
+    response = confirm(client, url, html)
+    assert response.status_code == 400
+    page = response.get_data(as_text=True)
+    assert "tick this to import the rest" in page
     assert count(db, m.Publication) == 0
+
+    response = confirm(client, url, html, skip_invalid="y", bulk="new")
+    assert response.status_code == 302, response.get_data(as_text=True)
+    titles = set(db.scalars(select(m.Publication.title)))
+    assert titles == {
+        "First Good Entry", "Second Good Entry", "No Key At All", "Duplicate Key",
+        "Duplicate Key Differing Only In Case", "Third Good Entry",
+    }  # fmt: skip
+    assert "2 skipped" in client.get(f"{PREFIX}/people/xingda-wei/publications/manage").get_data(
+        as_text=True
+    )
+
+
+def test_one_choice_decides_every_possible_duplicate(client, db, wei) -> None:
+    login(client, "wei")
+    first = (
+        b"@article{a, title={Remote memory systems: a survey of designs}, author={Wei, Xingda},"
+        b" journal={CSUR}, year=2022}\n"
+        b"@article{b, title={Disaggregated memory at scale in practice}, author={Wei, Xingda},"
+        b" journal={TOCS}, year=2022}\n"
+    )
+    import_file(client, "xingda-wei", first)
+    close = (
+        b"@article{c, title={Remote memory systems: a survey of the designs}, "
+        b"author={Wei, Xingda}, journal={CSUR}, year=2023}\n"
+        b"@article{d, title={Disaggregated memory at scale: in practice}, author={Wei, Xingda},"
+        b" journal={TOCS}, year=2023}\n"
+    )
+    url, html = preview(client, "xingda-wei", close)
+    assert "2 possible duplicates: decide all at once" in html
+    response = confirm(client, url, html, bulk="new")
+    assert response.status_code == 302, response.get_data(as_text=True)
+    assert count(db, m.Publication) == 4
 
 
 def test_a_file_over_the_size_limit_is_refused(client, db, app, wei, monkeypatch) -> None:
@@ -196,7 +234,7 @@ def test_pasted_bibtex_is_previewed_like_a_file(client, db, wei) -> None:
 @pytest.mark.parametrize(
     "name",
     ["alfolio.bib", "comments.bib", "crossref.bib", "front_matter.bib", "latex.bib",
-     "months.bib", "strings.bib", "types.bib"],
+     "months.bib", "strings.bib", "tex_heavy.bib", "types.bib"],
 )  # fmt: skip
 def test_every_quirk_fixture_imports_completely(client, db, wei, name) -> None:
     """Front matter, @string and # concatenation, month macros, crossref, LaTeX, comments,
@@ -543,13 +581,15 @@ def test_cli_refuses_duplicates_without_a_rule_and_malformed_files(runner, db, w
     assert linked.exit_code == 0, linked.output
     assert count(db, m.Publication) == 2
 
-    broken = runner.invoke(
-        args=["directory", "import-bibtex", "--person", "xingda-wei", "--yes",
-              str(BIB / "malformed.bib")]
-    )  # fmt: skip
+    args = ["directory", "import-bibtex", "--person", "xingda-wei", "--yes"]
+    broken = runner.invoke(args=[*args, str(BIB / "malformed.bib")])
     assert broken.exit_code == 1
-    assert "error: line 8" in broken.output
+    assert "error: line 8" in broken.output and "--skip-invalid" in broken.output
     assert count(db, m.Publication) == 2
+    rest = runner.invoke(args=[*args, "--skip-invalid", str(BIB / "malformed.bib")])
+    assert rest.exit_code == 0, rest.output
+    assert "6 new papers" in rest.output and "2 skipped" in rest.output
+    assert count(db, m.Publication) == 8
 
 
 def test_links_a_page_must_not_point_at_are_dropped(client, db, wei) -> None:
@@ -558,11 +598,35 @@ def test_links_a_page_must_not_point_at_are_dropped(client, db, wei) -> None:
         b"@misc{x, title={Evil Links}, author={Wei, Xingda}, year=2020, "
         b"url={javascript:alert(1)}, code={https://github.com/ok}, pdf={paper.pdf}}"
     )
+    text = text.replace(b"code={", b"video={\x01javascript:alert(9)}, code={")
     url, html = preview(client, "xingda-wei", text)
     assert "was dropped: only web addresses" in html
+    # A control character before the scheme does not make it a relative path.
+    assert "The video link &#39;\\x01javascript:alert(9)&#39; was dropped: only web" in html
+    # A file of the person's own site is named, with how to keep it.
+    assert "The paper link &#39;paper.pdf&#39; was dropped: it is a file of your own" in html
     confirm(client, url, html)
     pub = db.scalar(select(m.Publication))
-    assert sorted(link.url for link in pub.links) == ["https://github.com/ok", "paper.pdf"]
+    assert [link.url for link in pub.links] == ["https://github.com/ok"]
+
+
+def test_relative_links_are_resolved_against_the_site_given(runner, db, wei, tmp_path) -> None:
+    """al-folio's pdf = {p24.pdf}, with --base-url: a full address the interchange accepts."""
+    bib = tmp_path / "papers.bib"
+    bib.write_text(
+        "@misc{x, title={Relative Links}, author={Wei, Xingda}, year=2020, pdf={p24.pdf},"
+        " slides={/assets/s.pdf}}"
+    )
+    result = runner.invoke(
+        args=["directory", "import-bibtex", "--person", "xingda-wei", "--yes",
+              "--base-url", "https://wei.example.org/~wei", str(bib)]
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    pub = db.scalar(select(m.Publication))
+    assert sorted(link.url for link in pub.links) == [
+        "https://wei.example.org/assets/s.pdf",
+        "https://wei.example.org/~wei/p24.pdf",
+    ]
 
 
 def test_the_same_paper_twice_in_one_file_is_imported_once(client, db, wei) -> None:
@@ -630,3 +694,175 @@ def test_values_too_long_for_the_database_are_errors_not_crashes(client, db, wei
     assert "The pages is longer than 40 characters." in html
     assert "Confirm and import" not in html
     assert count(db, m.Publication) == 0
+
+
+def test_the_preview_is_paginated_and_decisions_elsewhere_are_asked_for(
+    client, db, wei, monkeypatch
+) -> None:
+    from directory.web.views import publications as views
+
+    monkeypatch.setattr(views, "PREVIEW_PAGE_SIZE", 2)
+    login(client, "wei")
+    import_file(
+        client, "xingda-wei",
+        b"@article{a, title={Remote memory systems: a survey of designs}, author={Wei, Xingda},"
+        b" journal={CSUR}, year=2022}\n",
+    )  # fmt: skip
+    text = (
+        b"@article{c, title={Remote memory systems: a survey of the designs}, "
+        b"author={Wei, Xingda}, journal={CSUR}, year=2023}\n"
+        + b"@misc{n0, title={Graph kernels on the edge}, author={Wei, Xingda}, year=2020}\n"
+        + b"@misc{n1, title={Fault-tolerant sensors}, author={Wei, Xingda}, year=2021}\n"
+        + b"@misc{n2, title={Lattice cryptanalysis}, author={Wei, Xingda}, year=2019}\n"
+    )
+    url, html = preview(client, "xingda-wei", text)
+    assert "Showing 1–2 of 4" in html and 'rel="next"' in html
+    assert "Graph kernels on the edge" in html and "Fault-tolerant sensors" not in html
+    page2 = client.get(url + "?page=2").get_data(as_text=True)
+    assert "Lattice cryptanalysis" in page2 and "Showing 3–4 of 4" in page2
+    # A confirm from page 2 names the undecided duplicate that stands on page 1.
+    response = confirm(client, url + "?page=2", page2)
+    assert response.status_code == 400
+    assert "on other pages of this preview need a decision (line 1)" in response.get_data(
+        as_text=True
+    )
+    assert count(db, m.Publication) == 1
+    response = confirm(client, url + "?page=2", page2, bulk="new")
+    assert response.status_code == 302
+    assert count(db, m.Publication) == 5
+
+
+def test_a_file_of_too_many_entries_is_refused_with_a_message(client, db, wei, monkeypatch):
+    from directory.formats import bibtex
+
+    monkeypatch.setattr(bibtex.parse_bibtex, "__kwdefaults__", {"max_bytes": 5 << 20,
+                                                                "max_entries": 3})  # fmt: skip
+    login(client, "wei")
+    text = b"".join(b"@misc{k%d, title={T%d}, year=2020}\n" % (i, i) for i in range(4))
+    url, html = preview(client, "xingda-wei", text)
+    assert "The file holds 4 entries; at most 3 are imported at a time" in html
+    assert "Nothing in this file can be imported." in html
+    assert count(db, m.Publication) == 0
+
+
+# ------------------------------------------------------------------- duplicate precision
+
+
+def _import_and_preview(client, first: bytes, second: bytes) -> str:
+    login(client, "wei")
+    import_file(client, "xingda-wei", first)
+    return preview(client, "xingda-wei", second)[1]
+
+
+def test_two_editorials_of_one_year_are_two_papers(client, db, wei) -> None:
+    """A generic title is never the same paper (nor a possible duplicate) on the title alone:
+    the second must not write its DOI, volume and pages into the first."""
+    first = (
+        b"@article{e1, title={Editorial}, author={Wei, Xingda}, journal={J. Systems}, year=2020}"
+    )
+    second = (
+        b"@article{e2, title={Editorial}, author={Wei, Xingda}, journal={Memory Letters},"
+        b" year=2020, volume={7}, pages={1--2}, doi={10.1000/ml.7.1}}"
+    )
+    html = _import_and_preview(client, first, second)
+    assert "New papers" in html and "Already on the profile" not in html
+    assert "Possible duplicates" not in html
+
+
+def test_same_title_and_year_with_another_volume_is_another_paper(client, db, wei) -> None:
+    """A journal's recurring column: same title, same year, different volume and pages."""
+    first = (
+        b"@article{c5, title={Hyphenation exception log for the typesetting community},"
+        b" author={Wei, Xingda}, journal={TUGboat}, year=1984, volume=5, pages={12--14}}"
+    )
+    second = (
+        first.replace(b"c5", b"c6").replace(b"volume=5", b"volume=6").replace(b"12--14", b"80--82")
+    )
+    html = _import_and_preview(client, first, second)
+    assert "New papers" in html
+    assert "Already on the profile" not in html and "Possible duplicates" not in html
+    # The same entry read again is still recognised.
+    html = preview(client, "xingda-wei", first)[1]
+    assert "Already on the profile: the same title and year" in html
+
+
+def test_a_title_contained_in_another_is_not_a_duplicate(client, db, wei) -> None:
+    """token_set_ratio scores 100 when one title's words are a subset of the other's."""
+    first = (
+        b"@inproceedings{x, title={XStore: A Fast RDMA-Based Ordered Key-Value Store Using"
+        b" Remote Learned Cache}, author={Wei, Xingda}, booktitle={OSDI}, year=2020}"
+    )
+    second = b"@misc{a, title={A Fast Store}, author={Wei, Xingda}, year=2020}"
+    html = _import_and_preview(client, first, second)
+    assert "Possible duplicates" not in html and "New papers" in html
+
+
+def test_a_possible_duplicate_shows_what_linking_would_change(client, db, wei) -> None:
+    first = (
+        b"@article{s, title={A Survey of Remote Memory Systems}, author={Wei, Xingda},"
+        b" journal={ACM Computing Surveys}, year=2022}"
+    )
+    second = (
+        b"@article{s2, title={A survey of remote-memory systems}, author={Wei, X.},"
+        b" journal={CSUR}, year=2023, doi={10.1145/3588901}, pages={1--30}}"
+    )
+    html = _import_and_preview(client, first, second)
+    assert "Possible duplicates" in html
+    assert "If it is the same paper, linking adds to it:</span> DOI; pages" in html
+    pub = db.scalar(select(m.Publication))
+    assert (pub.doi, pub.pages) == (None, None)
+    # Confirming "same paper" writes exactly what was shown.
+    url = re.search(r'action="([^"]*)/discard"', html).group(1)
+    confirm(client, url, html, decision_0=f"link:{pub.id}")
+    db.refresh(pub)
+    assert (pub.doi, pub.pages) == ("10.1145/3588901", "1–30")
+    assert count(db, m.Publication) == 1
+
+
+def test_a_department_filled_by_imports_exports_and_reimports(runner, db, wei, chen, tmp_path):
+    """export --all of profiles populated through BibTeX (every quirk fixture, al-folio's
+    relative links included) and ORCID, then import-profile into an empty database."""
+    from sqlalchemy import delete
+
+    from directory.formats.interchange import export_person
+
+    def run(*args: str) -> None:
+        result = runner.invoke(args=["directory", *args])
+        assert result.exit_code == 0, result.output
+
+    for name in ("alfolio.bib", "crossref.bib", "latex.bib", "strings.bib", "tex_heavy.bib",
+                 "types.bib", "malformed.bib", "coauthor_wei.bib"):  # fmt: skip
+        run("import-bibtex", "--person", "xingda-wei", "--yes", "--skip-invalid",
+            "--duplicates=new", str(BIB / name))  # fmt: skip
+    run("import-bibtex", "--person", "rong-chen", "--yes", "--duplicates=link",
+        str(BIB / "coauthor_chen.bib"))  # fmt: skip
+    run("import-orcid", "--person", "rong-chen", "--yes", "--duplicates=new",
+        str(FIXTURES / "orcid" / "record.json"))  # fmt: skip
+    assert count(db, m.Publication) > 20
+
+    out = tmp_path / "backup"
+    run("export", "--all", str(out))
+    first = {p.name: json.loads(p.read_text()) for p in sorted(out.iterdir())}
+    for model in (m.ResearchArea, m.Publication, m.Person):
+        db.execute(delete(model))
+    db.commit()
+    db.expunge_all()
+
+    run("import-profile", *map(str, sorted(out.iterdir())))
+    db.expire_all()
+    again = {f"{p.slug}.json": export_person(db, p) for p in db.scalars(select(m.Person))}
+    assert again == first
+
+
+def test_the_preview_says_when_the_importer_is_not_among_the_authors(client, db, wei) -> None:
+    """A reading list imported by mistake: said before anything is written."""
+    login(client, "wei")
+    text = (
+        b"@article{r1, title={Wind power forecasting}, author={Zhang, D.}, journal={E}, year=2020}"
+        b"\n@article{r2, title={Offshore turbines}, author={Li, Q.}, journal={E}, year=2021}\n"
+    )
+    html = preview(client, "xingda-wei", text)[1]
+    assert "None of the 2 papers to add lists Xingda Wei among its authors." in html
+    mixed = text + b"@misc{m, title={Mine}, author={Wei, Xingda}, year=2022}\n"
+    html = preview(client, "xingda-wei", mixed)[1]
+    assert "2 of the 3 papers to add do not list Xingda Wei among their authors" in html

@@ -22,7 +22,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
@@ -32,12 +34,18 @@ from bibtexparser.model import (
     DuplicateBlockKeyBlock,
     DuplicateFieldKeyBlock,
     Entry,
+    ExplicitComment,
+    ImplicitComment,
     ParsingFailedBlock,
+    Preamble,
     String,
 )
+from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
 
 __all__ = [
     "MAX_BIBTEX_BYTES",
+    "MAX_BIBTEX_ENTRIES",
+    "MAX_VALUE_CHARS",
     "BibtexProblem",
     "BibtexTooLarge",
     "ParseResult",
@@ -52,6 +60,11 @@ __all__ = [
 ]
 
 MAX_BIBTEX_BYTES = 5 * 1024 * 1024
+#: At most this many entries are read from one file (a larger file is refused at once).
+MAX_BIBTEX_ENTRIES = 5000
+#: No field value (nor @string macro) is longer than this once macros are expanded, so that
+#: macros doubling each other (``@string{s1 = s0 # s0}`` ...) cannot fill the memory.
+MAX_VALUE_CHARS = 100_000
 
 PUBLICATION_TYPES = (
     "conference",
@@ -101,11 +114,14 @@ class ParsedEntry:
 
 @dataclass
 class BibtexProblem:
-    """Something in the file that could not be imported (the rest still is)."""
+    """Something in the file that is not imported: an ``"error"`` (a malformed entry, which
+    the person may leave out explicitly) or ``"skipped"`` (a block that is not a publication,
+    such as ``@preamble`` or ``@set``, reported so that nothing vanishes without a word)."""
 
     line: int | None
     key: str | None
     message: str
+    severity: str = "error"
 
 
 @dataclass
@@ -197,6 +213,9 @@ _ACCENTS = {
     "t": "\u0361",
 }
 
+_L2T_CONTEXT = get_default_latex_context_db()
+_L2T = LatexNodes2Text(latex_context=_L2T_CONTEXT)
+
 # Control words that are letters: like TeX, they swallow the following spaces ("Stra\ss e").
 _LATEX_LETTERS = {
     "ss": "ß",
@@ -218,6 +237,7 @@ _LATEX_LETTERS = {
     "TH": "Þ",
     "ng": "ŋ",
     "NG": "Ŋ",
+    "hyphen": "-",  # biblatex: a hyphen that allows a break; "methodology\hyphen independent"
 }
 
 # Control words that stand for symbols; the space after them is kept ("\ldots and").
@@ -241,9 +261,42 @@ _LATEX_SYMBOLS = {
     "textquotesingle": "'",
     "guillemotleft": "«",
     "guillemotright": "»",
-    "LaTeX": "LaTeX",
+    # The logos of the TeX world (TUGboat's bibliography is full of them).
     "TeX": "TeX",
+    "LaTeX": "LaTeX",
+    "LaTeXe": "LaTeX2ε",
     "BibTeX": "BibTeX",
+    "BibLaTeX": "BibLaTeX",
+    "biblatex": "biblatex",
+    "AmS": "AMS",
+    "AMS": "AMS",
+    "AmSTeX": "AMS-TeX",
+    "AMSTeX": "AMS-TeX",
+    "AmSLaTeX": "AMS-LaTeX",
+    "AMSLaTeX": "AMS-LaTeX",
+    "LAMSTeX": "LAMS-TeX",
+    "MF": "Metafont",
+    "METAFONT": "METAFONT",
+    "MP": "MetaPost",
+    "MetaPost": "MetaPost",
+    "METAPOST": "METAPOST",
+    "ConTeXt": "ConTeXt",
+    "XeTeX": "XeTeX",
+    "XeLaTeX": "XeLaTeX",
+    "LuaTeX": "LuaTeX",
+    "LuaLaTeX": "LuaLaTeX",
+    "pdfTeX": "pdfTeX",
+    "pdfLaTeX": "pdfLaTeX",
+    "eTeX": "ε-TeX",
+    "SliTeX": "SliTeX",
+    "PiCTeX": "PiCTeX",
+    "TeXXeT": "TeXXeT",
+    "TUG": "TUG",
+    "TUB": "TUGboat",
+    "PS": "PostScript",
+    "PDF": "PDF",
+    "CTAN": "CTAN",
+    "slash": "/",
     "copyright": "©",
     "textcopyright": "©",
     "textregistered": "®",
@@ -355,7 +408,26 @@ _LATEX_CONTROL_SYMBOLS = {
     "/": "",
     "@": "",
     "!": "",
+    # Inline and display math delimiters (DBLP writes AC\({}^{\mbox{0}}\)).
+    "(": "",
+    ")": "",
+    "[": "",
+    "]": "",
 }
+
+# Commands that only format their argument (which stays) or size math: they vanish quietly.
+_LATEX_FORMATTING = frozenset(
+    "textit textbf textsc textsl textup textmd textnormal textrm textsf texttt emph em it bf sc "  # noqa: SIM905
+    "sl rm sf tt up mbox hbox makebox text textsuperscript textsubscript ensuremath mathrm "
+    "mathbf mathit mathsf mathtt mathcal mathbb mathfrak mathscr mathnormal boldsymbol bm "
+    "operatorname url nolinkurl path protect relax small footnotesize large Large LARGE "
+    "normalsize scriptsize tiny huge Huge uppercase lowercase MakeUppercase MakeLowercase "
+    "underline acro acronym pkg env cls prog file meta dtn bgroup egroup displaystyle "
+    "textstyle scriptstyle left right big Big bigl bigr Bigl Bigr mkbibquote mkbibemph "
+    "mkbibitalic mkbibbold mkbibparens mkbibbrackets enquote textquote autocap".split()
+)
+# ``\noopsort{1973b}`` only steers sorting: it and its argument print nothing.
+_NOOP_COMMANDS = "noopsort|SortNoop|sortnoop|noop|nosort"
 
 _DASHES = {"--": "–", "---": "—"}
 _QUOTES = {"``": "“", "''": "”"}
@@ -363,7 +435,8 @@ _QUOTES = {"``": "“", "''": "”"}
 # One alternation, tried left to right at each position: accents before control words, so
 # that \c{c} is a cedilla while \cite{x} is a (dropped) command.
 _LATEX_TOKEN_RE = re.compile(
-    r"""\\(?P<sacc>["'`^~=.])\s*(?:\{\s*(?P<sarg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
+    r"\\(?:" + _NOOP_COMMANDS + r")(?![A-Za-z])\s*(?P<noop>\{[^{}]*\})"
+    r"""|\\(?P<sacc>["'`^~=.])\s*(?:\{\s*(?P<sarg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
     r"""|(?P<sarg2>\\[ij](?![A-Za-z])|[A-Za-z]))"""
     r"""|\\(?P<lacc>[uvHckrbdt])(?:\s*\{\s*(?P<larg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
     r"""|\s+(?P<larg2>[A-Za-z]))"""
@@ -373,6 +446,24 @@ _LATEX_TOKEN_RE = re.compile(
 )
 # Cheap pre-check: most values (years, plain titles) need no decoding at all.
 _NEEDS_LATEX_RE = re.compile(r"[\\{}$~]|--|``|''")
+
+
+#: The LaTeX commands no table knows, met while decoding one entry (set by parse_bibtex).
+_UNKNOWN_COMMANDS: ContextVar[list[str] | None] = ContextVar("unknown_commands", default=None)
+
+
+@lru_cache(maxsize=4096)
+def _pylatexenc_symbol(word: str) -> str | None:
+    """What pylatexenc's far larger table makes of ``\\word`` (None if it does not know it).
+
+    Asked only for words the tables above lack, once per word: pylatexenc costs a fraction
+    of a millisecond a call, too much for every title but nothing for the rare word.
+    """
+    if _L2T_CONTEXT.get_macro_spec(word) is None:
+        return None
+    text = _L2T.latex_to_text(f"\\{word}{{}}")
+    # Placeholders for references and links (<cit.>, <>) say nothing to a reader.
+    return "" if "<" in text or ">" in text else text
 
 
 def _latex_token(m: re.Match[str]) -> str:
@@ -386,6 +477,8 @@ def _latex_token(m: re.Match[str]) -> str:
         return _DASHES[text]
     if first != "\\":
         return _QUOTES[text]
+    if m.group("noop") is not None:
+        return ""
     word = m.group("word")
     if word is not None:
         letter = _LATEX_LETTERS.get(word)
@@ -394,9 +487,22 @@ def _latex_token(m: re.Match[str]) -> str:
         symbol = _LATEX_SYMBOLS.get(word)
         if symbol is not None:
             return symbol + m.group("ws")
-        # Formatting (\textit, \emph, \url, \sc, ...) and unknown commands vanish; their
-        # braced argument stays and loses its braces like any other group.
-        return ""
+        # Formatting (\textit, \emph, \url, \sc, ...) vanishes; its braced argument stays
+        # and loses its braces like any other group.
+        if word in _LATEX_FORMATTING:
+            return ""
+        if word == "cs":  # \cs{foo} (TUGboat, ltxdoc) prints the control sequence \foo
+            return "\\"
+        symbol = _pylatexenc_symbol(word)
+        if symbol is not None:
+            return symbol + m.group("ws") if symbol else ""
+        # Unknown: its name stays as text, so that no word of a title vanishes.
+        unknown = _UNKNOWN_COMMANDS.get()
+        if unknown is not None and word not in unknown:
+            unknown.append(word)
+        # A braced argument right after it stays a word of its own ("\\foo{x}" -> "foo x").
+        follows = m.string[m.end() : m.end() + 1]
+        return word + (m.group("ws") or (" " if follows == "{" else ""))
     accent = m.group("sacc") or m.group("lacc")
     if accent is not None:
         base = m.group("sarg") or m.group("sarg2") or m.group("larg") or m.group("larg2")
@@ -504,12 +610,14 @@ def _closing_quote(raw: str, start: int) -> int:
 class _Evaluator:
     """Turns raw field values into strings, resolving ``@string`` macros as it goes."""
 
-    __slots__ = ("macros", "undefined")
+    __slots__ = ("macros", "too_long", "undefined")
 
     def __init__(self) -> None:
         # Macro names are case-insensitive in BibTeX.
         self.macros: dict[str, str] = dict(_PREDEFINED_MACROS)
         self.undefined: list[str] = []
+        #: Whether the last value evaluated was cut at MAX_VALUE_CHARS.
+        self.too_long = False
 
     def _atom(self, piece: str) -> str:
         if not piece:
@@ -523,9 +631,16 @@ class _Evaluator:
         return value
 
     def evaluate(self, raw: str) -> str:
-        """The value of one field as BibTeX would compute it (LaTeX still undecoded)."""
+        """The value of one field as BibTeX would compute it (LaTeX still undecoded).
+
+        A value longer than MAX_VALUE_CHARS is cut one character past it and ``too_long``
+        set, so that a caller can refuse it and nothing grows further from it."""
+        self.too_long = False
         if not raw:
             return ""
+        if len(raw) > MAX_VALUE_CHARS:
+            self.too_long = True
+            return raw[: MAX_VALUE_CHARS + 1]
         first = raw[0]
         # Fast paths: a single braced or quoted value, or a bare number / macro.
         if "#" not in raw and "%" not in raw:
@@ -535,38 +650,48 @@ class _Evaluator:
             if (first == "{" and raw[-1] == "}") or (first == '"' and raw[-1] == '"'):
                 return raw[1:-1]
             if first not in '{"':
-                return self._atom(raw.strip())
+                value = self._atom(raw.strip())
+                self.too_long = len(value) > MAX_VALUE_CHARS
+                return value
         return self._evaluate_concatenation(raw)
 
     def _evaluate_concatenation(self, raw: str) -> str:
         parts: list[str] = []
+        total = 0  # characters in parts, checked as each is added
         i, n = 0, len(raw)
         while i < n:
             char = raw[i]
             if char.isspace() or char == "#":
                 i += 1
-            elif char == "%":
+                continue
+            if char == "%":
                 # Outside braces and quotes a % starts a comment running to the end of line.
                 end = raw.find("\n", i)
                 i = n if end < 0 else end + 1
-            elif char == "{":
+                continue
+            if char == "{":
                 end = _closing_brace(raw, i)
                 if end < 0:
                     return raw  # unbalanced: keep the text rather than guess
-                parts.append(raw[i + 1 : end])
+                part = raw[i + 1 : end]
                 i = end + 1
             elif char == '"':
                 end = _closing_quote(raw, i)
                 if end < 0:
                     return raw
-                parts.append(raw[i + 1 : end])
+                part = raw[i + 1 : end]
                 i = end + 1
             else:
                 j = i
                 while j < n and not raw[j].isspace() and raw[j] not in '#%{"':
                     j += 1
-                parts.append(self._atom(raw[i:j]))
+                part = self._atom(raw[i:j])
                 i = j
+            parts.append(part)
+            total += len(part)
+            if total > MAX_VALUE_CHARS:
+                self.too_long = True
+                return "".join(parts)[: MAX_VALUE_CHARS + 1]
         return "".join(parts)
 
 
@@ -579,18 +704,18 @@ _AND_OR_BRACE_RE = re.compile(r"\s+and\s+|[{}]", re.I)
 _COMMA_OR_BRACE_RE = re.compile(r"[,{}]")
 # Co-first markers after (or inside) a name: Wei*, Wei$^*$, Wei$^{\dagger}$,
 # Wei\textsuperscript{*}, Wei\dag, Wei†.
-_MARK = r"(?:\*|\\ast\b|\\star\b|\\dagger\b|\\dag\b|\\ddagger\b|\\ddag\b|\\textdagger\b|[†‡])"
+_MARK = r"(?:\*|\\ast\b|\\star\b|\\dagger\b|\\dag\b|\\ddagger\b|\\ddag\b|\\textdagger\b|[∗†‡])"
 _COFIRST_RE = re.compile(
     r"\s*(?:\$\s*\^\s*(?:\{\s*" + _MARK + r"+\s*\}|" + _MARK + r")\s*\$"
     r"|\\textsuperscript\s*\{\s*" + _MARK + r"+\s*\}"
-    r"|\\textdagger(?:\{\})?|\\dag(?:ger)?(?:\{\})?|\\ddag(?:ger)?(?:\{\})?|[*†‡]+)"
+    r"|\\textdagger(?:\{\})?|\\dag(?:ger)?(?:\{\})?|\\ddag(?:ger)?(?:\{\})?|[*∗†‡]+)"
 )
 _CORRESPONDING_RE = re.compile(
     r"\s*(?:\(\s*corresponding(?:\s+author)?\s*\)|\\textsuperscript\s*\{\s*\\(?:Letter|Envelope)"
     r"\s*\}|\\(?:Letter|Envelope)\b(?:\{\})?|✉)",
     re.I,
 )
-_MARKER_HINT_RE = re.compile(r"[*†‡$✉(]|\\(?:text|dag|ddag|ast|star|Letter|Envelope)")
+_MARKER_HINT_RE = re.compile(r"[*∗†‡$✉(]|\\(?:text|dag|ddag|ast|star|Letter|Envelope)")
 
 
 def _split_top_level(value: str, pattern: re.Pattern[str]) -> list[str]:
@@ -920,6 +1045,9 @@ def _build_publication(
 ) -> dict[str, Any]:
     """Map evaluated (LaTeX still encoded) fields of one entry to the interchange dict."""
     title = _decoded(fields, "title") or ""
+    subtitle = _decoded(fields, "subtitle")
+    if subtitle and title:  # biblatex keeps the subtitle apart
+        title = f"{title}: {subtitle}"
     if not title:
         warnings.append("entry has no title")
 
@@ -955,6 +1083,8 @@ def _build_publication(
     year: int | None = None
     month: int | None = None
     year_text = fields.get("year", "").strip()
+    if year_text and _NEEDS_LATEX_RE.search(year_text) is not None:
+        year_text = latex_to_text(year_text)  # {\noopsort{1973b}}1981 is 1981
     if year_text:
         m = _FOUR_DIGITS_RE.search(year_text)
         if m is not None:
@@ -1136,6 +1266,16 @@ def _disarm_comment_blocks(text: str) -> str:
     return "".join(pieces)
 
 
+def _too_long_message(what: str, consequence: str) -> str:
+    return (
+        f"{what} is longer than {MAX_VALUE_CHARS:,} characters once its @string macros are "
+        f"expanded (macros that repeat each other?); {consequence}."
+    )
+
+
+_ENTRY_START_RE = re.compile(r"@\s*(?!(?:string|comment|preamble)\b)\w+\s*[{(]", re.I)
+
+
 def _size_message(size: int, limit: int) -> str:
     def human(n: int) -> str:
         if n >= 1024 * 1024:
@@ -1178,7 +1318,39 @@ def _failure_message(block: ParsingFailedBlock) -> tuple[str | None, str]:
     return key, f"Malformed {what}: {detail.rstrip('.')}."
 
 
-def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> ParseResult:
+#: Blocks written like entries that are not publications, and what the preview says of them.
+_NOT_PUBLICATIONS = {
+    "set": "@set groups other entries of the file (biblatex); those are imported, the set "
+    "itself is not a publication; skipped.",
+    "xdata": "@xdata holds fields other entries inherit (biblatex); it is not a publication; "
+    "skipped.",
+    "ieeetranbstctl": "@IEEEtranBSTCTL holds settings of the IEEEtran bibliography style, not "
+    "a publication; skipped.",
+}
+# An entry opened without a key (``@article{ title = ...``): the splitter would refuse it, so
+# a placeholder key is written in before splitting (and taken out of the entry's raw text).
+_KEYLESS_RE = re.compile(
+    r"^([ \t]*@[ \t]*(?!(?:string|comment|preamble)\b)\w+[ \t]*[{(])(?=\s*[A-Za-z][\w-]*\s*=)",
+    re.M | re.I,
+)
+_PLACEHOLDER_KEY = "directory-keyless-entry,"
+
+
+def _free_key(base: str, used: set[str]) -> str:
+    """``base``, or ``base`` with the first letter suffix not in ``used`` (which it joins)."""
+    key = base
+    if key.lower() in used:
+        for suffix in _key_suffixes():
+            key = base + suffix
+            if key.lower() not in used:
+                break
+    used.add(key.lower())
+    return key
+
+
+def parse_bibtex(
+    text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES, max_entries: int = MAX_BIBTEX_ENTRIES
+) -> ParseResult:
     """Parse a BibTeX file into publications plus a list of problems.
 
     Malformed entries (missing brace or key, duplicate key) become ``BibtexProblem`` s with
@@ -1189,7 +1361,9 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
 
     :param text: the file, as text or as UTF-8 bytes (a BOM is accepted).
     :param max_bytes: size limit in bytes.
-    :raises BibtexTooLarge: if the input is larger than ``max_bytes``.
+    :param max_entries: how many entries one file may hold.
+    :raises BibtexTooLarge: if the input is larger than ``max_bytes`` or holds more than
+        ``max_entries`` entries (counted before any parsing work).
     """
     if isinstance(text, bytes | bytearray):
         if len(text) > max_bytes:
@@ -1212,6 +1386,14 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
         if text.startswith("\ufeff"):
             text = text[1:]
 
+    count = sum(1 for _ in _ENTRY_START_RE.finditer(text))
+    if count > max_entries:
+        raise BibtexTooLarge(
+            f"The file holds {count:,} entries; at most {max_entries:,} are imported at a "
+            "time: split it into smaller files."
+        )
+    if "@" in text:
+        text = _KEYLESS_RE.sub(r"\1" + _PLACEHOLDER_KEY, text)
     original = text
     text = _hide_percent_comments(text)
     if _AT_COMMENT_RE.search(text) is not None:
@@ -1237,6 +1419,8 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
     evaluator = _Evaluator()
     # (entry, duplicate field keys) in file order.
     entries: list[tuple[Entry, set[str]]] = []
+    free_text: list[int] = []
+    too_long_macros = 0
     for block in library.blocks:
         if isinstance(block, DuplicateBlockKeyBlock | DuplicateFieldKeyBlock):
             inner = block.ignore_error_block
@@ -1255,6 +1439,18 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             value = evaluator.evaluate(block.value.strip())
             evaluator.macros[block.key.strip().lower()] = value
             line = (block.start_line or 0) + 1
+            # Only the first of a chain of growing macros is worth a message.
+            if evaluator.too_long and not too_long_macros:
+                problems.append(
+                    BibtexProblem(
+                        line,
+                        block.key,
+                        _too_long_message(
+                            f"@string '{block.key}'", "entries using it are not imported"
+                        ),
+                    )
+                )
+            too_long_macros += evaluator.too_long
             for name in evaluator.undefined:
                 problems.append(
                     BibtexProblem(
@@ -1265,35 +1461,67 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             key, message = _failure_message(block)
             start = block.start_line
             problems.append(BibtexProblem(None if start is None else start + 1, key, message))
-        # Comments, preambles and free text are ignored on purpose.
+        elif isinstance(block, Preamble | ExplicitComment):
+            what = "@preamble (LaTeX definitions for the bibliography style)"
+            if isinstance(block, ExplicitComment):
+                what = "@comment"
+            problems.append(
+                BibtexProblem(
+                    (block.start_line or 0) + 1, None,
+                    f"{what} is not a publication; skipped.", "skipped",
+                )
+            )  # fmt: skip
+        elif isinstance(block, ImplicitComment) and block.comment.strip():
+            free_text.append((block.start_line or 0) + 1)
+    if free_text:
+        lines = ", ".join(str(n) for n in free_text[:10]) + (", ..." if len(free_text) > 10 else "")
+        problems.append(
+            BibtexProblem(
+                free_text[0], None,
+                f"Text outside any entry (line{'s' if len(free_text) > 1 else ''} {lines}) is "
+                "not a publication; skipped.", "skipped",
+            )
+        )  # fmt: skip
 
     # Evaluate every entry's fields (crossref needs all of them before building any).
     parsed: list[tuple[Entry, str, str, dict[str, str], list[str]]] = []
     by_key: dict[str, tuple[str, dict[str, str], list[str]]] = {}
     first_line: dict[str, int] = {}
+    first_raw: dict[str, str] = {}
+    used_keys = {entry.key.strip().lower() for entry, _ in entries}
+    # Entries without a key get one once their fields are known (see below).
+    keyless: set[str] = set()
     for entry, duplicate_fields in entries:
         line = (entry.start_line or 0) + 1
         key = entry.key.strip()
+        warnings: list[str] = []
+        if key == _PLACEHOLDER_KEY[:-1]:
+            key = ""
         if not key:
-            problems.append(
-                BibtexProblem(line, None, "Entry has no citation key (expected '@type{key, ...}').")
-            )
-            continue
+            key = f"\x00{line}"
+            keyless.add(key)
         folded = key.lower()
         if folded in first_line:
-            problems.append(
-                BibtexProblem(
-                    line,
-                    key,
-                    f"Duplicate citation key '{key}' (first used on line {first_line[folded]}); "
-                    "this entry was skipped.",
-                )
+            earlier = first_line[folded]
+            if " ".join((entry.raw or "").split()) == first_raw[folded]:
+                problems.append(
+                    BibtexProblem(
+                        line, key,
+                        f"An identical copy of the entry on line {earlier}; skipped.", "skipped",
+                    )
+                )  # fmt: skip
+                continue
+            new_key = _free_key(key, used_keys)
+            warnings.append(
+                f"citation key '{key}' is already used on line {earlier}; this entry was "
+                f"given the key '{new_key}'"
             )
-            continue
+            key, folded = new_key, new_key.lower()
         first_line[folded] = line
-        warnings: list[str] = []
+        first_raw[folded] = " ".join((entry.raw or "").split())
         fields: dict[str, str] = {}
         evaluator.undefined = []
+        too_long = None
         for fld in entry.fields:
             # The splitter has stripped keys and values already.
             name = fld.key.lower()
@@ -1304,6 +1532,17 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             if not name or name in fields:
                 continue  # BibTeX keeps the first value; duplicates are reported below
             fields[name] = evaluator.evaluate(fld.value)
+            if evaluator.too_long and too_long is None:
+                too_long = name
+        if too_long is not None:
+            problems.append(
+                BibtexProblem(
+                    line,
+                    key,
+                    _too_long_message(f"The field '{too_long}'", "the entry is not imported"),
+                )
+            )
+            continue
         for name in evaluator.undefined:
             warnings.append(f"undefined @string macro '{name}' was kept as text")
         for name in sorted(duplicate_fields):
@@ -1321,6 +1560,15 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             return
         resolved.add(folded_key)
         _, fields, warnings = by_key[folded_key]
+        # biblatex @xdata: every field the entry lacks, from each named xdata entry.
+        for xdata_key in _LIST_SPLIT_RE.split(fields.get("xdata", "").strip()):
+            xdata = by_key.get(xdata_key.lower()) if xdata_key else None
+            if xdata_key and xdata is None:
+                warnings.append(f"xdata '{xdata_key}' is not in the file")
+            elif xdata is not None and xdata_key.lower() not in chain:
+                resolve(xdata_key.lower(), (*chain, folded_key))
+                for name, value in xdata[1].items():
+                    fields.setdefault(name, value)
         parent_key = fields.get("crossref", "").strip()
         if not parent_key:
             return
@@ -1343,19 +1591,38 @@ def parse_bibtex(text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES) -> Par
             fields["booktitle"] = parent_fields["title"]
 
     for folded_key, (_, fields, _) in by_key.items():
-        if "crossref" in fields:
+        if "crossref" in fields or "xdata" in fields:
             resolve(folded_key, ())
 
     result: list[ParsedEntry] = []
     for entry, key, entry_type, fields, warnings in parsed:
         if entry_type in _CONTAINER_TYPES and key.lower() in referenced:
             continue  # a proceedings volume is context for its papers, not a publication
-        data = _build_publication(key, entry_type, fields, warnings)
+        line = (entry.start_line or 0) + 1
+        if entry_type in _NOT_PUBLICATIONS:
+            problems.append(
+                BibtexProblem(line, None if key in keyless else key, _NOT_PUBLICATIONS[entry_type],
+                              "skipped")
+            )  # fmt: skip
+            continue
+        unknown: list[str] = []
+        reset = _UNKNOWN_COMMANDS.set(unknown)
+        try:
+            data = _build_publication(key, entry_type, fields, warnings)
+        finally:
+            _UNKNOWN_COMMANDS.reset(reset)
+        for word in unknown:
+            warnings.append(f"unknown LaTeX command \\{word} was kept as the text '{word}'")
+        raw = original_raw(entry.raw)
+        if key in keyless:
+            raw = raw.replace(_PLACEHOLDER_KEY, "", 1)
+            key = data["key"] = _free_key(make_citation_key(data), used_keys)
+            warnings.append(f"the entry has no citation key; it was given the key '{key}'")
         result.append(
             ParsedEntry(
                 key=key,
-                line=(entry.start_line or 0) + 1,
-                raw=original_raw(entry.raw),
+                line=line,
+                raw=raw,
                 data=data,
                 warnings=warnings,
             )
@@ -1571,14 +1838,7 @@ def publications_to_bibtex(pubs: list[dict[str, Any]]) -> str:
     used: set[str] = set()
     chunks = []
     for pub in pubs:
-        base = _sanitise_key(pub.get("key")) or make_citation_key(pub)
-        key = base
-        if key.lower() in used:
-            for suffix in _key_suffixes():
-                key = base + suffix
-                if key.lower() not in used:
-                    break
-        used.add(key.lower())
+        key = _free_key(_sanitise_key(pub.get("key")) or make_citation_key(pub), used)
         chunks.append(publication_to_bibtex(pub, key=key))
     return "\n".join(chunks)
 

@@ -57,10 +57,12 @@ FORMAT_NAMES = {"bibtex": "BibTeX", "orcid": "ORCID"}
 
 
 def plan_source(
-    session: Session, person: m.Person, kind: str, source: str | bytes, max_bytes: int
-) -> ImportPlan:
+    session: Session, person: m.Person, kind: str, source: str | bytes, max_bytes: int,
+    base_url: str | None = None,
+) -> ImportPlan:  # fmt: skip
     """Parse ``source`` ("bibtex" or "orcid") and plan it against the database (no writes).
-    A file over the size limit gives a plan with that one error."""
+    A file over the size limit gives a plan with that one error. ``base_url`` is the
+    address relative links of the file (al-folio's ``pdf = {p24.pdf}``) are resolved by."""
     try:
         if kind == "orcid":
             record = parse_orcid_record(source, person.full_name, max_bytes=max_bytes)
@@ -71,7 +73,7 @@ def plan_source(
         result = parse_bibtex(source, max_bytes=max_bytes)
     except BibtexTooLarge as exc:
         return plan_import(session, person, [], [BibtexProblem(None, None, str(exc))])
-    return plan_import(session, person, result.entries, result.problems)
+    return plan_import(session, person, result.entries, result.problems, base_url=base_url)
 
 
 def _planned_summary(plan: ImportPlan, filename: str | None) -> str:
@@ -81,6 +83,7 @@ def _planned_summary(plan: ImportPlan, filename: str | None) -> str:
         f"Import{where}: {counts['new']} new, {counts['department']} department papers, "
         f"{counts['duplicate']} possible duplicates"
         + (f", {len(plan.new_records)} profile entries" if plan.records else "")
+        + (f", {counts['error']} that cannot be imported left out" if counts["error"] else "")
     )
 
 
@@ -92,11 +95,14 @@ def import_plan(
     source: str,
     filename: str | None,
     decisions: dict[int, str],
+    skip_invalid: bool = False,
+    base_url: str | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[str, ImportSummary | None]:
     """Import ``plan`` into the change set's profile. Returns the change set's outcome and,
-    when written, what was written; raises PlanRefused (nothing written) if it may not be."""
-    messages = check_decisions(plan, decisions)
+    when written, what was written; raises PlanRefused (nothing written) if it may not be.
+    ``skip_invalid`` leaves out the entries that cannot be imported (else they refuse it)."""
+    messages = check_decisions(plan, decisions, skip_invalid=skip_invalid)
     if messages:
         raise PlanRefused(messages)
     if changes.held:
@@ -105,10 +111,15 @@ def import_plan(
             "filename": filename,
             "source": source,
             "decisions": {str(k): v for k, v in decisions.items()},
+            "skip_invalid": skip_invalid,
+            "base_url": base_url,
         }
         changes.group(IMPORT, IMPORT, _planned_summary(plan, filename), proposal)
         return changes.finish(), None
-    summary = apply_plan(changes.session, plan, changes.person, decisions, progress=progress)
+    summary = apply_plan(
+        changes.session, plan, changes.person, decisions, skip_invalid=skip_invalid,
+        progress=progress,
+    )  # fmt: skip
     _record(changes, summary, kind, filename)
     return changes.finish(), summary
 
@@ -136,14 +147,17 @@ def apply_group(changes: ChangeSet, pending: PendingChange) -> None:
     kind = proposal.get("format", "bibtex")
     source = proposal.get("source", "")
     # The file passed the size limit when it was uploaded.
-    plan = plan_source(changes.session, changes.person, kind, source, len(source.encode()) + 1)
+    plan = plan_source(changes.session, changes.person, kind, source, len(source.encode()) + 1,
+                       proposal.get("base_url"))  # fmt: skip
     decisions = {int(k): v for k, v in (proposal.get("decisions") or {}).items()}
-    if check_decisions(plan, decisions):
+    skip_invalid = bool(proposal.get("skip_invalid"))
+    if check_decisions(plan, decisions, skip_invalid=skip_invalid):
         raise CannotApply(
             "The department's papers changed since this import was proposed; the author "
             "should import the file again."
         )
-    summary = apply_plan(changes.session, plan, changes.person, decisions)
+    summary = apply_plan(changes.session, plan, changes.person, decisions,
+                         skip_invalid=skip_invalid)  # fmt: skip
     _record(changes, summary, kind, proposal.get("filename"))
 
 

@@ -11,8 +11,10 @@ department the same paper is on a colleague's profile; it will be linked, not co
 duplicate  a close title, a year within one and a shared author surname: the person decides
            (link to it, import as new, import as a separate version, or skip)
 repeat     the same paper as an earlier entry of the same file; skipped
-error      cannot be imported (malformed entry, no title, a value too long); nothing can be
-           confirmed until the file is fixed
+skipped    not a publication (``@preamble``, ``@comment``, ``@set``, an identical copy...);
+           reported, never written
+error      cannot be imported (malformed entry, no title, a value too long); confirming
+           needs the person to say "import the rest" (``skip_invalid``), or a fixed file
 ========== ==============================================================================
 
 :func:`apply_plan` writes a plan in the caller's transaction (it only flushes). New papers are
@@ -27,9 +29,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
@@ -39,6 +40,7 @@ from sqlalchemy.orm import Session
 from directory import models as m
 from directory.formats.bibtex import BibtexProblem, ParsedEntry
 from directory.formats.orcid import RecordEntry
+from directory.formats.urls import web_url
 from directory.models import ImportDraft
 from directory.services.cache import invalidate
 from directory.services.publications import (
@@ -58,9 +60,16 @@ STATUSES = (
     ("department", "Matches a department paper"),
     ("duplicate", "Possible duplicate"),
     ("repeat", "Repeated in this file"),
+    ("skipped", "Not a publication"),
     ("error", "Error"),
 )
 DECISIONS = ("link", "new", "version", "skip")
+#: Choices that decide every possible duplicate at once (web and ``--duplicates``).
+BULK_DECISIONS = (
+    ("new", "All are different papers: import each as new"),
+    ("link", "All are the same paper as their closest match: link them"),
+    ("skip", "Skip all of them"),
+)
 #: How many new papers one bulk INSERT round writes (and the progress bar advances by).
 CHUNK = 250
 
@@ -126,6 +135,8 @@ class PlannedEntry:
     #: What linking adds to the existing paper, in words, and as values.
     changes: list[str] = field(default_factory=list)
     fill: dict[str, Any] = field(default_factory=dict)
+    #: Whether no author of the paper is the person imported into.
+    importer_missing: bool = False
 
     @property
     def title(self) -> str:
@@ -172,6 +183,13 @@ class ImportPlan:
         return counts
 
     @property
+    def importer_missing(self) -> tuple[int, int]:
+        """(papers that would be added without the person among their authors, papers that
+        would be added): when they are equal, the file is probably not the person's."""
+        adding = [e for e in self.entries if e.status in ("new", "duplicate", "department")]
+        return sum(e.importer_missing for e in adding), len(adding)
+
+    @property
     def new_records(self) -> list[PlannedRecord]:
         return [r for r in self.records if r.status == "new"]
 
@@ -191,7 +209,12 @@ class ImportPlan:
         """Changes whenever what confirming would do changes (new department papers, an
         entry now on the profile...), so a confirm based on an outdated preview is refused."""
         shape = [
-            (e.status, e.target_id, [c.publication_id for c in e.candidates], e.changes)
+            (
+                e.status,
+                e.target_id,
+                [(c.publication_id, c.changes) for c in e.candidates],
+                e.changes,
+            )  # fmt: skip
             for e in self.entries
         ]
         shape.append([(r.kind, r.status) for r in self.records])
@@ -252,26 +275,21 @@ def entry_problem(data: dict[str, Any]) -> str | None:
     return None
 
 
-_SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
-
-
-def _safe_links(data: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
-    """``data`` without links a page must not point at (``javascript:``, ``data:``...):
-    absolute http(s) addresses and site-relative paths (al-folio ``pdf = {paper.pdf}``) stay."""
+def _safe_links(
+    data: dict[str, Any], warnings: list[str], base_url: str | None = None
+) -> dict[str, Any]:
+    """``data`` without links a page must not point at (see :func:`web_url`), each dropped
+    link named in a warning; relative links resolved against ``base_url`` if given. ORCID
+    and BibTeX both pass here."""
     links = data.get("links") or []
     kept = []
-    if all(link["url"].startswith(("https://", "http://")) for link in links):
-        return data
     for link in links:
-        scheme = _SCHEME_RE.match(link["url"])
-        if scheme is None or scheme.group(1).lower() in ("http", "https"):
-            kept.append(link)
+        url, problem = web_url(link["url"], base_url)
+        if url is None:
+            warnings.append(f"The {link['kind']} link {link['url'][:60]!r} was dropped: {problem}.")
         else:
-            warnings.append(
-                f"The {link['kind']} link {link['url'][:60]!r} was dropped: only web "
-                "addresses (http, https) are kept."
-            )
-    if len(kept) == len(links):
+            kept.append({**link, "url": url} if url != link["url"] else link)
+    if kept == links:
         return data
     return {**data, "links": kept}
 
@@ -287,24 +305,29 @@ _FIELD_WORDS = {"venue_short": "short venue", "arxiv_id": "arXiv id", "doi": "DO
 def _enrichment(
     pub: m.Publication, data: dict[str, Any], raw: str, index: PublicationIndex,
     authors: AuthorIndex, owner_id: int, on_profile: bool, profile_row: Any,
+    entry_id: int | None = None,
 ) -> tuple[list[str], dict[str, Any]]:  # fmt: skip
-    """What linking ``data`` to ``pub`` adds (words for the preview, values for the write)."""
+    """What linking ``data`` to ``pub`` adds (words for the preview, values for the write).
+    ``entry_id`` is the entry's own id in ``index``, if it was added there."""
+    ours = (pub.id, entry_id)
     words: list[str] = []
     fill: dict[str, Any] = {}
     for name in FILL_FIELDS:
         value = data.get(name)
         if value in (None, "", []) or getattr(pub, name) not in (None, "", []):
             continue
-        if name == "doi" and index.by_doi.get(value.lower(), pub.id) != pub.id:
+        if name == "doi" and index.by_doi.get(value.lower(), pub.id) not in ours:
             continue
-        if name == "arxiv_id" and index.by_arxiv.get(value, pub.id) != pub.id:
+        if name == "arxiv_id" and index.by_arxiv.get(value, pub.id) not in ours:
             continue
         fill[name] = value
         words.append(_FIELD_WORDS.get(name, name))
     if raw and not pub.bibtex:
         fill["bibtex"] = raw
+        words.append("its BibTeX source")
     if data.get("key") and not pub.citation_key:
         fill["citation_key"] = data["key"]
+        words.append(f"citation key {data['key']}")
     urls = {link.url for link in pub.links}
     new_links = [link for link in data.get("links") or [] if link["url"] not in urls]
     if new_links:
@@ -349,6 +372,7 @@ def plan_import(
     *,
     source: str = "bibtex",
     records: Iterable[RecordEntry] = (),
+    base_url: str | None = None,
 ) -> ImportPlan:
     """What importing ``entries`` (and ORCID ``records``) into ``person``'s profile would do.
     Reads the database, writes nothing."""
@@ -364,7 +388,8 @@ def plan_import(
     for problem in problems:
         planned.append(
             PlannedEntry(
-                index=len(planned), line=problem.line, key=problem.key, status="error",
+                index=len(planned), line=problem.line, key=problem.key,
+                status="skipped" if problem.severity == "skipped" else "error",
                 reason=problem.message,
             )
         )  # fmt: skip
@@ -378,7 +403,7 @@ def plan_import(
             raw=parsed.raw, warnings=list(parsed.warnings),
         )  # fmt: skip
         planned.append(entry)
-        data = entry.data = _safe_links(data, entry.warnings)
+        data = entry.data = _safe_links(data, entry.warnings, base_url)
         problem = entry_problem(data)
         if problem:
             entry.status, entry.reason = "error", problem
@@ -424,14 +449,19 @@ def plan_import(
         if entry.status in ("new", "duplicate") and person.id not in (
             a.person_id for a in entry.authors
         ):
+            entry.importer_missing = True
             entry.warnings.append(
                 f"No author matches {person.full_name} or their name variants; the paper "
                 "will be on the profile, but no author is linked to it."
             )
 
-    # Existing papers: what linking would add.
+    # Existing papers: what linking would add (also to each possible duplicate, so that the
+    # preview shows every change a "same paper" decision would make).
     pubs = {}
-    ids = [e.target_id for e in matched_existing]
+    duplicates = [e for e in planned if e.status == "duplicate"]
+    ids = [e.target_id for e in matched_existing] + [
+        c.publication_id for e in duplicates for c in e.candidates if c.publication_id > 0
+    ]
     for start in range(0, len(ids), 500):
         for pub in session.scalars(
             select(m.Publication)
@@ -451,10 +481,20 @@ def plan_import(
             *(a.person_id for a in pub.authorships),
             *entry.fill.get("author_links", {}).values(),
         ):
+            entry.importer_missing = True
             entry.warnings.append(
                 f"No author of the existing record matches {person.full_name} or their name "
                 "variants; the paper will be on the profile, but no author is linked to it."
             )
+
+    for entry in duplicates:
+        entry.candidates = [
+            replace(c, changes=tuple(_enrichment(
+                pubs[c.publication_id], entry.data, entry.raw, index, authors, person.id,
+                False, None, -entry.index - 1,
+            )[0])) if c.publication_id > 0 else c
+            for c in entry.candidates
+        ]  # fmt: skip
 
     plan = ImportPlan(person_id=person.id, source=source, entries=planned)
     plan.records = _plan_records(session, person, list(records))
@@ -490,12 +530,19 @@ def _plan_records(
                 _record_key(record.kind, {n: getattr(row, n) for n in _RECORD_KEYS[record.kind]})
                 for row in session.scalars(select(model).where(model.owner_id == person.id))
             }
-        key = _record_key(record.kind, record.data)
+        data, warnings = record.data, list(record.warnings)
+        if data.get("url"):
+            # The same policy as publication links: ORCID employment, distinction and
+            # funding addresses are user input too.
+            url, problem = web_url(data["url"])
+            if url != data["url"]:
+                data = {**data, "url": url}
+            if problem:
+                warnings.append(f"The link {record.data['url'][:60]!r} was dropped: {problem}.")
+        key = _record_key(record.kind, data)
         status = "on_profile" if key in existing[record.kind] else "new"
         existing[record.kind].add(key)
-        planned.append(
-            PlannedRecord(i, record.kind, record.data, record.summary, status, record.warnings)
-        )
+        planned.append(PlannedRecord(i, record.kind, data, record.summary, status, warnings))
     return planned
 
 
@@ -533,13 +580,36 @@ def decision_choices(entry: PlannedEntry, plan: ImportPlan) -> list[tuple[str, s
     return choices
 
 
-def check_decisions(plan: ImportPlan, decisions: dict[int, str]) -> list[str]:
-    """Problems with the decisions given for a plan (empty when it may be written)."""
+def resolve_decisions(
+    plan: ImportPlan, chosen: dict[int, str], bulk: str | None = None
+) -> dict[int, str]:
+    """The decision for every possible duplicate: its own choice, else the ``bulk`` choice
+    (``"new"``, ``"skip"``, or ``"link"`` to the closest match); undecided ones are left out."""
+    decisions = {}
+    for entry in plan.entries:
+        if not entry.needs_decision:
+            continue
+        decision = chosen.get(entry.index) or ""
+        if not decision and bulk == "link" and entry.candidates:
+            decision = f"link:{entry.candidates[0].publication_id}"
+        elif not decision and bulk in ("new", "skip"):
+            decision = bulk
+        if decision:
+            decisions[entry.index] = decision
+    return decisions
+
+
+def check_decisions(
+    plan: ImportPlan, decisions: dict[int, str], *, skip_invalid: bool = False
+) -> list[str]:
+    """Problems with the decisions given for a plan (empty when it may be written).
+    Entries that cannot be imported block it unless ``skip_invalid`` says to leave them out."""
     messages = []
-    if plan.blocked:
+    if plan.blocked and not skip_invalid:
+        count = len(plan.errors)
         messages.append(
-            f"{len(plan.errors)} entr{'y' if len(plan.errors) == 1 else 'ies'} cannot be "
-            "imported; fix the file and preview it again. Nothing was imported."
+            f"{count} entr{'y' if count == 1 else 'ies'} cannot be imported; choose to import "
+            "the rest without them, or fix the file and preview it again. Nothing was imported."
         )
     for entry in plan.entries:
         if not entry.needs_decision:
@@ -748,12 +818,14 @@ def apply_plan(
     person: m.Person,
     decisions: dict[int, str] | None = None,
     *,
+    skip_invalid: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> ImportSummary:
     """Write ``plan`` (with a decision for every possible duplicate) in the caller's
-    transaction. Raises :class:`PlanRefused`, having written nothing, if it may not be."""
+    transaction. Raises :class:`PlanRefused`, having written nothing, if it may not be;
+    entries that cannot be imported are left out only when ``skip_invalid``."""
     decisions = decisions or {}
-    messages = check_decisions(plan, decisions)
+    messages = check_decisions(plan, decisions, skip_invalid=skip_invalid)
     if messages:
         raise PlanRefused(messages)
     step = progress or (lambda _n: None)
@@ -781,7 +853,7 @@ def apply_plan(
                 to_link.append((entry, int(target)))
             else:
                 summary.skipped += 1
-        elif entry.status == "repeat":
+        elif entry.status in ("repeat", "error"):
             summary.skipped += 1
 
     # New papers, in bulk and in file order.

@@ -266,6 +266,8 @@ class Candidate:
     venue: str | None
     score: int
     reason: str
+    #: What linking the entry to this paper would add to it, in words (set by the plan).
+    changes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -285,6 +287,71 @@ class _Known:
     venue: str | None
     doi: str | None
     norm_title: str
+    volume: str | None = None
+    number: str | None = None
+    pages: str | None = None
+
+
+#: Titles that many different papers share ("Editorial" in every journal): never the same
+#: paper, nor a possible duplicate, on the title alone.
+GENERIC_TITLES = frozenset(
+    fold(t)
+    for t in (
+        "editorial", "guest editorial", "editorial note", "editor's note", "from the editor",
+        "preface", "foreword", "introduction", "erratum", "errata", "corrigendum",
+        "correction", "retraction", "addendum", "index", "contents", "table of contents",
+        "front matter", "back matter", "book review", "book reviews", "letter to the editor",
+        "letters", "in memoriam", "obituary", "reviewers", "acknowledgments",
+        "acknowledgements", "abstracts", "news", "announcements", "calendar", "panel",
+        "keynote", "invited talk", "tutorial", "summary", "report", "untitled",
+    )
+)  # fmt: skip
+_FIRST_NUMBER_RE = re.compile(r"\d+")
+#: Below this word coverage (shorter title's words / longer's) a title contained in another
+#: is not taken as the same title: "A" is not "XStore: A Fast ...".
+TITLE_COVERAGE = 0.8
+
+
+def _same_value(name: str, ours: Any, theirs: Any) -> bool:
+    """Whether two values of a field can belong to the same paper (a missing one can)."""
+    if not ours or not theirs:
+        return True
+    if name == "pages":
+        a, b = _FIRST_NUMBER_RE.search(str(ours)), _FIRST_NUMBER_RE.search(str(theirs))
+        return (a.group(0) if a else fold(str(ours))) == (b.group(0) if b else fold(str(theirs)))
+    if name == "venue":
+        # "Proc. SOSP" and "SOSP '23" are one venue, and an abbreviation (one word: "CSUR")
+        # may stand for any name; two names of several words that share little are not one.
+        a, b = fold(str(ours)), fold(str(theirs))
+        if " " not in a or " " not in b:
+            return True
+        return fuzz.token_set_ratio(a, b) >= 50
+    return fold(str(ours)) == fold(str(theirs))
+
+
+def conflicting_detail(data: dict[str, Any], known: _Known) -> str | None:
+    """The first detail (DOI, volume, issue, pages, venue) in which ``data`` and a known paper
+    differ where both have it: such papers are never the same, however alike the titles."""
+    doi = (data.get("doi") or "").lower() or None
+    if doi and known.doi and doi != known.doi:
+        return "DOI"
+    for name, word in (("volume", "volume"), ("number", "issue"), ("pages", "pages"),
+                       ("venue", "venue")):  # fmt: skip
+        if not _same_value(name, data.get(name), getattr(known, name)):
+            return word
+    return None
+
+
+def title_similarity(a: str, b: str, cutoff: float = 0) -> float:
+    """How alike two normalised titles are (0..100), not fooled by containment: a title whose
+    words are a small part of the other's scores by word order, not as a subset."""
+    words_a, words_b = set(a.split()), set(b.split())
+    if not words_a or not words_b:
+        return 0
+    coverage = min(len(words_a), len(words_b)) / max(len(words_a), len(words_b))
+    if coverage >= TITLE_COVERAGE:
+        return fuzz.token_set_ratio(a, b, score_cutoff=cutoff)
+    return fuzz.token_sort_ratio(a, b, score_cutoff=cutoff)
 
 
 class PublicationIndex:
@@ -319,19 +386,24 @@ class PublicationIndex:
                 m.Publication.venue,
                 m.Publication.doi,
                 m.Publication.arxiv_id,
+                m.Publication.volume,
+                m.Publication.number,
+                m.Publication.pages,
             )
         )
-        for pid, uid, title, year, venue, doi, arxiv_id in rows:
+        for pid, uid, title, year, venue, doi, arxiv_id, volume, number, pages in rows:
             self.by_uid[uid] = pid
-            self._add(pid, title, year, venue, doi, arxiv_id)
+            self._add(pid, title, year, venue, doi, arxiv_id, volume, number, pages)
 
-    def _add(self, pid, title, year, venue, doi, arxiv_id) -> None:
+    def _add(self, pid, title, year, venue, doi, arxiv_id, volume, number, pages) -> None:
         if doi:
             self.by_doi.setdefault(doi.lower(), pid)
         if arxiv_id:
             self.by_arxiv.setdefault(arxiv_id, pid)
         norm = normalise_title(title)
-        self.known[pid] = _Known(pid, title, year, venue, doi.lower() if doi else None, norm)
+        self.known[pid] = _Known(
+            pid, title, year, venue, doi.lower() if doi else None, norm, volume, number, pages
+        )
         for word in set(norm.split()):
             self.postings[word][year].append(pid)
             self.word_count[word] += 1
@@ -342,7 +414,7 @@ class PublicationIndex:
         """Make an entry about to be imported (``pid`` < 0) matchable by later entries."""
         self._add(
             pid, data["title"], data.get("year"), data.get("venue"), data.get("doi"),
-            data.get("arxiv_id"),
+            data.get("arxiv_id"), data.get("volume"), data.get("number"), data.get("pages"),
         )  # fmt: skip
         self._pending_authors[pid] = data.get("authors") or []
 
@@ -389,13 +461,15 @@ class PublicationIndex:
                 other_doi = self.known[pid].doi
                 if not (doi and other_doi and doi != other_doi):
                     return MatchResult(pid, f"the same arXiv id ({arxiv_id})")
-        if own:
+        norm = normalise_title(data.get("title"))
+        if own and norm not in GENERIC_TITLES:
             mine = set(own)
-            for pid in self.by_title_year.get(
-                (normalise_title(data.get("title")), data.get("year")), ()
-            ):
+            for pid in self.by_title_year.get((norm, data.get("year")), ()):
                 known = self.known[pid]
-                if pid in mine and pid not in excluded and not (doi and known.doi):
+                if (
+                    pid in mine and pid not in excluded and not (doi and known.doi)
+                    and conflicting_detail(data, known) is None
+                ):  # fmt: skip
                     return MatchResult(pid, "the same title and year")
         return MatchResult(candidates=self.candidates(data, excluded))
 
@@ -403,10 +477,9 @@ class PublicationIndex:
         """Papers with a close title, a year within one and a shared author surname."""
         norm = normalise_title(data.get("title"))
         words = set(norm.split())
-        if not words:
+        if not words or norm in GENERIC_TITLES:
             return []
         year = data.get("year")
-        doi = (data.get("doi") or "").lower() or None
         # Scoring every title costs microseconds each, too much for thousands of entries
         # against thousands of papers. Near-duplicate titles share most of their words, so
         # only papers sharing one of this title's rare words (or its rarest word) are scored.
@@ -431,9 +504,9 @@ class PublicationIndex:
         hits: list[tuple[int, int]] = []
         for pid in pool:
             known = self.known[pid]
-            if pid in excluded or (doi and known.doi and known.doi != doi):
-                continue  # different DOIs are different papers, however alike
-            score = fuzz.token_set_ratio(norm, known.norm_title, score_cutoff=TITLE_SIMILARITY)
+            if pid in excluded or conflicting_detail(data, known) is not None:
+                continue  # a different DOI, volume, issue, pages or venue: another paper
+            score = title_similarity(norm, known.norm_title, TITLE_SIMILARITY)
             if score:
                 hits.append((pid, int(score)))
         if not hits:

@@ -41,6 +41,7 @@ from directory.services.identity import current_viewer
 from directory.services.importing import import_plan, plan_source
 from directory.services.profiles import profile_publications
 from directory.services.pubimport import (
+    BULK_DECISIONS,
     STATUSES,
     ImportDraft,
     ImportPlan,
@@ -48,6 +49,7 @@ from directory.services.pubimport import (
     create_draft,
     decision_choices,
     draft_expired,
+    resolve_decisions,
 )
 from directory.services.publications import (
     PublicationIndex,
@@ -147,11 +149,51 @@ class PublicationSplitForm(DirectoryForm):
     """The people to move onto a copy (checkbox values are person ids)."""
 
 
+#: The order the preview shows its groups in (problems and questions first).
+PREVIEW_ORDER = ("error", "duplicate", "new", "department", "on_profile", "repeat", "skipped")
+#: Entries on one page of the preview.
+PREVIEW_PAGE_SIZE = 200
+
+
 def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
-    """A confirm form with one required choice per possible duplicate."""
+    """A confirm form: a choice per possible duplicate (or one for all of them), and, when
+    some entries cannot be imported, the explicit "import the rest without them"."""
 
     class ImportConfirmForm(ConfirmImportBase):
-        pass
+        bulk = RadioField(
+            "Decide all possible duplicates at once",
+            choices=_choices([("", "Decide each one below"), *BULK_DECISIONS]),
+            default="",
+            validators=[Optional()],
+        )
+        skip_invalid = BooleanField("Import the rest, leaving out the entries that cannot be")
+
+        def validate(self, extra_validators: Any = None) -> bool:
+            if not super().validate(extra_validators):
+                return False
+            ok = True
+            if plan.blocked and not self.skip_invalid.data:
+                self.skip_invalid.errors.append(
+                    "Some entries cannot be imported: tick this to import the rest without "
+                    "them, or fix the file."
+                )
+                ok = False
+            for entry in plan.entries:
+                field = self[f"decision-{entry.index}"] if entry.needs_decision else None
+                if field is not None and not field.data and not self.bulk.data:
+                    field.errors.append(
+                        "Choose what to do with this entry, or one choice for all above."
+                    )
+                    ok = False
+            return ok
+
+        def decisions(self) -> dict[int, str]:
+            chosen = {
+                entry.index: self[f"decision-{entry.index}"].data or ""
+                for entry in plan.entries
+                if entry.needs_decision
+            }
+            return resolve_decisions(plan, chosen, self.bulk.data or None)
 
     for entry in plan.entries:
         if entry.needs_decision:
@@ -161,7 +203,7 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
                 RadioField(
                     f"What is “{entry.title}”?",
                     choices=_choices(decision_choices(entry, plan)),
-                    validators=[InputRequired("Choose what to do with this entry.")],
+                    validators=[Optional()],
                 ),
             )
     return ImportConfirmForm
@@ -313,16 +355,12 @@ def publications_preview(slug: str, token: str) -> Any:
             status = 409
         else:
             session = get_session()
-            decisions = {
-                entry.index: form[f"decision-{entry.index}"].data
-                for entry in plan.entries
-                if entry.needs_decision
-            }
             changes = current_unit_of_work().change_set(person)
             try:
                 outcome, summary = import_plan(
                     changes, plan, kind=draft.kind, source=draft.source,
-                    filename=draft.filename, decisions=decisions,
+                    filename=draft.filename, decisions=form.decisions(),
+                    skip_invalid=bool(form.skip_invalid.data),
                 )  # fmt: skip
             except PlanRefused as refused:
                 session.rollback()
@@ -341,11 +379,31 @@ def publications_preview(slug: str, token: str) -> Any:
         messages.append(
             "Nothing was imported: this page had expired or did not come from this site; "
             "confirm again." if csrf_failed(form) else
-            "Nothing was imported: every possible duplicate needs a decision."
+            "Nothing was imported: see the questions marked below."
         )  # fmt: skip
     form.fingerprint.data = plan.fingerprint
+    # One page of entries, in the order the groups are shown; a file of thousands of entries
+    # would otherwise be a page of many megabytes.
+    ordered = [e for wanted in PREVIEW_ORDER for e in plan.entries if e.status == wanted]
+    size = PREVIEW_PAGE_SIZE
+    pages = max(1, -(-len(ordered) // size))
+    number = min(max(request.args.get("page", 1, type=int) or 1, 1), pages)
+    page = department.Page(ordered[(number - 1) * size : number * size], number, size,
+                           len(ordered))  # fmt: skip
+    shown = {e.index for e in page.items}
+    elsewhere = [
+        e for e in ordered if e.needs_decision and e.index not in shown and form[
+            f"decision-{e.index}"].errors
+    ]  # fmt: skip
+    if elsewhere:
+        lines = ", ".join(str(e.line) for e in elsewhere[:10] if e.line)
+        messages.append(
+            f"{len(elsewhere)} possible duplicate(s) on other pages of this preview need a "
+            f"decision (line {lines}{', ...' if len(elsewhere) > 10 else ''}): decide each "
+            "there, or choose one answer for all of them."
+        )
     groups = [
-        (status_value, label, [e for e in plan.entries if e.status == status_value])
+        (status_value, label, [e for e in page.items if e.status == status_value])
         for status_value, label in STATUSES
     ]
     return render_template(
@@ -354,6 +412,8 @@ def publications_preview(slug: str, token: str) -> Any:
         draft=draft,
         plan=plan,
         groups=[g for g in groups if g[2]],
+        page=page,
+        page_args=lambda n: {"slug": person.slug, "token": draft.token, "page": n},
         form=form,
         discard_form=DiscardImportForm(),
         messages=messages,

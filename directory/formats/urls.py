@@ -1,0 +1,55 @@
+"""One policy for the web addresses a profile links to, whatever they came from.
+
+BibTeX and ORCID imports, interchange documents and forms all ask :func:`web_url`: control
+and invisible characters are removed *before* the scheme is read (so ``\\x01javascript:``
+is not taken for a relative path), only ``http``/``https`` addresses with a host are kept,
+and a relative address (al-folio's ``pdf = {p24.pdf}``) is resolved against the site's
+address when one is given. Everything refused comes back with the reason, for a message.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from urllib.parse import urljoin, urlsplit
+
+__all__ = ["web_url"]
+
+_SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+def _visible(value: str) -> str:
+    # Cc: control characters; Cf: invisible format characters (zero-width space, bidi...).
+    return "".join(
+        ch for ch in value if not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf")
+    )
+
+
+def web_url(value: str | None, base: str | None = None) -> tuple[str | None, str | None]:
+    """``(address, None)`` for a link a page may point at, else ``(None, why not)``.
+
+    ``base`` (``https://example.org/~me/``) resolves relative addresses; without it they
+    are refused, with a reason saying how to keep them.
+    """
+    url = _visible(value or "")
+    if not url:
+        return None, "it is empty"
+    scheme = _SCHEME_RE.match(url)
+    if scheme is None and not url.startswith("//"):
+        if base is None:
+            return None, (
+                "it is a file of your own web site, not a full address; give the site's "
+                "address to keep it"
+            )
+        resolved, problem = web_url(base)
+        if resolved is None:
+            return None, f"the site's address {base!r} is not usable: {problem}"
+        url = urljoin(resolved if resolved.endswith("/") else resolved + "/", url)
+    elif scheme is None:
+        url = "https:" + url
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        return None, "only web addresses (http, https) are kept"
+    if not parts.netloc:
+        return None, "it has no host name"
+    return url, None

@@ -14,6 +14,7 @@ listed open notices                    :func:`listed_notices`: open today, owner
 people in an area                      :func:`people_in_area`: the area and every area under it
 listed publications                    :func:`listed_publications`: on a visible profile
                                        (on one profile: :func:`listed_on_profile`)
+who may approve a person's changes     :func:`approvable` (one person: :func:`can_approve`)
 =====================================  ==========================================================
 
 Pages, feeds, fragments, the JSON API, search, the sitemap and the exports all call these, so
@@ -27,7 +28,7 @@ from datetime import date
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import ColumnElement, Select, and_, false, or_, select
+from sqlalchemy import ColumnElement, Select, and_, false, or_, select, true
 from sqlalchemy.orm import Session, aliased, object_session
 
 from directory import models as m
@@ -43,6 +44,8 @@ LISTED_ROLES = tuple(role for role in m.values(m.ROLES) if role != "alumni")
 _LISTED_OWNER = aliased(m.Person, name="listed_owner")
 _LISTING_AUTHOR = aliased(m.Person, name="listing_author")
 _WITHIN_AREA = aliased(m.ResearchArea, name="within_area")
+_APPROVING = aliased(m.AdvisingRelation, name="approving_relation")
+_APPROVED = aliased(m.Person, name="approved_person")
 
 
 # ----------------------------------------------------------------------------- visibility
@@ -334,26 +337,43 @@ def can_edit_publication(viewer: Viewer, publication: Any) -> bool:
     return any(can_edit_person(viewer, person) for person in people)
 
 
-def confirmed_advisor_ids(person: Any) -> set[int]:
-    """Department advisors of ``person`` whose relation both sides confirmed."""
-    return set(
-        _session(person).scalars(
-            select(m.AdvisingRelation.advisor_id).where(
-                m.AdvisingRelation.student_id == person.id,
-                m.AdvisingRelation.advisor_id.isnot(None),
-                m.AdvisingRelation.advisor_confirmed.is_(True),
-                m.AdvisingRelation.student_confirmed.is_(True),
-            )
+def approvable(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
+    """People (``person``: the Person model or an alias) whose changes held for approval
+    ``viewer`` may approve or reject: everyone for a department admin; otherwise the students
+    of whom the viewer is a confirmed advisor (the advising relation confirmed by both sides)."""
+    if viewer.is_admin:
+        return true()
+    if viewer.person_id is None:
+        return false()
+    relation = _APPROVING
+    return person.id.in_(
+        select(relation.student_id)
+        .where(
+            relation.advisor_id == viewer.person_id,
+            relation.student_id.isnot(None),
+            relation.advisor_confirmed.is_(True),
+            relation.student_confirmed.is_(True),
         )
+        .correlate(None)
     )
 
 
 def can_approve(viewer: Viewer, person: Any) -> bool:
-    """Changes to ``person``'s profile that wait for approval may be decided by an admin or
-    by the person's confirmed advisor."""
+    """Whether ``viewer`` may decide the held changes of ``person`` (:func:`approvable`)."""
+    if person.id is None:  # not written yet, so nobody's student: only an admin
+        return viewer.is_admin
+    one = _APPROVED
+    stmt = select(one.id).where(one.id == person.id, approvable(viewer, one))
+    return _session(person).scalar(stmt) is not None
+
+
+def is_approver(viewer: Viewer) -> bool:
+    """Whether ``viewer`` may approve anyone's changes (the approval queue is theirs): an
+    admin, or a confirmed advisor of someone (:func:`approvable`)."""
     if viewer.is_admin:
         return True
-    return viewer.person_id is not None and viewer.person_id in confirmed_advisor_ids(person)
+    stmt = select(m.Person.id).where(approvable(viewer)).limit(1)
+    return get_session().scalar(stmt) is not None
 
 
 def needs_approval(viewer: Viewer, person: Any) -> bool:

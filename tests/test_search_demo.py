@@ -11,6 +11,7 @@ from directory import models as m
 from directory.cli import demo_documents
 from directory.formats.interchange import import_documents
 from directory.services import search as index
+from directory.services.access import listed_notices, listed_people, listed_publications
 from directory.services.identity import ANONYMOUS
 
 # Every test of this module sees the demo department, loaded once (see shared_demo.py).
@@ -54,22 +55,24 @@ SHARED_QUERIES = (
 
 
 def reference(db, query: str, today: date) -> set[tuple[str, int]]:
-    """What an anonymous search must find, computed without any database text search."""
+    """What an anonymous search must find, computed without any database text search: the
+    documents of what the pages list (the read rules), whose tokens match."""
     terms = index.parse_query(query)
-    shown = set(
-        db.scalars(
-            select(m.ProfilePublication.publication_id).where(
-                m.ProfilePublication.hidden.is_(False)
-            )
-        )
-    )
+    listed = {
+        ("person", id_) for id_ in db.scalars(select(m.Person.id).where(listed_people(ANONYMOUS)))
+    }
+    listed |= {
+        ("publication", id_)
+        for id_ in db.scalars(select(m.Publication.id).where(listed_publications(ANONYMOUS)))
+    }
+    listed |= {
+        ("notice", id_)
+        for id_ in db.scalars(select(m.RecruitingNotice.id).where(listed_notices(ANONYMOUS, today)))
+    }
     return {
         (doc.kind, doc.object_id)
         for doc in db.scalars(select(index.SearchDocument))
-        if doc.listed
-        and (doc.kind != "publication" or doc.object_id in shown)
-        and doc.visibility == "public"
-        and (doc.expires_on is None or doc.expires_on > today)
+        if (doc.kind, doc.object_id) in listed
         and index.matches(f"{doc.title_tokens} {doc.body_tokens}".split(), terms)
     }
 

@@ -13,6 +13,7 @@ from flask import current_app
 
 from directory import models as m
 from directory.formats.representations import ENTRY_FIELDS, json_type
+from directory.services.access import LISTED_ROLES
 
 STRING = {"type": "string"}
 NULLABLE_STRING = {"type": ["string", "null"]}
@@ -231,7 +232,9 @@ def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any
 
 
 PAGING = [{"$ref": "#/components/parameters/page"}, {"$ref": "#/components/parameters/per_page"}]
-AREA_FILTER = _query("area", STRING, "Slug of a research area (see /areas).")
+AREA_FILTER = _query(
+    "area", STRING, "Slug of a research area (see /areas); its sub-areas are included."
+)
 PERSON_FILTER = _query("person", STRING, "Slug of a person.")
 Q_FILTER = _query(
     "q",
@@ -299,15 +302,24 @@ def openapi_document(server_url: str) -> dict[str, Any]:
             ),
             "/openapi.json": _get("This document", "getOpenAPI", {"type": "object"}, []),
             "/people": _get(
-                "People of the department (active profiles), by sort name",
+                "People of the department (active members, not alumni), by sort name",
                 "listPeople",
                 _list("PersonSummary"),
                 [
                     *PAGING,
-                    _query("role", enum(m.ROLES), "Role category."),
+                    _query(
+                        "role",
+                        enum(tuple(r for r in m.ROLES if r[0] in LISTED_ROLES)),
+                        "Role category.",
+                    ),
                     AREA_FILTER,
                     _query("unit", STRING, "Exact name of the unit (institute, group)."),
                     _query("recruiting", BOOLEAN_PARAM, "Whether they have an open position."),
+                    _query(
+                        "letter",
+                        {"type": "string", "enum": list("ABCDEFGHIJKLMNOPQRSTUVWXYZ")},
+                        "First letter of the sort name (surname), in either case.",
+                    ),
                     Q_FILTER,
                 ],
                 "400",
@@ -353,6 +365,7 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                     PERSON_FILTER,
                     _query("type", enum(m.PUBLICATION_TYPES), "Kind of publication."),
                     _query("venue", STRING, "Part of the venue's name or short name (any case)."),
+                    _query("awards", BOOLEAN_PARAM, "Whether the paper won an award."),
                     Q_FILTER,
                 ],
                 "400",

@@ -143,7 +143,7 @@ def publication(pub: m.Publication, viewer: Viewer, url: str | None) -> dict[str
         "relations": [
             {"kind": rel.kind, "target": rel.target.uid}
             for rel in pub.relations
-            if can_view(viewer, rel.target, owner_id=rel.target.created_by_id)
+            if can_view(viewer, rel.target)
         ],
         "url": url,
     }
@@ -223,8 +223,7 @@ def person_detail(profile: Profile, viewer: Viewer) -> dict[str, Any]:
         {
             **_fields(award, ENTRY_FIELDS["awards"][1]),
             "publication": award.publication.uid
-            if award.publication is not None
-            and can_view(viewer, award.publication, owner_id=award.publication.created_by_id)
+            if award.publication is not None and can_view(viewer, award.publication)
             else None,
         }
         for award in profile.awards

@@ -1,5 +1,26 @@
-"""Who may see and change what. Every rule of the directory lives here; views and templates
-ask these helpers and never test roles themselves. Denied unless a rule allows."""
+"""Who may see and change what. Every rule of the directory lives here; views, templates,
+feeds, the API, search and exports ask these helpers and never test roles or visibility
+themselves. Denied unless a rule allows.
+
+The read rules, one function per question, each a SQL clause every output applies:
+
+=====================================  ==========================================================
+question                               function
+=====================================  ==========================================================
+visibility levels a viewer may see     :func:`visible_levels` (SQL: :func:`visibility_clause`)
+profiles a viewer may open             :func:`person_clause` (one object: :func:`person_visible`)
+listed people                          :func:`listed_people`: current members, not alumni
+listed open notices                    :func:`listed_notices`: open today, owner listed
+people in an area                      :func:`people_in_area`: the area and every area under it
+listed publications                    :func:`listed_publications`: on a visible profile
+                                       (on one profile: :func:`listed_on_profile`)
+who may approve a person's changes     :func:`approvable` (one person: :func:`can_approve`)
+=====================================  ==========================================================
+
+Pages, feeds, fragments, the JSON API, search, the sitemap and the exports all call these, so
+an answer changes in one place or nowhere (``tests/test_read_rules.py`` compares every output
+with the rule's own answer).
+"""
 
 from __future__ import annotations
 
@@ -7,16 +28,35 @@ from datetime import date
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import ColumnElement, and_, exists, or_, select, true
+from sqlalchemy import ColumnElement, Select, and_, false, or_, select, true
 from sqlalchemy.orm import Session, aliased, object_session
 
+from directory import models as m
 from directory.db import get_session
-from directory.models import AdvisingRelation, Authorship, Delegation, Person, ProfilePublication
 from directory.services.identity import Viewer
+
+#: Roles of the people listed as current members (alumni have their own page).
+LISTED_ROLES = tuple(role for role in m.values(m.ROLES) if role != "alumni")
+
+# Aliases for the rules' subqueries, built once (building an alias costs milliseconds, and the
+# rules run several times a request). Each names the rows of one subquery, so a statement may
+# hold several rules, or one rule twice.
+_LISTED_OWNER = aliased(m.Person, name="listed_owner")
+_LISTING_AUTHOR = aliased(m.Person, name="listing_author")
+_WITHIN_AREA = aliased(m.ResearchArea, name="within_area")
+_APPROVING = aliased(m.AdvisingRelation, name="approving_relation")
+_APPROVED = aliased(m.Person, name="approved_person")
+
+
+# ----------------------------------------------------------------------------- visibility
 
 
 def visible_levels(viewer: Viewer) -> tuple[str, ...]:
-    """Visibility levels the viewer sees on other people's entries."""
+    """Visibility levels the viewer sees on other people's profiles, entries and papers:
+    anonymous visitors public ones, signed-in members members-only ones too, admins all.
+    (Owners also see their own private things: :func:`can_view`, :func:`visibility_clause`.)"""
+    if viewer.is_admin:
+        return m.values(m.VISIBILITIES)
     return ("public", "members") if viewer.is_authenticated else ("public",)
 
 
@@ -27,18 +67,24 @@ def strictest_visibility(*levels: str) -> str:
     return max(levels, key=lambda level: order.get(level, 2))
 
 
+def _owner_id(obj: Any) -> int | None:
+    """Who owns ``obj`` for visibility: an entry's owner, a publication's creator."""
+    owner = getattr(obj, "owner_id", None)
+    return owner if owner is not None else getattr(obj, "created_by_id", None)
+
+
 def can_view(viewer: Viewer, obj: Any, owner_id: int | None = None) -> bool:
-    """Whether ``viewer`` may see ``obj`` (anything with a ``visibility``)."""
+    """Whether ``viewer`` may see ``obj`` (anything with a ``visibility``), loaded already:
+    the one-object form of :func:`visibility_clause`."""
     if obj.visibility in visible_levels(viewer):
         return True
-    owner = owner_id if owner_id is not None else getattr(obj, "owner_id", None)
-    return viewer.is_admin or (owner is not None and owner == viewer.person_id)
+    owner = owner_id if owner_id is not None else _owner_id(obj)
+    return owner is not None and owner == viewer.person_id
 
 
 def visibility_clause(viewer: Viewer, model: Any, owner_column: Any = None) -> ColumnElement:
-    """A WHERE clause limiting ``model`` rows to what ``viewer`` may see."""
-    if viewer.is_admin:
-        return true()
+    """A WHERE clause limiting ``model`` rows to what ``viewer`` may see: a visible level, or
+    the viewer's own (``owner_column``, by default the model's ``owner_id``)."""
     clause = model.visibility.in_(visible_levels(viewer))
     owner_column = owner_column if owner_column is not None else getattr(model, "owner_id", None)
     if viewer.person_id is not None and owner_column is not None:
@@ -53,22 +99,15 @@ def person_clause(viewer: Viewer, person: Any) -> ColumnElement:
     return visibility_clause(viewer, person, person.id)
 
 
-def open_notice_clause(notice: Any, today: date) -> ColumnElement:
-    """Recruiting notices still open on ``today``: a notice disappears on its expiry date by
-    itself (the SQL side of ``RecruitingNotice.is_open``). Pass a date computed per request."""
-    return or_(notice.expires_on.is_(None), notice.expires_on > today)
+def person_visible(viewer: Viewer, person: Any) -> bool:
+    """Whether the person's profile page may be shown at all."""
+    return can_view(viewer, person, owner_id=person.id)
 
 
 def owned_entry_clause(viewer: Viewer, entry: Any, owner: Any) -> ColumnElement:
     """Entries shown on department pages: visible themselves and owned by a visible profile
     (``owner`` is the Person entity the caller joined as the entry's owner)."""
     return and_(visibility_clause(viewer, entry), person_clause(viewer, owner))
-
-
-def listed_notice_clause(viewer: Viewer, notice: Any, owner: Any, today: date) -> ColumnElement:
-    """Recruiting notices shown on department pages and feeds: visible, open on ``today``, and
-    owned by a visible profile."""
-    return and_(owned_entry_clause(viewer, notice, owner), open_notice_clause(notice, today))
 
 
 def advising_clause(viewer: Viewer, relation: Any) -> ColumnElement:
@@ -81,38 +120,151 @@ def advising_clause(viewer: Viewer, relation: Any) -> ColumnElement:
     )
 
 
+# ----------------------------------------------------------------------------- listed people
+
+
+def listed_people(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
+    """People the department lists as its members for ``viewer``: on the listing, area pages
+    and fragments, in the sitemap, search and the API's people. Active, not alumni (they have
+    the alumni page; their profiles stay open to whoever may see them), and a profile the
+    viewer may see."""
+    return and_(
+        person.active.is_(True), person.role.in_(LISTED_ROLES), person_clause(viewer, person)
+    )
+
+
+# ----------------------------------------------------------------------------- notices
+
+
+def open_notice_clause(notice: Any, today: date) -> ColumnElement:
+    """Recruiting notices still open on ``today``: a notice disappears on its expiry date by
+    itself. Pass a date computed per request."""
+    return or_(notice.expires_on.is_(None), notice.expires_on > today)
+
+
+def listed_notices(viewer: Viewer, today: date, notice: Any = m.RecruitingNotice) -> ColumnElement:
+    """Recruiting notices shown to ``viewer`` on ``today`` everywhere (recruiting page and
+    feed, area pages, profiles, fragments, search, the API): open, visible themselves, and
+    owned by a listed person (:func:`listed_people`), so an alumnus, who recruits no longer,
+    has no open position anywhere, and a public notice on a members-only profile is shown to
+    members only. Needs no join: the owner is checked through a subquery."""
+    owner = _LISTED_OWNER
+    return and_(
+        open_notice_clause(notice, today),
+        visibility_clause(viewer, notice),
+        notice.owner_id.in_(select(owner.id).where(listed_people(viewer, owner)).correlate(None)),
+    )
+
+
+# ----------------------------------------------------------------------------- areas
+
+
+def _area_tree() -> Any:
+    """Pairs (``area_id``, ``sub_id``): every research area with itself and with every area
+    under it, at any depth (UNION, not UNION ALL, so that a cycle in the taxonomy ends)."""
+    area = aliased(m.ResearchArea, name="tree_area")
+    child = aliased(m.ResearchArea, name="tree_child")
+    tree = select(area.id.label("area_id"), area.id.label("sub_id")).cte(
+        "directory_area_tree", recursive=True
+    )
+    return tree.union(
+        select(tree.c.area_id, child.id.label("sub_id")).where(child.parent_id == tree.c.sub_id)
+    )
+
+
+#: Whether "in an area" includes its sub-areas is decided here, once: it does (a visitor asking
+#: for Systems expects the people of Operating systems too).
+AREA_TREE = _area_tree()
+
+
+def areas_within(area_slug: str) -> Select:
+    """Ids of the area named ``area_slug`` and of every area under it (none if no such area)."""
+    area = _WITHIN_AREA
+    return (
+        select(AREA_TREE.c.sub_id)
+        .join(area, area.id == AREA_TREE.c.area_id)
+        .where(area.slug == area_slug)
+        .correlate(None)
+    )
+
+
+def in_area(area_slug: str, person: Any = m.Person) -> ColumnElement:
+    """People (listed or not) working in the area ``area_slug`` or any area under it."""
+    return person.id.in_(
+        select(m.person_areas.c.person_id)
+        .where(m.person_areas.c.area_id.in_(areas_within(area_slug)))
+        .correlate(None)
+    )
+
+
+def notice_in_area(area_slug: str, notice: Any = m.RecruitingNotice) -> ColumnElement:
+    """Notices tagged with the area ``area_slug`` or any area under it."""
+    return notice.id.in_(
+        select(m.notice_areas.c.notice_id)
+        .where(m.notice_areas.c.area_id.in_(areas_within(area_slug)))
+        .correlate(None)
+    )
+
+
+def people_in_area(viewer: Viewer, area_slug: str, person: Any = m.Person) -> ColumnElement:
+    """The people of an area for ``viewer`` (area page, fragment, the listing's and the API's
+    ``area`` filter): listed people (:func:`listed_people`) in the area or one under it."""
+    return and_(listed_people(viewer, person), in_area(area_slug, person))
+
+
+# ----------------------------------------------------------------------------- publications
+
+
 def publication_clause(viewer: Viewer, publication: Any) -> ColumnElement:
     """Publications ``viewer`` may see (their creator sees their own private ones)."""
     return visibility_clause(viewer, publication, publication.created_by_id)
 
 
+def _listing_row(viewer: Viewer, row: Any, author: Any) -> ColumnElement:
+    """Rows of profiles' publication lists (``row``, on ``author``'s profile) that make a
+    paper listed for ``viewer``: not hidden, on a profile the viewer may see."""
+    return and_(row.hidden.is_(False), person_clause(viewer, author))
+
+
 def on_visible_profile_clause(viewer: Viewer, publication_id: Any) -> ColumnElement:
     """Publications (given by their id column) listed, not hidden, on the profile of at least
     one person whose profile ``viewer`` may see. A paper known only from hidden profiles is
-    absent from the department's lists, search and API, whatever its own visibility."""
-    author = aliased(Person, name="listing_author")
-    return exists(
-        select(ProfilePublication.publication_id)
-        .join(author, author.id == ProfilePublication.person_id)
-        .where(
-            ProfilePublication.publication_id == publication_id,
-            ProfilePublication.hidden.is_(False),
-            person_clause(viewer, author),
-        )
+    absent from the department's lists, search and API, whatever its own visibility. (An
+    uncorrelated IN: the databases compute the set once, not once a paper.)"""
+    author = _LISTING_AUTHOR
+    return publication_id.in_(
+        select(m.ProfilePublication.publication_id)
+        .join(author, author.id == m.ProfilePublication.person_id)
+        .where(_listing_row(viewer, m.ProfilePublication, author))
+        .correlate(None)
     )
 
 
-def listed_publication_clause(viewer: Viewer, publication: Any) -> ColumnElement:
-    """Publications shown on department pages, exports, search and the API: visible
-    themselves and on a visible profile (:func:`on_visible_profile_clause`)."""
+def listed_publications(viewer: Viewer, publication: Any = m.Publication) -> ColumnElement:
+    """Publications shown to ``viewer`` on department pages, profiles, exports, search and the
+    API: visible themselves (:func:`publication_clause`) and on the list, not hidden, of a
+    profile the viewer may see (an alumnus's public profile counts: their papers stay the
+    department's)."""
     return and_(
         publication_clause(viewer, publication), on_visible_profile_clause(viewer, publication.id)
     )
 
 
-def person_visible(viewer: Viewer, person: Any) -> bool:
-    """Whether the person's profile page may be shown at all."""
-    return can_view(viewer, person, owner_id=person.id)
+def listed_on_profile(viewer: Viewer, person: Any) -> ColumnElement:
+    """:func:`listed_publications` on one profile (its page and exports), as a clause on its
+    ProfilePublication rows joined to their Publication: rows that make a paper listed (as in
+    :func:`_listing_row`: not hidden, the profile visible, checked once here) of papers the
+    viewer may see. The same answer as the department-wide set, without computing it."""
+    if not person_visible(viewer, person):
+        return false()
+    return and_(
+        m.ProfilePublication.person_id == person.id,
+        m.ProfilePublication.hidden.is_(False),
+        publication_clause(viewer, m.Publication),
+    )
+
+
+# ----------------------------------------------------------------------------- who may change what
 
 
 def _session(obj: Any) -> Session:
@@ -130,8 +282,8 @@ def is_delegate(viewer: Viewer, person: Any) -> bool:
     if viewer.person_id is None or person.id is None:
         return False
     found = _session(person).scalar(
-        select(Delegation.id).where(
-            Delegation.person_id == person.id, Delegation.delegate_id == viewer.person_id
+        select(m.Delegation.id).where(
+            m.Delegation.person_id == person.id, m.Delegation.delegate_id == viewer.person_id
         )
     )
     return found is not None
@@ -167,44 +319,61 @@ def can_edit_publication(viewer: Viewer, publication: Any) -> bool:
     session = _session(publication)
     ids = set(
         session.scalars(
-            select(ProfilePublication.person_id).where(
-                ProfilePublication.publication_id == publication.id
+            select(m.ProfilePublication.person_id).where(
+                m.ProfilePublication.publication_id == publication.id
             )
         )
     )
     ids.update(
         session.scalars(
-            select(Authorship.person_id).where(
-                Authorship.publication_id == publication.id, Authorship.person_id.isnot(None)
+            select(m.Authorship.person_id).where(
+                m.Authorship.publication_id == publication.id, m.Authorship.person_id.isnot(None)
             )
         )
     )
     if publication.created_by_id:
         ids.add(publication.created_by_id)
-    people = session.scalars(select(Person).where(Person.id.in_(ids))) if ids else []
+    people = session.scalars(select(m.Person).where(m.Person.id.in_(ids))) if ids else []
     return any(can_edit_person(viewer, person) for person in people)
 
 
-def confirmed_advisor_ids(person: Any) -> set[int]:
-    """Department advisors of ``person`` whose relation both sides confirmed."""
-    return set(
-        _session(person).scalars(
-            select(AdvisingRelation.advisor_id).where(
-                AdvisingRelation.student_id == person.id,
-                AdvisingRelation.advisor_id.isnot(None),
-                AdvisingRelation.advisor_confirmed.is_(True),
-                AdvisingRelation.student_confirmed.is_(True),
-            )
+def approvable(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
+    """People (``person``: the Person model or an alias) whose changes held for approval
+    ``viewer`` may approve or reject: everyone for a department admin; otherwise the students
+    of whom the viewer is a confirmed advisor (the advising relation confirmed by both sides)."""
+    if viewer.is_admin:
+        return true()
+    if viewer.person_id is None:
+        return false()
+    relation = _APPROVING
+    return person.id.in_(
+        select(relation.student_id)
+        .where(
+            relation.advisor_id == viewer.person_id,
+            relation.student_id.isnot(None),
+            relation.advisor_confirmed.is_(True),
+            relation.student_confirmed.is_(True),
         )
+        .correlate(None)
     )
 
 
 def can_approve(viewer: Viewer, person: Any) -> bool:
-    """Changes to ``person``'s profile that wait for approval may be decided by an admin or
-    by the person's confirmed advisor."""
+    """Whether ``viewer`` may decide the held changes of ``person`` (:func:`approvable`)."""
+    if person.id is None:  # not written yet, so nobody's student: only an admin
+        return viewer.is_admin
+    one = _APPROVED
+    stmt = select(one.id).where(one.id == person.id, approvable(viewer, one))
+    return _session(person).scalar(stmt) is not None
+
+
+def is_approver(viewer: Viewer) -> bool:
+    """Whether ``viewer`` may approve anyone's changes (the approval queue is theirs): an
+    admin, or a confirmed advisor of someone (:func:`approvable`)."""
     if viewer.is_admin:
         return True
-    return viewer.person_id is not None and viewer.person_id in confirmed_advisor_ids(person)
+    stmt = select(m.Person.id).where(approvable(viewer)).limit(1)
+    return get_session().scalar(stmt) is not None
 
 
 def needs_approval(viewer: Viewer, person: Any) -> bool:

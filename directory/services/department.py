@@ -1,10 +1,15 @@
 """What the department-wide pages show: the people listing, research areas, recruiting notices,
 alumni, publications and news, each filtered by what the viewer may see.
 
+Who and what is listed is not decided here: every query applies the read rules of
+:mod:`directory.services.access` (listed people, listed notices, people in an area, listed
+publications), which the JSON API, search, feeds and fragments apply too.
+
 Every function here runs a fixed number of statements whatever the department's size (related
 rows come through ``selectinload``, never one query per row), so a page costs the same for ten
-people as for a thousand. Filters arrive as small dataclasses parsed leniently from the query
-string: an unknown value is dropped, never an error, so any bookmarked URL still opens.
+people as for a thousand. Filters arrive as small dataclasses read from the query string by one
+parser for the pages and the API (:meth:`Filters.from_args`): the pages drop a bad value, so any
+bookmarked URL still opens; the API (``strict``) answers it with a 400 naming the parameter.
 """
 
 from __future__ import annotations
@@ -12,30 +17,34 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, or_, select
 from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
 
 from directory import models as m
 from directory.services.access import (
+    AREA_TREE,
+    LISTED_ROLES,
     advising_clause,
-    listed_notice_clause,
-    listed_publication_clause,
+    in_area,
+    listed_notices,
+    listed_people,
+    listed_publications,
+    notice_in_area,
     owned_entry_clause,
+    people_in_area,
     person_clause,
+    person_visible,
     publication_clause,
 )
 from directory.services.identity import Viewer
 from directory.services.profiles import publication_options
 
 T = TypeVar("T")
-
-#: Roles shown on the listing, in display order (alumni have their own page).
-LISTED_ROLES = tuple(role for role in m.values(m.ROLES) if role != "alumni")
 
 #: Headings of the faculty sub-groups on the listing, in FACULTY_RANKS order.
 RANK_HEADINGS = {
@@ -61,6 +70,7 @@ _ADVISOR = aliased(m.Person, name="advisor")
 _STUDENT = aliased(m.Person, name="student")
 _PROFILE_PUB = aliased(m.ProfilePublication, name="profile_pub")
 _PUB = aliased(m.Publication, name="pub")
+_NAMED_OWNER = aliased(m.Person, name="named_owner")
 
 
 def today() -> date:
@@ -70,38 +80,106 @@ def today() -> date:
 
 # ----------------------------------------------------------------------------- filters
 
-
-def _text(args: Mapping[str, str], name: str, limit: int = 200) -> str:
-    # A NUL byte can match nothing, and PostgreSQL refuses it in any text parameter.
-    return (args.get(name) or "").replace("\x00", "").strip()[:limit]
-
-
-def _choice(args: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str:
-    value = _text(args, name)
-    return value if value in allowed else ""
+#: The longest text a filter takes (longer is a bad value, not a shorter one).
+MAX_FILTER_TEXT = 200
+#: The highest page number asked for by a page or the API.
+MAX_PAGE = 1_000_000
 
 
-def _int(args: Mapping[str, str], name: str, low: int = 1, high: int = 9999) -> int | None:
-    value = _text(args, name, 6)
-    return int(value) if value.isdigit() and low <= int(value) <= high else None
+class BadFilter(ValueError):
+    """A query parameter whose value its filter cannot take. The pages drop the value; the
+    API answers 400 with :attr:`message`, naming :attr:`name`."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name, self.message = name, message
 
 
-def _flag(args: Mapping[str, str], name: str) -> bool:
-    return _text(args, name, 5).lower() in ("1", "on", "yes", "true")
+def _reader(read: Callable[[str, str], Any]) -> dict[str, Any]:
+    """Field metadata: how :meth:`Filters.from_args` reads the field's (stripped, non-empty)
+    value; ``read(name, value)`` returns it or raises :class:`BadFilter`."""
+    return {"read": read}
+
+
+def read_text(limit: int = MAX_FILTER_TEXT) -> dict[str, Any]:
+    def read(name: str, value: str) -> str:
+        # A NUL byte can match nothing, and PostgreSQL refuses it in any text parameter.
+        if "\x00" in value or len(value) > limit:
+            raise BadFilter(name, f"{name} must be text of at most {limit} characters")
+        return value
+
+    return _reader(read)
+
+
+def read_choice(allowed: tuple[str, ...]) -> dict[str, Any]:
+    def read(name: str, value: str) -> str:
+        if value not in allowed:
+            raise BadFilter(name, f"{name} must be one of: {', '.join(allowed)}")
+        return value
+
+    return _reader(read)
+
+
+def read_integer(low: int, high: int) -> dict[str, Any]:
+    def read(name: str, value: str) -> int:
+        if not (value.isascii() and value.isdigit() and low <= int(value) <= high):
+            raise BadFilter(name, f"{name} must be a whole number from {low} to {high}")
+        return int(value)
+
+    return _reader(read)
+
+
+def read_boolean() -> dict[str, Any]:
+    def read(name: str, value: str) -> bool:
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off"):
+            return False
+        raise BadFilter(name, f"{name} must be true or false")
+
+    return _reader(read)
+
+
+def read_letter() -> dict[str, Any]:
+    def read(name: str, value: str) -> str:
+        if value.upper() not in LETTERS:
+            raise BadFilter(name, f"{name} must be a letter from A to Z")
+        return value.upper()
+
+    return _reader(read)
 
 
 @dataclass(frozen=True)
 class Filters:
-    """The query-parameter filters of a page. Subclasses declare the fields; ``to_args`` writes
-    them back for links (empty ones left out, so URLs stay short and bookmarkable)."""
+    """The query-parameter filters of a page or an API list. Subclasses declare the fields,
+    each with its reader (``field(default=..., metadata=read_text())``); ``to_args`` writes them
+    back for links (empty ones left out, so URLs stay short and bookmarkable)."""
+
+    @classmethod
+    def from_args(cls, args: Mapping[str, str], *, strict: bool = False) -> Self:
+        """The filters in ``args``. A bad value is dropped, or with ``strict`` raises
+        :class:`BadFilter`; a missing or blank one keeps the field's default."""
+        values = {}
+        for f in fields(cls):
+            value = (args.get(f.name) or "").strip()
+            if not value:
+                continue
+            try:
+                values[f.name] = f.metadata["read"](f.name, value)
+            except BadFilter:
+                if strict:
+                    raise
+        return cls(**values)
 
     def to_args(self) -> dict[str, str]:
         args = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if value in (None, "", False) or (f.name == "page" and value == 1):
+            if value is None or value == "" or (f.name == "page" and value == 1):
                 continue
-            args[f.name] = "1" if value is True else str(value)
+            if isinstance(value, bool):
+                value = "1" if value else "0"
+            args[f.name] = str(value)
         return args
 
     def without(self, *names: str) -> dict[str, str]:
@@ -117,6 +195,21 @@ class Filters:
     @property
     def active(self) -> bool:
         return bool(self.without())
+
+
+def check_references(session: Session, viewer: Viewer, filters: Filters) -> None:
+    """Raise :class:`BadFilter` when ``filters`` name a research area that does not exist or
+    a person whose profile ``viewer`` may not see (answered like a missing one). The API asks
+    this; a page just finds nothing."""
+    area = getattr(filters, "area", "")
+    found = select(m.ResearchArea.id).where(m.ResearchArea.slug == area)
+    if area and session.scalar(found) is None:
+        raise BadFilter("area", f"there is no research area {area!r}")
+    slug = getattr(filters, "person", "")
+    if slug:
+        person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+        if person is None or not person_visible(viewer, person):
+            raise BadFilter("person", f"there is no person {slug!r}")
 
 
 @dataclass
@@ -150,13 +243,6 @@ def _page_of[T](items: list[T], number: int, size: int) -> Page[T]:
 # ----------------------------------------------------------------------------- people
 
 
-def listed_people_clause(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
-    """People on the listing and area pages: visible, active, not alumni."""
-    return and_(
-        person_clause(viewer, person), person.active.is_(True), person.role.in_(LISTED_ROLES)
-    )
-
-
 def card_options() -> tuple[Any, ...]:
     """What a person card (and its JSON-LD) needs, loaded for all cards at once. The photo's
     bytes stay in the database: the card only needs to know there is one, and its etag."""
@@ -169,38 +255,47 @@ def card_options() -> tuple[Any, ...]:
     )
 
 
+def recruiting_people(viewer: Viewer, day: date) -> Select:
+    """Ids of the people with at least one listed notice (:func:`listed_notices`)."""
+    return select(m.RecruitingNotice.owner_id).where(listed_notices(viewer, day)).correlate(None)
+
+
 def recruiting_owner_ids(session: Session, viewer: Viewer, day: date) -> set[int]:
-    """Ids of the people with at least one open notice the viewer may see."""
-    owner = _OWNER
-    stmt = (
-        select(m.RecruitingNotice.owner_id)
-        .join(owner, owner.id == m.RecruitingNotice.owner_id)
-        .where(listed_notice_clause(viewer, m.RecruitingNotice, owner, day))
-        .distinct()
-    )
-    return set(session.scalars(stmt))
+    """Ids of the people with at least one open notice the viewer may see (card badges)."""
+    return set(session.scalars(recruiting_people(viewer, day).distinct()))
 
 
 @dataclass(frozen=True)
 class ListingFilters(Filters):
-    role: str = ""
-    area: str = ""
-    unit: str = ""
-    recruiting: bool = False
-    q: str = ""
-    letter: str = ""
+    """The people listing's filters, and the API's people filters (``q`` there is a search)."""
 
-    @classmethod
-    def from_args(cls, args: Mapping[str, str]) -> ListingFilters:
-        letter = _text(args, "letter", 1).upper()
-        return cls(
-            role=_choice(args, "role", LISTED_ROLES),
-            area=_text(args, "area", 80),
-            unit=_text(args, "unit"),
-            recruiting=_flag(args, "recruiting"),
-            q=_text(args, "q", 100),
-            letter=letter if letter in LETTERS else "",
-        )
+    role: str = field(default="", metadata=read_choice(LISTED_ROLES))
+    area: str = field(default="", metadata=read_text())
+    unit: str = field(default="", metadata=read_text())
+    recruiting: bool | None = field(default=None, metadata=read_boolean())
+    q: str = field(default="", metadata=read_text())
+    letter: str = field(default="", metadata=read_letter())
+
+
+def people_conditions(viewer: Viewer, day: date, filters: ListingFilters) -> list[ColumnElement]:
+    """Listed people matching the filters' role, area, unit and recruiting (``q`` and
+    ``letter`` are applied by the caller: the listing counts letters before choosing one)."""
+    conditions = [listed_people(viewer)]
+    if filters.role:
+        conditions.append(m.Person.role == filters.role)
+    if filters.area:
+        conditions.append(people_in_area(viewer, filters.area))
+    if filters.unit:
+        conditions.append(m.Person.unit == filters.unit)
+    if filters.recruiting is not None:
+        recruiting = m.Person.id.in_(recruiting_people(viewer, day))
+        conditions.append(recruiting if filters.recruiting else ~recruiting)
+    return conditions
+
+
+def letter_clause(letter: str) -> ColumnElement:
+    """People whose sort name starts with ``letter``."""
+    return _initial(m.Person.sort_name) == letter
 
 
 @dataclass
@@ -284,22 +379,14 @@ def group_people(people: list[m.Person]) -> list[PeopleGroup]:
 def listing(session: Session, viewer: Viewer, day: date, filters: ListingFilters) -> Listing:
     """The people listing for ``viewer`` with ``filters`` applied."""
     recruiting_ids = recruiting_owner_ids(session, viewer, day)
-    conditions = [listed_people_clause(viewer)]
-    if filters.role:
-        conditions.append(m.Person.role == filters.role)
-    if filters.area:
-        conditions.append(m.Person.areas.any(m.ResearchArea.slug == filters.area))
-    if filters.unit:
-        conditions.append(m.Person.unit == filters.unit)
-    if filters.recruiting:
-        conditions.append(m.Person.id.in_(recruiting_ids))
+    conditions = people_conditions(viewer, day, filters)
     if filters.q:
         conditions.append(_search_clause(filters.q))
     letters = set(
         session.scalars(select(_initial(m.Person.sort_name)).where(*conditions).distinct())
     )
     if filters.letter:
-        conditions.append(_initial(m.Person.sort_name) == filters.letter)
+        conditions.append(letter_clause(filters.letter))
     people = list(
         session.scalars(
             select(m.Person)
@@ -317,7 +404,7 @@ def listing(session: Session, viewer: Viewer, day: date, filters: ListingFilters
         units=list(
             session.scalars(
                 select(m.Person.unit)
-                .where(listed_people_clause(viewer), m.Person.unit.isnot(None), m.Person.unit != "")
+                .where(listed_people(viewer), m.Person.unit.isnot(None), m.Person.unit != "")
                 .distinct()
                 .order_by(m.Person.unit)
             )
@@ -326,19 +413,48 @@ def listing(session: Session, viewer: Viewer, day: date, filters: ListingFilters
     )
 
 
+def _people_per_area(viewer: Viewer) -> Select:
+    """(area id, listed people in it or in an area under it), for every area with any."""
+    return (
+        select(AREA_TREE.c.area_id, func.count(distinct(m.person_areas.c.person_id)))
+        .join(m.person_areas, m.person_areas.c.area_id == AREA_TREE.c.sub_id)
+        .join(m.Person, m.Person.id == m.person_areas.c.person_id)
+        .where(listed_people(viewer))
+        .group_by(AREA_TREE.c.area_id)
+    )
+
+
+def area_people_counts(session: Session, viewer: Viewer) -> dict[int, int]:
+    """How many people each area page lists for ``viewer`` (:func:`people_in_area`), by
+    area id; areas with nobody are left out."""
+    return dict(session.execute(_people_per_area(viewer)).all())
+
+
 def listed_areas(session: Session, viewer: Viewer) -> list[m.ResearchArea]:
-    """Areas at least one listed person works in (filter choices; an area known only from a
-    hidden profile is not offered)."""
+    """Areas whose filter finds someone (filter choices; an area known only from a hidden
+    profile is not offered)."""
     stmt = (
         select(m.ResearchArea)
         .where(
-            m.ResearchArea.id.in_(
-                select(m.person_areas.c.area_id)
-                .join(m.Person, m.Person.id == m.person_areas.c.person_id)
-                .where(listed_people_clause(viewer))
-            )
+            m.ResearchArea.id.in_(_people_per_area(viewer).with_only_columns(AREA_TREE.c.area_id))
         )
         .order_by(m.ResearchArea.name)
+    )
+    return list(session.scalars(stmt))
+
+
+def people_in_area_cards(
+    session: Session, viewer: Viewer, area_slug: str, limit: int | None = None
+) -> list[m.Person]:
+    """The people of an area (:func:`people_in_area`) for a host page's fragment: by role in
+    ROLES order, then by name."""
+    role_order = case({role: i for i, (role, _) in enumerate(m.ROLES)}, value=m.Person.role)
+    stmt = (
+        select(m.Person)
+        .where(people_in_area(viewer, area_slug))
+        .options(selectinload(m.Person.areas), selectinload(m.Person.photo))
+        .order_by(role_order, m.Person.sort_name, m.Person.id)
+        .limit(limit)
     )
     return list(session.scalars(stmt))
 
@@ -355,24 +471,16 @@ class AreaSummary:
 
 
 def area_summaries(session: Session, viewer: Viewer, day: date) -> list[AreaSummary]:
-    """The area tree with counts of listed people and open notices; areas with nothing the
-    viewer may see (and no such sub-area) are left out."""
-    people = dict(
-        session.execute(
-            select(m.person_areas.c.area_id, func.count())
-            .join(m.Person, m.Person.id == m.person_areas.c.person_id)
-            .where(listed_people_clause(viewer))
-            .group_by(m.person_areas.c.area_id)
-        ).all()
-    )
-    owner = _OWNER
+    """The area tree with counts of listed people and open notices (each area's counting its
+    sub-areas', as its page does); areas with nothing the viewer may see are left out."""
+    people = area_people_counts(session, viewer)
     notices = dict(
         session.execute(
-            select(m.notice_areas.c.area_id, func.count())
+            select(AREA_TREE.c.area_id, func.count(distinct(m.notice_areas.c.notice_id)))
+            .join(m.notice_areas, m.notice_areas.c.area_id == AREA_TREE.c.sub_id)
             .join(m.RecruitingNotice, m.RecruitingNotice.id == m.notice_areas.c.notice_id)
-            .join(owner, owner.id == m.RecruitingNotice.owner_id)
-            .where(listed_notice_clause(viewer, m.RecruitingNotice, owner, day))
-            .group_by(m.notice_areas.c.area_id)
+            .where(listed_notices(viewer, day))
+            .group_by(AREA_TREE.c.area_id)
         ).all()
     )
     areas = session.scalars(
@@ -407,7 +515,8 @@ class AreaPage:
 
 
 def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPage | None:
-    """A research area's people, open notices and recent papers; None if no such area."""
+    """A research area's people, open notices and recent papers, its sub-areas' included;
+    None if no such area."""
     area = session.scalar(
         select(m.ResearchArea)
         .where(m.ResearchArea.slug == slug)
@@ -418,7 +527,7 @@ def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPag
     people = list(
         session.scalars(
             select(m.Person)
-            .where(listed_people_clause(viewer), m.Person.areas.any(m.ResearchArea.id == area.id))
+            .where(people_in_area(viewer, slug))
             .options(*card_options())
             .order_by(m.Person.sort_name, m.Person.id)
         )
@@ -451,21 +560,32 @@ def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPag
 
 @dataclass(frozen=True)
 class RecruitingFilters(Filters):
-    level: str = ""
-    term: str = ""
-    area: str = ""
-    person: str = ""
-    funded: bool = False
+    """The recruiting page's and feed's filters, and the API's positions filters."""
 
-    @classmethod
-    def from_args(cls, args: Mapping[str, str]) -> RecruitingFilters:
-        return cls(
-            level=_choice(args, "level", m.values(m.RECRUITING_LEVELS)),
-            term=_text(args, "term", 40),
-            area=_text(args, "area", 80),
-            person=_text(args, "person", 120),
-            funded=_flag(args, "funded"),
-        )
+    level: str = field(default="", metadata=read_choice(m.values(m.RECRUITING_LEVELS)))
+    term: str = field(default="", metadata=read_text())
+    area: str = field(default="", metadata=read_text())
+    person: str = field(default="", metadata=read_text())
+    funded: bool | None = field(default=None, metadata=read_boolean())
+
+
+def notice_conditions(viewer: Viewer, day: date, filters: RecruitingFilters) -> list[Any]:
+    """Listed notices (:func:`listed_notices`) matching ``filters``; no join needed."""
+    notice = m.RecruitingNotice
+    conditions: list[Any] = [listed_notices(viewer, day)]
+    if filters.level:
+        conditions.append(notice.level == filters.level)
+    if filters.term:
+        conditions.append(func.lower(notice.term) == filters.term.lower())
+    if filters.area:
+        conditions.append(notice_in_area(filters.area))
+    if filters.person:
+        owner = _NAMED_OWNER
+        named = select(owner.id).where(owner.slug == filters.person).correlate(None)
+        conditions.append(notice.owner_id.in_(named))
+    if filters.funded is not None:
+        conditions.append(notice.funded.is_(filters.funded))
+    return conditions
 
 
 def _level_order(column: Any) -> ColumnElement:
@@ -481,7 +601,7 @@ def recruiting_notices(
     stmt = (
         select(m.RecruitingNotice)
         .join(owner, owner.id == m.RecruitingNotice.owner_id)
-        .where(listed_notice_clause(viewer, m.RecruitingNotice, owner, day))
+        .where(*notice_conditions(viewer, day, filters))
         .options(
             contains_eager(m.RecruitingNotice.owner.of_type(owner)),
             selectinload(m.RecruitingNotice.areas),
@@ -493,16 +613,29 @@ def recruiting_notices(
             m.RecruitingNotice.id,
         )
     )
-    if filters.level:
-        stmt = stmt.where(m.RecruitingNotice.level == filters.level)
-    if filters.term:
-        stmt = stmt.where(m.RecruitingNotice.term == filters.term)
-    if filters.area:
-        stmt = stmt.where(m.RecruitingNotice.areas.any(m.ResearchArea.slug == filters.area))
-    if filters.person:
-        stmt = stmt.where(owner.slug == filters.person)
-    if filters.funded:
-        stmt = stmt.where(m.RecruitingNotice.funded.is_(True))
+    return list(session.scalars(stmt))
+
+
+def notices_by_deadline(
+    session: Session, viewer: Viewer, day: date, limit: int | None = None
+) -> list[m.RecruitingNotice]:
+    """Listed notices for a host page's "recruiting now": soonest deadline first, then the
+    rolling ones."""
+    owner = _OWNER
+    stmt = (
+        select(m.RecruitingNotice)
+        .join(owner, owner.id == m.RecruitingNotice.owner_id)
+        .where(listed_notices(viewer, day))
+        .options(contains_eager(m.RecruitingNotice.owner.of_type(owner)))
+        .order_by(
+            m.RecruitingNotice.deadline.is_(None),
+            m.RecruitingNotice.deadline,
+            owner.sort_name,
+            m.RecruitingNotice.position,
+            m.RecruitingNotice.id,
+        )
+        .limit(limit)
+    )
     return list(session.scalars(stmt))
 
 
@@ -516,12 +649,7 @@ class RecruitingChoices:
 
 
 def recruiting_choices(session: Session, viewer: Viewer, day: date) -> RecruitingChoices:
-    owner = _OWNER
-    listed = (
-        select(m.RecruitingNotice.id)
-        .join(owner, owner.id == m.RecruitingNotice.owner_id)
-        .where(listed_notice_clause(viewer, m.RecruitingNotice, owner, day))
-    )
+    listed = select(m.RecruitingNotice.id).where(listed_notices(viewer, day)).correlate(None)
     terms = session.scalars(
         select(m.RecruitingNotice.term)
         .where(
@@ -558,19 +686,10 @@ def recruiting_choices(session: Session, viewer: Viewer, day: date) -> Recruitin
 
 @dataclass(frozen=True)
 class AlumniFilters(Filters):
-    year: int | None = None
-    advisor: str = ""
-    degree: str = ""
-    page: int = 1
-
-    @classmethod
-    def from_args(cls, args: Mapping[str, str]) -> AlumniFilters:
-        return cls(
-            year=_int(args, "year", 1900, 2999),
-            advisor=_text(args, "advisor", 120),
-            degree=_choice(args, "degree", m.values(m.DEGREES)),
-            page=_int(args, "page") or 1,
-        )
+    year: int | None = field(default=None, metadata=read_integer(1000, 9999))
+    advisor: str = field(default="", metadata=read_text())
+    degree: str = field(default="", metadata=read_choice(m.values(m.DEGREES)))
+    page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
 
 
 @dataclass
@@ -695,25 +814,15 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
 
 @dataclass(frozen=True)
 class PublicationFilters(Filters):
-    year: int | None = None
-    area: str = ""
-    person: str = ""
-    type: str = ""
-    venue: str = ""
-    awards: bool = False
-    page: int = 1
+    """The department publications' filters (page and exports), and the API's."""
 
-    @classmethod
-    def from_args(cls, args: Mapping[str, str]) -> PublicationFilters:
-        return cls(
-            year=_int(args, "year", 1900, 2999),
-            area=_text(args, "area", 80),
-            person=_text(args, "person", 120),
-            type=_choice(args, "type", m.values(m.PUBLICATION_TYPES)),
-            venue=_text(args, "venue", 60),
-            awards=_flag(args, "awards"),
-            page=_int(args, "page") or 1,
-        )
+    year: int | None = field(default=None, metadata=read_integer(1000, 9999))
+    area: str = field(default="", metadata=read_text())
+    person: str = field(default="", metadata=read_text())
+    type: str = field(default="", metadata=read_choice(m.values(m.PUBLICATION_TYPES)))
+    venue: str = field(default="", metadata=read_text())
+    awards: bool | None = field(default=None, metadata=read_boolean())
+    page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
 
 
 def _papers_of(viewer: Viewer, *conditions: Any) -> ColumnElement:
@@ -730,18 +839,17 @@ def _papers_of(viewer: Viewer, *conditions: Any) -> ColumnElement:
     )
 
 
-def _publication_conditions(
+def publication_conditions(
     viewer: Viewer, filters: PublicationFilters, *, year: bool = True
 ) -> list[ColumnElement]:
-    """The department's papers (each once) matching ``filters`` (all but the year if not
-    ``year``): visible papers on the profile of at least one visible person."""
-    conditions = [listed_publication_clause(viewer, m.Publication)]
+    """The department's papers (each once: :func:`listed_publications`) matching ``filters``
+    (all but the year if not ``year``). ``person`` and ``area`` keep the papers a visible
+    profile of that person, or of someone in that area or one under it, lists."""
+    conditions = [listed_publications(viewer)]
     if filters.person:
         conditions.append(_papers_of(viewer, lambda a: a.slug == filters.person))
     if filters.area:
-        conditions.append(
-            _papers_of(viewer, lambda a: a.areas.any(m.ResearchArea.slug == filters.area))
-        )
+        conditions.append(_papers_of(viewer, lambda a: in_area(filters.area, a)))
     if filters.type:
         conditions.append(m.Publication.type == filters.type)
     if filters.venue:
@@ -751,8 +859,9 @@ def _publication_conditions(
                 m.Publication.venue.icontains(filters.venue, autoescape=True),
             )
         )
-    if filters.awards:
-        conditions.append(m.Publication.awards.any())
+    if filters.awards is not None:
+        awarded = m.Publication.awards.any()
+        conditions.append(awarded if filters.awards else ~awarded)
     if year and filters.year:
         conditions.append(m.Publication.year == filters.year)
     return conditions
@@ -762,7 +871,7 @@ def publications_stmt(viewer: Viewer, filters: PublicationFilters) -> Select:
     """The filtered department papers, newest first, with everything a citation shows."""
     return (
         select(m.Publication)
-        .where(*_publication_conditions(viewer, filters))
+        .where(*publication_conditions(viewer, filters))
         .options(*publication_options())
         .order_by(
             m.Publication.year.desc().nulls_last(),
@@ -795,7 +904,7 @@ def publications_page(
 ) -> tuple[Page[m.Publication], PublicationChoices]:
     """A page of the filtered department papers, and the filters' choices with the papers-per
     -year counts of the chart (counted with every filter but the year)."""
-    conditions = _publication_conditions(viewer, filters)
+    conditions = publication_conditions(viewer, filters)
     total = session.scalar(select(func.count(m.Publication.id)).where(*conditions)) or 0
     number = min(filters.page, max(1, math.ceil(total / page_size)))
     items = session.scalars(
@@ -804,7 +913,7 @@ def publications_page(
     per_year = dict(
         session.execute(
             select(m.Publication.year, func.count(m.Publication.id))
-            .where(*_publication_conditions(viewer, filters, year=False))
+            .where(*publication_conditions(viewer, filters, year=False))
             .where(m.Publication.year.isnot(None))
             .group_by(m.Publication.year)
         ).all()
@@ -814,7 +923,7 @@ def publications_page(
         if per_year
         else []
     )
-    department = _publication_conditions(viewer, PublicationFilters())
+    department = publication_conditions(viewer, PublicationFilters())
     types = set(session.scalars(select(m.Publication.type).where(*department).distinct()))
     shorts = session.scalars(
         select(m.Publication.venue_short)

@@ -10,11 +10,16 @@ from itertools import groupby
 from typing import Any
 
 from sqlalchemy import and_, or_, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload, selectinload
 
 from directory import models as m
 from directory.formats.interchange import profile_publication_order
-from directory.services.access import person_visible, visibility_clause
+from directory.services.access import (
+    listed_notices,
+    listed_on_profile,
+    person_visible,
+    visibility_clause,
+)
 from directory.services.identity import Viewer
 
 
@@ -69,9 +74,12 @@ def _entries(
     return list(session.scalars(stmt))
 
 
-def _projects(session: Session, person: m.Person, viewer: Viewer) -> list[m.ResearchProject]:
+def _projects(
+    session: Session, person: m.Person, viewer: Viewer, listed: set[int]
+) -> list[m.ResearchProject]:
     """Top-level projects; each gets ``visible_children`` (recursively) and
-    ``visible_publications`` so templates never touch unfiltered relationships."""
+    ``visible_publications`` (those of its papers the profile lists: ``listed`` ids) so that
+    templates never touch unfiltered relationships."""
     rows = list(
         session.scalars(
             select(m.ResearchProject)
@@ -89,16 +97,8 @@ def _projects(session: Session, person: m.Person, viewer: Viewer) -> list[m.Rese
         by_parent[project.parent_id if project.parent_id in ids else None].append(project)
     for project in rows:
         project.visible_children = by_parent.get(project.id, [])
-        project.visible_publications = [
-            pub for pub in project.publications if pub.visibility in _pub_levels(viewer)
-        ]
+        project.visible_publications = [pub for pub in project.publications if pub.id in listed]
     return by_parent.get(None, [])
-
-
-def _pub_levels(viewer: Viewer) -> tuple[str, ...]:
-    if viewer.is_admin:
-        return ("public", "members", "private")
-    return ("public", "members") if viewer.is_authenticated else ("public",)
 
 
 def publication_options() -> list[Any]:
@@ -112,19 +112,13 @@ def publication_options() -> list[Any]:
 
 
 def profile_publications(session: Session, person: m.Person, viewer: Viewer) -> list[Any]:
-    """The person's publications (their ProfilePublication rows, not hidden), newest first;
-    others' private papers only for the owner and admins. Also what the person's exports hold."""
-    own = viewer.is_admin or viewer.person_id == person.id
+    """The person's publications (their ProfilePublication rows) that ``viewer`` finds listed
+    (:func:`~directory.services.access.listed_on_profile`), newest first. Also what the
+    person's exports hold."""
     stmt = (
         select(m.ProfilePublication)
         .join(m.Publication)
-        .where(
-            m.ProfilePublication.person_id == person.id,
-            m.ProfilePublication.hidden.is_(False),
-            visibility_clause(viewer, m.Publication, m.Publication.created_by_id)
-            if not own
-            else m.Publication.id.isnot(None),
-        )
+        .where(listed_on_profile(viewer, person))
         .options(selectinload(m.ProfilePublication.publication).options(*publication_options()))
         .order_by(*profile_publication_order())
     )
@@ -229,20 +223,23 @@ def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date
     experience = _entries(session, m.Experience, person, viewer)
     publications = profile_publications(session, person, viewer)
     students, co_advisors, advisors = _advising(session, person, viewer)
-    recruiting = [
-        notice
-        for notice in _entries(
-            session, m.RecruitingNotice, person, viewer, selectinload(m.RecruitingNotice.areas)
-        )
-        if notice.is_open(today)
-    ]
+    # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
+    # joined, not selected afterwards, so the page costs the same statements with or without.
+    recruiting = list(
+        session.scalars(
+            select(m.RecruitingNotice)
+            .where(m.RecruitingNotice.owner_id == person.id, listed_notices(viewer, today))
+            .options(joinedload(m.RecruitingNotice.areas))
+            .order_by(m.RecruitingNotice.position, m.RecruitingNotice.id)
+        ).unique()
+    )
     return Profile(
         person=person,
         news=_entries(session, m.NewsItem, person, viewer),
         education=_entries(session, m.Education, person, viewer),
         experience=[e for e in experience if e.kind == "job"],
         internships=[e for e in experience if e.kind != "job"],
-        projects=_projects(session, person, viewer),
+        projects=_projects(session, person, viewer, {row.publication_id for row in publications}),
         teaching=_entries(session, m.Teaching, person, viewer),
         service=_service_groups(_entries(session, m.Service, person, viewer)),
         awards=_entries(session, m.Award, person, viewer),

@@ -12,9 +12,11 @@ prefixes of them: no engine tokeniser, stemmer or query parser sees user input. 
 give the same answers, and any input is safe (it is reduced to plain word tokens first).
 
 The index (:class:`SearchDocument`) is derived data. It is brought up to date on every commit of
-a directory session (:func:`install`), and ``flask directory reindex`` rebuilds it. Every
-document carries the visibility it may be shown at and its owner, so that a search applies the
-same rules as the pages (:mod:`directory.services.access`).
+a directory session (:func:`install`), and ``flask directory reindex`` rebuilds it. What a
+viewer finds is decided when searching, by the read rules the pages apply
+(:mod:`directory.services.access`: listed people, listed notices, listed publications) on the
+documents' objects, so a search can never disagree with the pages, nor lag behind a change the
+index has not seen (a paper hidden on a profile, an owner leaving).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from sqlalchemy import (
     column,
     delete,
     event,
+    exists,
     func,
     insert,
     inspect,
@@ -56,9 +59,11 @@ from directory import models as m
 from directory.formats.markdown import render_markdown
 from directory.models import SearchDocument
 from directory.services.access import (
-    on_visible_profile_clause,
+    listed_notices,
+    listed_people,
+    listed_publications,
+    person_clause,
     strictest_visibility,
-    visibility_clause,
 )
 from directory.services.identity import Viewer
 
@@ -455,15 +460,19 @@ class SearchResults:
 
 
 def _shown_to(viewer: Viewer, today: date) -> Any:
-    """Documents ``viewer`` may find: visible to them, listed, and (notices) not expired."""
+    """Documents ``viewer`` may find: those of the people, publications and notices the pages
+    list for them on ``today`` (checked for the matching documents only)."""
     d = SearchDocument
-    # A paper is found only where the pages show it: on the (not hidden) list of at least one
-    # profile the viewer may see.
-    return and_(
-        d.listed.is_(True),
-        or_(d.expires_on.is_(None), d.expires_on > today),
-        or_(d.kind != "publication", on_visible_profile_clause(viewer, d.object_id)),
-        visibility_clause(viewer, d, d.owner_id),
+    listed = (
+        ("person", m.Person, listed_people(viewer)),
+        ("publication", m.Publication, listed_publications(viewer)),
+        ("notice", m.RecruitingNotice, listed_notices(viewer, today)),
+    )
+    return or_(
+        *(
+            and_(d.kind == kind, exists(select(model.id).where(model.id == d.object_id, rule)))
+            for kind, model, rule in listed
+        )
     )
 
 
@@ -540,7 +549,8 @@ def publication_urls(
     session: Session, viewer: Viewer, ids: Sequence[int], external: bool = False
 ) -> dict[int, str]:
     """Where each publication is shown to ``viewer``: on the profile of its first author in
-    the department whose profile the viewer may see and who has not hidden it."""
+    the department whose profile the viewer may see (the profiles that make a paper listed)
+    and who has not hidden it."""
     if not ids:
         return {}
     a, pp = m.Authorship, m.ProfilePublication
@@ -552,8 +562,7 @@ def publication_urls(
         .where(
             a.publication_id.in_(ids),
             pp.hidden.is_(False),
-            m.Person.active.is_(True),
-            visibility_clause(viewer, m.Person, m.Person.id),
+            person_clause(viewer, m.Person),
         )
         .order_by(a.publication_id, a.position)
     )

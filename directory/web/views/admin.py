@@ -325,38 +325,17 @@ def admin_stale() -> str:
 
 
 def _approvable(viewer: Any) -> list[PendingChange]:
-    session = get_session()
+    people = select(m.Person.id).where(access.approvable(viewer))
     stmt = (
         select(PendingChange)
-        .where(PendingChange.status == "pending")
+        .where(PendingChange.status == "pending", PendingChange.person_id.in_(people))
         .order_by(PendingChange.created_at, PendingChange.id)
     )
-    if not viewer.is_admin:
-        students = select(m.AdvisingRelation.student_id).where(
-            m.AdvisingRelation.advisor_id == viewer.person_id,
-            m.AdvisingRelation.advisor_confirmed.is_(True),
-            m.AdvisingRelation.student_confirmed.is_(True),
-        )
-        stmt = stmt.where(PendingChange.person_id.in_(students))
-    return list(session.scalars(stmt))
+    return list(get_session().scalars(stmt))
 
 
 def _is_approver(viewer: Any) -> bool:
-    if viewer.is_admin:
-        return True
-    if viewer.person_id is None:
-        return False
-    return (
-        get_session().scalar(
-            select(m.AdvisingRelation.id).where(
-                m.AdvisingRelation.advisor_id == viewer.person_id,
-                m.AdvisingRelation.student_id.isnot(None),
-                m.AdvisingRelation.advisor_confirmed.is_(True),
-                m.AdvisingRelation.student_confirmed.is_(True),
-            )
-        )
-        is not None
-    )
+    return access.is_approver(viewer)
 
 
 @blueprint.route("/approvals")

@@ -4,23 +4,25 @@
 * Lists take ``page`` and ``per_page`` (at most 100) and answer
   ``{"items": [...], "page", "per_page", "pages", "total", "links": {"self", "first", "last",
   "next", "prev"}}``; their filters mirror the pages'.
-* A bad filter value is a 400 and an unknown (or hidden) object a 404, both as RFC 9457
-  problem details (``application/problem+json``).
-* What a viewer sees follows :mod:`directory.services.access`, as on the pages. Email addresses
-  go to
-  signed-in members only. Anonymous answers are public and cacheable, with an ETag; signed-in
+* Filters are read by the pages' own parser (:class:`directory.services.department.Filters`,
+  strictly): the same names and values as the pages. A bad filter value is a 400 and an
+  unknown (or hidden) object a 404, both as RFC 9457 problem details
+  (``application/problem+json``).
+* What a viewer sees follows the read rules of :mod:`directory.services.access`, as on the
+  pages, through the same queries (:mod:`directory.services.department`). Email addresses go
+  to signed-in members only. Anonymous answers are public and cacheable, with an ETag; signed-in
   answers are private.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import date
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Response, current_app, request, url_for
-from sqlalchemy import ColumnElement, Select, exists, func, or_, select
-from sqlalchemy.orm import aliased, selectinload
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.orm import selectinload
 from werkzeug.http import HTTP_STATUS_CODES
 
 from directory import models as m
@@ -28,15 +30,15 @@ from directory.db import get_session
 from directory.formats import representations as rep
 from directory.formats.openapi import openapi_document
 from directory.services import department
-from directory.services.access import listed_publication_clause, person_visible, visibility_clause
+from directory.services.access import person_visible
+from directory.services.department import BadFilter, Filters, read_integer, read_text
 from directory.services.identity import Viewer, current_viewer
-from directory.services.profiles import load_profile
+from directory.services.profiles import load_profile, publication_options
 from directory.services.search import matching_ids, publication_urls
 from directory.web.blueprint import blueprint
 
 API = "/api/v1"
 MAX_PER_PAGE = 100
-MAX_TEXT = 200
 
 
 class ApiError(Exception):
@@ -64,6 +66,12 @@ def _problem(error: ApiError) -> Response:
     return response
 
 
+@blueprint.errorhandler(BadFilter)
+def _bad_filter(error: BadFilter) -> Response:
+    # Only the API reads filters strictly; the pages drop a bad value.
+    return _problem(ApiError(400, error.message, error.name))
+
+
 def _respond(data: Any) -> Response:
     """JSON with an ETag (a matching If-None-Match gets a 304), cacheable by anyone when the
     caller is anonymous, only by the caller's own browser otherwise."""
@@ -86,66 +94,29 @@ def _respond(data: Any) -> Response:
 # ----------------------------------------------------------------------------- parameters
 
 
-def _text(name: str) -> str | None:
-    value = request.args.get(name)
-    if value is None or not value.strip():
-        return None
-    if "\x00" in value or len(value) > MAX_TEXT:
-        raise ApiError(400, f"{name} must be text of at most {MAX_TEXT} characters", name)
-    return value.strip()
+@dataclass(frozen=True)
+class Paging(Filters):
+    page: int = field(default=1, metadata=read_integer(1, department.MAX_PAGE))
+    per_page: int | None = field(default=None, metadata=read_integer(1, MAX_PER_PAGE))
 
 
-def _choice(name: str, vocabulary: tuple[tuple[str, str], ...]) -> str | None:
-    value = _text(name)
-    allowed = m.values(vocabulary)
-    if value is not None and value not in allowed:
-        raise ApiError(400, f"{name} must be one of: {', '.join(allowed)}", name)
-    return value
+@dataclass(frozen=True)
+class PublicationQuery(department.PublicationFilters):
+    """The department publications' filters and a search (``q``)."""
+
+    q: str = field(default="", metadata=read_text())
 
 
-def _integer(name: str, low: int, high: int) -> int | None:
-    value = _text(name)
-    if value is None:
-        return None
-    if not value.isascii() or not value.isdigit() or not low <= int(value) <= high:
-        raise ApiError(400, f"{name} must be a whole number from {low} to {high}", name)
-    return int(value)
+def _filters[F: Filters](cls: type[F], viewer: Viewer) -> F:
+    """The filters of ``cls`` in the query string, strictly: a bad value, an unknown area or a
+    person the viewer may not see is a 400 (:class:`BadFilter`)."""
+    filters = cls.from_args(request.args, strict=True)
+    department.check_references(get_session(), viewer, filters)
+    return filters
 
 
-def _boolean(name: str) -> bool | None:
-    value = _text(name)
-    if value is None:
-        return None
-    if value.lower() in ("true", "1", "yes"):
-        return True
-    if value.lower() in ("false", "0", "no"):
-        return False
-    raise ApiError(400, f"{name} must be true or false", name)
-
-
-def _area() -> m.ResearchArea | None:
-    slug = _text("area")
-    if slug is None:
-        return None
-    found = get_session().scalar(select(m.ResearchArea).where(m.ResearchArea.slug == slug))
-    if found is None:
-        raise ApiError(400, f"there is no research area {slug!r}", "area")
-    return found
-
-
-def _person(viewer: Viewer) -> m.Person | None:
-    slug = _text("person")
-    if slug is None:
-        return None
-    found = get_session().scalar(select(m.Person).where(m.Person.slug == slug))
-    if found is None or not person_visible(viewer, found):
-        # A hidden profile answers exactly like a missing one.
-        raise ApiError(400, f"there is no person {slug!r}", "person")
-    return found
-
-
-def _query(kind: str, viewer: Viewer, column: Any) -> ColumnElement | None:
-    ids = matching_ids(get_session(), _text("q") or "", viewer, kind)
+def _query(kind: str, viewer: Viewer, column: Any, q: str) -> ColumnElement | None:
+    ids = matching_ids(get_session(), q, viewer, kind)
     return None if ids is None else column.in_(ids)
 
 
@@ -153,9 +124,9 @@ def _page(
     stmt: Select, key: Any, order_by: Sequence[Any], options: Sequence[Any], item: Callable
 ) -> Response:
     """One page of the filtered ``stmt`` (counted by its ``key`` column), in the envelope."""
-    page = _integer("page", 1, 1_000_000) or 1
-    default = min(current_app.config["DIRECTORY_PAGE_SIZE"], MAX_PER_PAGE)
-    per_page = _integer("per_page", 1, MAX_PER_PAGE) or default
+    paging = Paging.from_args(request.args, strict=True)
+    page = paging.page
+    per_page = paging.per_page or min(current_app.config["DIRECTORY_PAGE_SIZE"], MAX_PER_PAGE)
     session = get_session()
     total = session.scalar(
         select(func.count()).select_from(stmt.with_only_columns(key).distinct().subquery())
@@ -191,43 +162,6 @@ def _page(
     )
 
 
-# ----------------------------------------------------------------------------- shared clauses
-
-
-def _open_notice_clauses(viewer: Viewer, today: date, owner: Any = m.Person) -> list[Any]:
-    """Notices a list of positions may show ``viewer``: open, visible, and on the visible
-    profile of an active person (the query must join the notice's ``owner``)."""
-    notice = m.RecruitingNotice
-    return [
-        or_(notice.expires_on.is_(None), notice.expires_on > today),
-        visibility_clause(viewer, notice),
-        owner.active.is_(True),
-        visibility_clause(viewer, owner, owner.id),
-    ]
-
-
-def _recruiting_owner_ids(viewer: Viewer, people_ids: list[int]) -> set[int]:
-    if not people_ids:
-        return set()
-    return set(
-        get_session().scalars(
-            select(m.RecruitingNotice.owner_id)
-            .join(m.Person, m.Person.id == m.RecruitingNotice.owner_id)
-            .where(
-                m.RecruitingNotice.owner_id.in_(people_ids),
-                *_open_notice_clauses(viewer, date.today()),
-            )
-        )
-    )
-
-
-def _shown_publication_ids(*conditions: Any) -> Select:
-    """Ids of publications some department member shows on their profile (not hidden)."""
-    return select(m.ProfilePublication.publication_id).where(
-        m.ProfilePublication.hidden.is_(False), *conditions
-    )
-
-
 # ----------------------------------------------------------------------------- endpoints
 
 
@@ -251,39 +185,23 @@ def api_openapi() -> Response:
 
 @blueprint.route(f"{API}/people")
 def api_people() -> Response:
-    viewer = current_viewer()
-    person = m.Person
-    clauses: list[Any] = [person.active.is_(True), visibility_clause(viewer, person, person.id)]
-    if (role := _choice("role", m.ROLES)) is not None:
-        clauses.append(person.role == role)
-    if (area := _area()) is not None:
-        clauses.append(person.areas.any(m.ResearchArea.id == area.id))
-    if (unit := _text("unit")) is not None:
-        clauses.append(person.unit == unit)
-    recruiting = _boolean("recruiting")
-    if recruiting is not None:
-        owner = aliased(m.Person)
-        has_open = exists(
-            select(m.RecruitingNotice.id)
-            .join(owner, owner.id == m.RecruitingNotice.owner_id)
-            .where(
-                m.RecruitingNotice.owner_id == person.id,
-                *_open_notice_clauses(viewer, date.today(), owner),
-            )
-        )
-        clauses.append(has_open if recruiting else ~has_open)
-    if (matched := _query("person", viewer, person.id)) is not None:
+    viewer, today = current_viewer(), department.today()
+    filters = _filters(department.ListingFilters, viewer)
+    clauses = department.people_conditions(viewer, today, filters)
+    if filters.letter:
+        clauses.append(department.letter_clause(filters.letter))
+    if (matched := _query("person", viewer, m.Person.id, filters.q)) is not None:
         clauses.append(matched)
 
     def items(rows: list[m.Person]) -> list[dict]:
-        open_ids = _recruiting_owner_ids(viewer, [p.id for p in rows])
+        open_ids = department.recruiting_owner_ids(get_session(), viewer, today)
         return [rep.person_summary(p, viewer, p.id in open_ids) for p in rows]
 
     return _page(
-        select(person).where(*clauses),
-        person.id,
-        (person.sort_name, person.id),
-        (selectinload(person.areas), selectinload(person.photo)),
+        select(m.Person).where(*clauses),
+        m.Person.id,
+        (m.Person.sort_name, m.Person.id),
+        (selectinload(m.Person.areas), selectinload(m.Person.photo)),
         items,
     )
 
@@ -303,7 +221,7 @@ def api_person(slug: str) -> Response:
     )
     if found is None or not person_visible(viewer, found):
         raise ApiError(404, f"there is no person {slug!r}")
-    profile = load_profile(session, found, viewer, date.today())
+    profile = load_profile(session, found, viewer, department.today())
     return _respond(rep.person_detail(profile, viewer))
 
 
@@ -311,19 +229,11 @@ def api_person(slug: str) -> Response:
 def api_positions() -> Response:
     viewer = current_viewer()
     notice = m.RecruitingNotice
-    clauses: list[Any] = _open_notice_clauses(viewer, date.today())
-    if (level := _choice("level", m.RECRUITING_LEVELS)) is not None:
-        clauses.append(notice.level == level)
-    if (term := _text("term")) is not None:
-        clauses.append(func.lower(notice.term) == term.lower())
-    if (area := _area()) is not None:
-        clauses.append(notice.areas.any(m.ResearchArea.id == area.id))
-    if (person := _person(viewer)) is not None:
-        clauses.append(notice.owner_id == person.id)
-    if (funded := _boolean("funded")) is not None:
-        clauses.append(notice.funded.is_(funded))
+    filters = _filters(department.RecruitingFilters, viewer)
     return _page(
-        select(notice).join(m.Person, m.Person.id == notice.owner_id).where(*clauses),
+        select(notice)
+        .join(m.Person, m.Person.id == notice.owner_id)
+        .where(*department.notice_conditions(viewer, department.today(), filters)),
         notice.id,
         (notice.deadline.asc().nulls_last(), m.Person.sort_name, notice.position, notice.id),
         (selectinload(notice.areas), selectinload(notice.owner)),
@@ -335,32 +245,9 @@ def api_positions() -> Response:
 def api_publications() -> Response:
     viewer = current_viewer()
     pub = m.Publication
-    clauses: list[Any] = [listed_publication_clause(viewer, pub)]
-    if (year := _integer("year", 1000, 9999)) is not None:
-        clauses.append(pub.year == year)
-    if (kind := _choice("type", m.PUBLICATION_TYPES)) is not None:
-        clauses.append(pub.type == kind)
-    if (venue := _text("venue")) is not None:
-        clauses.append(
-            or_(
-                pub.venue.icontains(venue, autoescape=True),
-                pub.venue_short.icontains(venue, autoescape=True),
-            )
-        )
-    if (person := _person(viewer)) is not None:
-        clauses.append(
-            pub.id.in_(_shown_publication_ids(m.ProfilePublication.person_id == person.id))
-        )
-    if (area := _area()) is not None:
-        members = select(m.Person.id).where(
-            m.Person.areas.any(m.ResearchArea.id == area.id),
-            m.Person.active.is_(True),
-            visibility_clause(viewer, m.Person, m.Person.id),
-        )
-        clauses.append(
-            pub.id.in_(_shown_publication_ids(m.ProfilePublication.person_id.in_(members)))
-        )
-    if (matched := _query("publication", viewer, pub.id)) is not None:
+    filters = _filters(PublicationQuery, viewer)
+    clauses = department.publication_conditions(viewer, filters)
+    if (matched := _query("publication", viewer, pub.id, filters.q)) is not None:
         clauses.append(matched)
 
     def items(rows: list[m.Publication]) -> list[dict]:
@@ -371,13 +258,7 @@ def api_publications() -> Response:
         select(pub).where(*clauses),
         pub.id,
         (pub.year.desc().nulls_last(), pub.month.desc().nulls_last(), pub.title, pub.id),
-        (
-            selectinload(pub.authorships).selectinload(m.Authorship.person),
-            selectinload(pub.links),
-            selectinload(pub.awards),
-            selectinload(pub.badges),
-            selectinload(pub.relations).selectinload(m.PublicationRelation.target),
-        ),
+        publication_options(),
         items,
     )
 
@@ -401,20 +282,8 @@ def api_areas() -> Response:
     area = m.ResearchArea
 
     def items(rows: list[m.ResearchArea]) -> list[dict]:
-        counts = dict(
-            get_session()
-            .execute(
-                select(m.person_areas.c.area_id, func.count())
-                .join(m.Person, m.Person.id == m.person_areas.c.person_id)
-                .where(
-                    m.person_areas.c.area_id.in_([a.id for a in rows]),
-                    m.Person.active.is_(True),
-                    visibility_clause(viewer, m.Person, m.Person.id),
-                )
-                .group_by(m.person_areas.c.area_id)
-            )
-            .all()
-        )
+        # The number of people its people_url lists.
+        counts = department.area_people_counts(get_session(), viewer)
         return [
             {
                 **rep.area(a),

@@ -3,10 +3,13 @@ page by page. Plain HTML (a GET form), no JavaScript needed."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from flask import current_app, render_template, request
 
 from directory.db import get_session
 from directory.services import search as index
+from directory.services.department import MAX_PAGE, Filters, read_choice, read_integer, read_text
 from directory.services.identity import current_viewer
 from directory.web.blueprint import blueprint
 
@@ -14,12 +17,17 @@ from directory.web.blueprint import blueprint
 PER_KIND_PREVIEW = 5
 
 
+@dataclass(frozen=True)
+class SearchFilters(Filters):
+    q: str = field(default="", metadata=read_text(index.MAX_QUERY_LENGTH))
+    kind: str = field(default="", metadata=read_choice(index.KINDS))
+    page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
+
+
 @blueprint.route("/search")
 def search() -> str:
-    query = request.args.get("q", "", type=str)[: index.MAX_QUERY_LENGTH]
-    kind = request.args.get("kind", "", type=str)
-    kind = kind if kind in index.KINDS else None
-    page = max(request.args.get("page", 1, type=int) or 1, 1)
+    filters = SearchFilters.from_args(request.args)
+    query, kind, page = filters.q, filters.kind or None, filters.page
     per_page = current_app.config["DIRECTORY_PAGE_SIZE"]
     session, viewer = get_session(), current_viewer()
     if kind:

@@ -1,4 +1,5 @@
-"""``<prefix>/sitemap.xml``: the department pages and every public profile."""
+"""``<prefix>/sitemap.xml``: the department pages, areas and the profiles of the people the
+department lists (alumni profiles are reached from the alumni page)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.feeds import SitemapUrl, sitemap
 from directory.services import department
-from directory.services.access import person_clause
+from directory.services.access import listed_people
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS
 from directory.web.blueprint import blueprint
@@ -33,7 +34,7 @@ def sitemap_xml() -> Response:
     walk(department.area_summaries(session, ANONYMOUS, department.today()))
     people = session.execute(
         select(m.Person.slug, m.Person.updated_at)
-        .where(person_clause(ANONYMOUS, m.Person))
+        .where(listed_people(ANONYMOUS))
         .order_by(m.Person.sort_name, m.Person.id)
     )
     for slug, updated in people:

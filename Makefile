@@ -1,23 +1,34 @@
 # The two commands of the quick start: `make run` and `make test`.
 # The interpreter: PYTHON if given, else the first Python 3.12+ that scripts/find-python finds
 # (PATH, then pyenv's versions). Python 3.11 crashes this project and is never used.
+# The versions installed are exactly those of requirements.lock (`make lock` refreshes it).
 VENV ?= .venv
+LOCK := requirements.lock
 PY := $(VENV)/bin/python
 PORT ?= 5000
 FLASK := $(VENV)/bin/flask --app wsgi
 
-.PHONY: run test test-postgres install browser axe lint bench wrk clean
+.PHONY: run test test-postgres install lock browser axe lint bench wrk clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml $(LOCK)
 	@base=$$(scripts/find-python) || exit 1; \
 	if [ -x $(PY) ] && ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then \
 	  echo "Rebuilding $(VENV): it was made with Python older than 3.12"; rm -rf $(VENV); fi; \
 	echo "Using $$base ($$($$base --version))"; $$base -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,serve]"
+	$(PY) -m pip install --quiet -c $(LOCK) -e ".[test,serve]"
+	@echo "Installed (pip freeze; the versions of $(LOCK)):"; $(PY) -m pip freeze --exclude-editable
 	touch $@
 
 install: $(VENV)/.installed
+
+## Refresh requirements.lock from PyPI after changing a dependency in pyproject.toml, with uv
+## (keeps the other pins; `make lock LOCK_ARGS=--upgrade` moves every package to its newest).
+## One resolution for every platform and every Python from 3.12 on.
+lock: install
+	$(PY) -m pip install --quiet -e ".[lock]"
+	$(VENV)/bin/uv pip compile pyproject.toml --extra test --extra serve --universal \
+	  --python-version 3.12 --custom-compile-command "make lock" $(LOCK_ARGS) -o $(LOCK)
 
 ## Serve the standalone site with the demo department on http://127.0.0.1:$(PORT)
 run: install

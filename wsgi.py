@@ -34,7 +34,10 @@ def create_app(config: dict | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
     )
     for key, value in os.environ.items():
-        if key.startswith(("DIRECTORY_", "SESSION_COOKIE_")):
+        # DIRECTORY_TEST_* variables belong to the test suite, not to the site's settings.
+        if key.startswith(("DIRECTORY_", "SESSION_COOKIE_")) and not key.startswith(
+            "DIRECTORY_TEST_"
+        ):
             app.config[key] = _loads(value)
     app.config.update(config or {})
     source = app.config.setdefault("DIRECTORY_IDENTITY_SOURCE", "builtin")

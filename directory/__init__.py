@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from directory.extension import Directory
 
 __all__ = ["Directory"]
-__version__ = "0.1.0"
+#: The one place the version is written (pyproject.toml reads it; see CHANGELOG.md).
+__version__ = "0.2.0.dev0"
 
 
 def __getattr__(name: str) -> Any:

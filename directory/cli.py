@@ -23,7 +23,7 @@ from directory.formats.interchange import (
     validate_document,
 )
 from directory.models.accounts import password_problem
-from directory.services import search
+from directory.services import health, search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import import_plan, import_profiles, plan_source
@@ -416,3 +416,41 @@ def import_orcid(
 ) -> None:
     """Import an ORCID public record (JSON FILE) into a profile: preview, then write."""
     _import_publications(slug, "orcid", Path(file).read_bytes(), yes, duplicates, skip_invalid)
+
+
+# --------------------------------------------------------------------------------------------
+# Self-check after installing or upgrading
+# --------------------------------------------------------------------------------------------
+
+
+def _session_value(text: str) -> tuple[str, object]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise click.BadParameter(f"{text!r} is not NAME=VALUE")
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value
+
+
+@directory_cli.command("check")
+@click.option(
+    "--session",
+    "entries",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="What the host's session holds for a signed-in user, to try the identity source "
+    "with (Flask-Login: _user_id=1; the Flask tutorial: user_id=1). Repeatable.",
+)
+def check(entries: tuple[str, ...]) -> None:
+    """Check the directory's set-up: database, migrations, settings, identity, routes,
+    security headers, search index. Each line is ok or the fix; exit status 1 on a problem."""
+    signed_in = dict(_session_value(entry) for entry in entries)
+    findings = health.run_checks(current_app._get_current_object(), signed_in or None)
+    for finding in findings:
+        click.echo(finding.line())
+    problems = sum(not finding.ok for finding in findings)
+    if problems:
+        click.echo(f"{problems} problem(s).", err=True)
+        sys.exit(1)
+    click.echo("All checks passed.")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, current_app
 
 from directory.cli import directory_cli
 from directory.config import apply_defaults
 from directory.db import DatabaseState, close_session
-from directory.services import search
+from directory.services import health, search
 from directory.services.cache import PageStore, install_invalidation
-from directory.services.identity import check_settings
 from directory.web.views import blueprint
 
 
@@ -31,7 +30,9 @@ class Directory:
 
     def init_app(self, app: Flask) -> None:
         apply_defaults(app.config)
-        check_settings(app.config)
+        # A setting that cannot work stops the app here, every problem named at once, instead
+        # of misbehaving quietly later (see services/health.py; `flask directory check`).
+        health.raise_on_problems(health.setting_findings(app.config))
         state = app.extensions["directory"] = DirectoryState(app)
         search.install(state.db.sessionmaker)
         app.teardown_appcontext(close_session)
@@ -40,3 +41,20 @@ class Directory:
         prefix = app.config["DIRECTORY_URL_PREFIX"].strip("/")
         app.register_blueprint(blueprint, url_prefix=f"/{prefix}" if prefix else None)
         app.cli.add_command(directory_cli)
+        # Routes the host registered before us are compared now; those it adds later, on its
+        # first request (and on every request until the collision is gone).
+        health.raise_on_problems(health.route_findings(app))
+        app.before_request(_RouteCheck())
+
+
+class _RouteCheck:
+    """A before-request hook: the first request fails with DirectoryConfigError while a host
+    route registered after ``Directory(app)`` answers one of the directory's URLs."""
+
+    def __init__(self) -> None:
+        self.passed = False
+
+    def __call__(self) -> None:
+        if not self.passed:
+            health.raise_on_problems(health.route_findings(current_app))
+            self.passed = True

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import Any
 
 from flask import current_app, g, request, session
@@ -48,42 +49,75 @@ class Viewer:
 ANONYMOUS = Viewer(key=None)
 
 
-def check_settings(config: dict[str, Any]) -> None:
-    """Refuse, at start-up, identity settings that cannot work (instead of every visitor
-    silently being anonymous)."""
+class IdentityAttributeMissing(LookupError):
+    """The host's signed-in user object has no DIRECTORY_IDENTITY_ATTRIBUTE: a configuration
+    error, raised instead of treating everyone as anonymous without a word."""
+
+
+def settings_problems(config: dict[str, Any]) -> list[str]:
+    """Identity settings that cannot work, each as the fix to make (empty: none)."""
+    problems = []
     source = config["DIRECTORY_IDENTITY_SOURCE"]
     if source not in IDENTITY_SOURCES:
-        raise ValueError(
+        problems.append(
             f"DIRECTORY_IDENTITY_SOURCE must be one of {', '.join(IDENTITY_SOURCES)}; "
             f"got {source!r}."
         )
     if source == "callable" and not callable(config["DIRECTORY_IDENTITY_CALLABLE"]):
-        raise ValueError(
+        problems.append(
             'DIRECTORY_IDENTITY_SOURCE = "callable" needs DIRECTORY_IDENTITY_CALLABLE, a '
             "function returning the signed-in user's key or None."
         )
     if config["DIRECTORY_BUILTIN_LOGIN"] and source != "builtin":
-        raise ValueError(
+        problems.append(
             "DIRECTORY_BUILTIN_LOGIN is only for the standalone site; with "
             f"DIRECTORY_IDENTITY_SOURCE = {source!r} the host signs people in."
         )
+    return problems
 
 
-def _attribute(user: Any, name: str) -> Any:
+_MISSING = object()
+
+
+def _attribute(user: Any, name: str, default: Any = None) -> Any:
     """``user.name``, or ``user[name]`` for mappings and rows (dict, ``sqlite3.Row``)."""
     if hasattr(user, "keys") and hasattr(user, "__getitem__"):
         try:
             return user[name]
         except (KeyError, IndexError):
-            return None
-    return getattr(user, name, None)
+            return default
+    return getattr(user, name, default)
+
+
+def _fields(user: Any) -> list[str]:
+    """The names a user object offers, for the message that names the missing one."""
+    if hasattr(user, "keys") and hasattr(user, "__getitem__"):
+        return [str(key) for key in user.keys()]  # noqa: SIM118 - a Row iterates its values
+    return sorted(name for name in dir(user) if not name.startswith("_"))
+
+
+def key_from_user(user: Any, attribute: str) -> str | None:
+    """The stable key of the host's user object (None when nobody is signed in).
+
+    Raises :class:`IdentityAttributeMissing` when a signed-in user has no ``attribute``."""
+    if user is None or not getattr(user, "is_authenticated", True):
+        return None
+    unwrap = getattr(user, "_get_current_object", None)  # Flask-Login's current_user proxy
+    user = unwrap() if callable(unwrap) else user
+    value = _attribute(user, attribute, _MISSING)
+    if value is _MISSING:
+        close = get_close_matches(attribute, _fields(user), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise IdentityAttributeMissing(
+            f"DIRECTORY_IDENTITY_ATTRIBUTE = {attribute!r}, but the host's signed-in user "
+            f"({type(user).__name__}) has no {attribute!r}.{hint} Set it to the attribute "
+            "holding the user's stable key (username, eppn or email)."
+        )
+    return _clean(value)
 
 
 def _key_from_user(user: Any) -> str | None:
-    if user is None or not getattr(user, "is_authenticated", True):
-        return None
-    value = _attribute(user, current_app.config["DIRECTORY_IDENTITY_ATTRIBUTE"])
-    return _clean(value)
+    return key_from_user(user, current_app.config["DIRECTORY_IDENTITY_ATTRIBUTE"])
 
 
 def _clean(value: Any) -> str | None:

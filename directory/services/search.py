@@ -651,6 +651,14 @@ def _chunks(ids: Iterable[int], size: int = 500) -> Iterator[list[int]]:
         yield items[i : i + size]
 
 
+def _row(source: _Source, obj: Any) -> dict[str, Any]:
+    """The documents table's row for ``obj``: its document, tokens joined by spaces."""
+    doc = source.document(obj)
+    doc["title_tokens"] = " ".join(doc["title_tokens"])
+    doc["body_tokens"] = " ".join(doc["body_tokens"])
+    return doc
+
+
 def reindex(session: Session, kind: str, ids: Iterable[int] | None = None) -> int:
     """Rewrite the documents of ``kind`` for the objects ``ids`` (all of them when ``None``);
     objects that no longer exist lose their document. Returns how many documents it wrote."""
@@ -666,12 +674,7 @@ def reindex(session: Session, kind: str, ids: Iterable[int] | None = None) -> in
             objects = objects.where(source.model.id.in_(batch))
         engine.remove(session, select(_DOCS.c.id).where(which))
         session.execute(delete(_DOCS).where(which))
-        rows = []
-        for obj in session.scalars(objects):
-            doc = source.document(obj)
-            doc["title_tokens"] = " ".join(doc["title_tokens"])
-            doc["body_tokens"] = " ".join(doc["body_tokens"])
-            rows.append(doc)
+        rows = [_row(source, obj) for obj in session.scalars(objects)]
         if rows:
             session.execute(insert(_DOCS), rows)
             engine.add(session, select(_DOCS.c.id).where(which))
@@ -696,6 +699,28 @@ def rebuild_if_empty(session: Session) -> bool:
         return False
     rebuild(session)
     return True
+
+
+def out_of_step(session: Session) -> dict[str, int]:
+    """How many documents of each kind differ from what :func:`reindex` would write now
+    (missing, left over, or with other content); only kinds with a difference are named.
+    Reads every object once: for ``flask directory check``, not for requests."""
+    drift: dict[str, int] = {}
+    for kind, source in _SOURCES.items():
+        stored = {
+            doc.object_id: doc
+            for doc in session.scalars(select(SearchDocument).where(SearchDocument.kind == kind))
+        }
+        wrong = 0
+        for obj in session.scalars(select(source.model).options(*source.options)):
+            doc = _row(source, obj)
+            row = stored.pop(obj.id, None)
+            if row is None or any(getattr(row, name) != value for name, value in doc.items()):
+                wrong += 1
+        wrong += len(stored)
+        if wrong:
+            drift[kind] = wrong
+    return drift
 
 
 #: Which documents depend on a model's rows (people's documents hold area names; notices'

@@ -1,0 +1,367 @@
+"""Is this host's directory set up right? The checks behind ``flask directory check`` and the
+start-up check of ``Directory(app)``, in one place.
+
+Each check gives :class:`Finding` lines: ``ok`` with what was found, or the fix to make.
+:func:`configuration_findings` (settings, identity settings, route collisions) needs no
+database and runs at start-up, where a problem stops the app (:func:`raise_on_problems`);
+:func:`run_checks` adds the database, the migrations, the identity source resolving a user,
+the security headers and the search index.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from difflib import get_close_matches
+from typing import Any
+
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from flask import Flask, session, url_for
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import SQLAlchemyError
+
+from directory import config as settings
+from directory import migrate
+from directory.services import search
+from directory.services.identity import (
+    IdentityAttributeMissing,
+    host_user,
+    key_from_user,
+    settings_problems,
+)
+
+BLUEPRINT = "directory"
+SECURITY_HEADERS = (
+    "Content-Security-Policy",
+    "X-Content-Type-Options",
+    "Referrer-Policy",
+    "X-Frame-Options",
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the check: which check, whether it passed, and what it found or the fix."""
+
+    check: str
+    ok: bool
+    message: str
+
+    def line(self) -> str:
+        return f"{'ok' if self.ok else 'PROBLEM'}  {self.check}: {self.message}"
+
+
+class DirectoryConfigError(ValueError):
+    """The host's configuration cannot work; the message lists every problem and its fix."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.findings = findings
+        lines = "\n".join(f"  - {f.check}: {f.message}" for f in findings)
+        super().__init__(
+            f"The faculty directory is misconfigured ({len(findings)} problem(s)):\n{lines}\n"
+            "Run `flask directory check` after fixing them."
+        )
+
+
+def _ok(check: str, message: str) -> Finding:
+    return Finding(check, True, message)
+
+
+def _problem(check: str, message: str) -> Finding:
+    return Finding(check, False, message)
+
+
+# ----------------------------------------------------------------------------- settings
+
+#: Settings whose default is None: the types a value may have besides None.
+_OPTIONAL_TEXT = {
+    "DIRECTORY_DATABASE_URL",
+    "DIRECTORY_ADMIN_ROLE",
+    "DIRECTORY_REMOTE_ROLES_VARIABLE",
+    "DIRECTORY_LOGIN_URL",
+}
+#: Counts that may be 0 (0 turns the feature off); every other number must be positive.
+_MAY_BE_ZERO = {"DIRECTORY_CACHE_SECONDS"}
+
+
+def _value_problem(name: str, value: Any, default: Any) -> str | None:
+    """Why ``value`` cannot work for the setting ``name`` (None: it can)."""
+    if name in _OPTIONAL_TEXT:
+        return None if value is None or isinstance(value, str) else "must be a string or None"
+    if name == "DIRECTORY_ENGINE":
+        ok = value is None or isinstance(value, Engine) or callable(value)
+        return None if ok else "must be a SQLAlchemy Engine, a function returning one, or None"
+    if name == "DIRECTORY_IDENTITY_CALLABLE":
+        return None if value is None or callable(value) else "must be a function or None"
+    if name == "DIRECTORY_ADMINS":
+        if isinstance(value, str):
+            # `key in "chair"` would make "ch" an admin.
+            return f"is a string; give a list of identity keys, e.g. [{value!r}]"
+        ok = value is None or callable(value) or isinstance(value, list | tuple | set | frozenset)
+        return None if ok else "must be a list of identity keys, a function or None"
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else "must be True or False"
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return "must be a whole number"
+        if value < 0 or (value == 0 and name not in _MAY_BE_ZERO):
+            return "must be a positive number" if name not in _MAY_BE_ZERO else "must be >= 0"
+        return None
+    if isinstance(default, str):
+        return None if isinstance(value, str) else "must be a string"
+    if isinstance(default, list):
+        ok = isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+        return None if ok else "must be a list of strings"
+    if isinstance(default, dict):
+        return None if isinstance(value, dict) else "must be a dict"
+    return None
+
+
+def setting_findings(config: dict[str, Any]) -> list[Finding]:
+    """Unknown ``DIRECTORY_*`` keys (with a did-you-mean), values of the wrong kind, identity
+    settings that cannot work."""
+    known = settings.defaults()
+    found = []
+    for name in sorted(key for key in config if key.startswith("DIRECTORY_")):
+        if name not in known:
+            close = get_close_matches(name, list(known), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            message = f"unknown setting {name}{hint} (remove or rename it)"
+            found.append(_problem("settings", message))
+            continue
+        problem = _value_problem(name, config[name], known[name])
+        if problem:
+            found.append(_problem("settings", f"{name} {problem} (got {config[name]!r})"))
+    found.extend(_problem("identity", message) for message in settings_problems(config))
+    if not found:
+        found.append(_ok("settings", f"{len(known)} settings known and valid"))
+    return found
+
+
+# ----------------------------------------------------------------------------- routes
+
+
+#: A variable part of a rule: ``<name>``, ``<int:name>``, ``<any(a, b):name>``.
+_VARIABLE = re.compile(r"<(?:([a-zA-Z_][a-zA-Z0-9_]*)(\([^)]*\))?:)?[a-zA-Z_][a-zA-Z0-9_]*>")
+
+
+def _shape(rule: Any) -> str:
+    """A rule's path with the variable names left out: ``/people/<slug>`` and
+    ``/people/<name>`` match the same URLs, so they collide."""
+    return _VARIABLE.sub(lambda m: f"<{m.group(1) or 'default'}{m.group(2) or ''}>", rule.rule)
+
+
+def _shape_key(rule: Any) -> tuple[str, str, str]:
+    return (rule.subdomain or "", rule.host or "", _shape(rule))
+
+
+def route_findings(app: Flask) -> list[Finding]:
+    """Routes of the host that match the same URLs (and methods) as one of the directory's:
+    Flask would silently send them to whichever was registered first."""
+    ours: dict[tuple[str, str, str], list[Any]] = {}
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint.startswith(f"{BLUEPRINT}."):
+            ours.setdefault(_shape_key(rule), []).append(rule)
+    found = []
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint.startswith(f"{BLUEPRINT}."):
+            continue
+        for mine in ours.get(_shape_key(rule), []):
+            methods = (rule.methods or set()) & (mine.methods or set()) - {"HEAD", "OPTIONS"}
+            if methods:
+                found.append(
+                    _problem(
+                        "routes",
+                        f"the host's {rule.rule} ({rule.endpoint}) and the directory's "
+                        f"{mine.rule} ({mine.endpoint}) answer the same URL; move the "
+                        "directory with DIRECTORY_URL_PREFIX or the host's route elsewhere",
+                    )
+                )
+    if not found:
+        count = sum(len(rules) for rules in ours.values())
+        found.append(_ok("routes", f"{count} directory routes, none shared with the host"))
+    return found
+
+
+def configuration_findings(app: Flask) -> list[Finding]:
+    """What start-up checks: settings and routes (no database needed)."""
+    return setting_findings(app.config) + route_findings(app)
+
+
+def raise_on_problems(findings: Iterable[Finding]) -> None:
+    """Stop the app with every problem found, loudly, rather than run misconfigured."""
+    problems = [finding for finding in findings if not finding.ok]
+    if problems:
+        raise DirectoryConfigError(problems)
+
+
+# ----------------------------------------------------------------------------- the database
+
+
+def _engine(app: Flask) -> Engine:
+    return app.extensions["directory"].db.engine
+
+
+def database_findings(app: Flask) -> list[Finding]:
+    """Reachable, and migrated to the head of the directory's lineage."""
+    try:
+        engine = _engine(app)
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            current = set(
+                MigrationContext.configure(
+                    conn, opts={"version_table": migrate.VERSION_TABLE}
+                ).get_current_heads()
+            )
+    except (SQLAlchemyError, OSError) as error:
+        reason = str(error).strip().splitlines()[0]
+        return [
+            _problem(
+                "database",
+                f"cannot reach {_safe_url(app)}: {reason} (check DIRECTORY_DATABASE_URL or "
+                "DIRECTORY_ENGINE, and that the server is up)",
+            )
+        ]
+    found = [_ok("database", f"reachable ({engine.dialect.name})")]
+    script = ScriptDirectory.from_config(migrate.alembic_config(engine))
+    heads = set(script.get_heads())
+    if current == heads:
+        found.append(_ok("migrations", f"at head ({', '.join(sorted(heads))})"))
+    else:
+        at = ", ".join(sorted(current)) or "none (no directory tables)"
+        found.append(
+            _problem(
+                "migrations",
+                f"at {at}, head is {', '.join(sorted(heads))}: run `flask directory db upgrade`",
+            )
+        )
+    return found
+
+
+def _safe_url(app: Flask) -> str:
+    try:
+        return _engine(app).url.render_as_string(hide_password=True)
+    except (SQLAlchemyError, OSError, ValueError):
+        return "the directory's database"
+
+
+def search_findings(app: Flask) -> list[Finding]:
+    """The search index holds a document for every person, publication and notice, and each
+    says what the object says now."""
+    with app.app_context():
+        session = app.extensions["directory"].db.new_session()
+        try:
+            drift = search.out_of_step(session)
+        finally:
+            session.close()
+    if not drift:
+        return [_ok("search", "index in step with the data")]
+    what = ", ".join(f"{count} {search.KIND_NOUNS[kind]}" for kind, count in drift.items())
+    return [_problem("search", f"index out of step ({what}): run `flask directory reindex`")]
+
+
+# ----------------------------------------------------------------------------- identity, headers
+
+
+def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Finding]:
+    """The identity source gives a key for a real user of the host.
+
+    For the ``flask_login`` and ``g`` sources, ``signed_in`` is what the host's session holds
+    for a signed-in user (Flask-Login: ``{"_user_id": "1"}``; the Flask tutorial:
+    ``{"user_id": 1}``): the host's own ``before_request`` functions load the user from it,
+    and the check reads DIRECTORY_IDENTITY_ATTRIBUTE from that user."""
+    config = app.config
+    source = config["DIRECTORY_IDENTITY_SOURCE"]
+    attribute = config["DIRECTORY_IDENTITY_ATTRIBUTE"]
+    if settings_problems(config):
+        return []  # already reported by the settings check
+    if source == "flask_login" and getattr(app, "login_manager", None) is None:
+        return [
+            _problem(
+                "identity",
+                'DIRECTORY_IDENTITY_SOURCE = "flask_login", but the app has no LoginManager: '
+                "call login_manager.init_app(app)",
+            )
+        ]
+    if source in ("flask_login", "g"):
+        if not signed_in:
+            return [
+                _ok(
+                    "identity",
+                    f"source {source!r} (not tried with a user: give --session, e.g. "
+                    "--session _user_id=1 for Flask-Login; a user without "
+                    f"{attribute!r} is refused on its first request anyway)",
+                )
+            ]
+        with app.test_request_context():
+            session.update(signed_in)
+            app.preprocess_request()
+            user = host_user()
+            try:
+                key = key_from_user(user, attribute)
+            except IdentityAttributeMissing as error:
+                return [_problem("identity", str(error))]
+        if key is None:
+            return [
+                _problem(
+                    "identity",
+                    f"nobody is signed in with the session {signed_in!r} (source {source!r}), "
+                    f"or their {attribute!r} is empty: check --session",
+                )
+            ]
+        return [_ok("identity", f"source {source!r}: the test user's key is {key!r}")]
+    if source == "callable":
+        with app.test_request_context():
+            try:
+                value = config["DIRECTORY_IDENTITY_CALLABLE"]()
+            except Exception as error:  # noqa: BLE001 - the host's function, reported as is
+                return [_problem("identity", f"DIRECTORY_IDENTITY_CALLABLE raised {error!r}")]
+        if value is not None and not isinstance(value, str):
+            return [
+                _problem(
+                    "identity",
+                    f"DIRECTORY_IDENTITY_CALLABLE returned {type(value).__name__}; "
+                    "it must return the key as a string, or None",
+                )
+            ]
+        return [_ok("identity", "source 'callable' answers for an anonymous request")]
+    return [_ok("identity", f"source {source!r}")]
+
+
+def header_findings(app: Flask) -> list[Finding]:
+    """The directory's index page carries the security headers (the plugin's own, or the
+    host's when it turned DIRECTORY_SECURITY_HEADERS off)."""
+    with app.test_request_context():
+        path = url_for(f"{BLUEPRINT}.index")
+    try:
+        response = app.test_client().get(path)
+    except Exception as error:  # noqa: BLE001 - reported as the check's finding
+        return [_problem("headers", f"{path} failed: {type(error).__name__}: {error}")]
+    missing = [name for name in SECURITY_HEADERS if name not in response.headers]
+    if response.status_code != 200:
+        return [_problem("headers", f"{path} answered {response.status_code}, not 200")]
+    if missing:
+        fix = (
+            "the host turned DIRECTORY_SECURITY_HEADERS off: set them in the host or turn it on"
+            if not app.config["DIRECTORY_SECURITY_HEADERS"]
+            else "something removes them after the directory sets them"
+        )
+        return [_problem("headers", f"{path} lacks {', '.join(missing)}: {fix}")]
+    return [_ok("headers", f"{path} sends {', '.join(SECURITY_HEADERS)}")]
+
+
+def run_checks(app: Flask, signed_in: dict[str, Any] | None = None) -> list[Finding]:
+    """Every check, in the order a host fixes things: settings and routes, then the database;
+    pages and the index only once the database is at head."""
+    found = configuration_findings(app)
+    database = database_findings(app)
+    found += database
+    found += identity_findings(app, signed_in)
+    if all(f.ok for f in database):
+        found += header_findings(app)
+        found += search_findings(app)
+    else:
+        found.append(_problem("pages", "not checked: fix the database first"))
+    return found

@@ -91,15 +91,32 @@ class MultiCheckboxField(SelectMultipleField):
     option_widget = CheckboxInput()
 
 
+#: The largest record version a form may name (the column is a 32-bit integer on PostgreSQL).
+MAX_VERSION = 2**31 - 1
+
+
+def as_version(value: Any) -> int | None:
+    """``value`` as a record version (a whole number from 0 to MAX_VERSION), else None."""
+    text_value = str(value).strip() if value is not None else ""
+    if text_value.isascii() and text_value.isdigit() and int(text_value) <= MAX_VERSION:
+        return int(text_value)
+    return None
+
+
+def record_version(form: Any, field: Any) -> None:
+    """A version is a whole number the database can compare with (empty: a new record)."""
+    if str(field.data or "").strip() and as_version(field.data) is None:
+        raise ValidationError(
+            "This page carried an invalid version of the record; reload it and try again."
+        )
+
+
 class VersionedForm(DirectoryForm):
     #: The version of the record the form was loaded from.
-    version = HiddenField()
+    version = HiddenField(validators=[record_version])
 
     def base_version(self) -> int | None:
-        try:
-            return int(self.version.data)
-        except (TypeError, ValueError):
-            return None
+        return as_version(self.version.data)
 
 
 class EntryForm(VersionedForm):

@@ -36,7 +36,7 @@ from directory.services.changes import (
 from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
 from directory.services.snapshots import PERSON, apply_snapshot, diff
-from directory.services.unit_of_work import current_unit_of_work
+from directory.services.unit_of_work import SaveNotCommitted, current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
 from directory.web.entry_kinds import KINDS
@@ -153,6 +153,23 @@ def render_edit_form(
         ),
         status,
     )
+
+
+@blueprint.errorhandler(SaveNotCommitted)
+def _save_not_committed(_error: SaveNotCommitted) -> tuple[str, int]:
+    """Other saves kept this one from going through (nothing was written): a conflict page
+    that keeps every value the user sent, ready to send again with a fresh token."""
+    typed = [
+        (name, value)
+        for name, values in request.form.lists()
+        if name != "csrf_token"
+        for value in values
+    ]
+    return render_template(
+        "directory/edit/not_saved.html", typed=typed, action=request.full_path.rstrip("?"),
+        lost_files=[name for name, upload in request.files.items() if upload.filename],
+        action_form=forms.ActionForm(),
+    ), 409  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- the editor page

@@ -40,6 +40,8 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
     SelectChoice = None
 
 from directory import models as m
+from directory.services.access import person_clause
+from directory.services.identity import current_viewer
 from directory.web.csrf import DirectoryForm
 
 YEAR = [Optional(), NumberRange(1900, 2200, message="Enter a year such as 2024.")]
@@ -331,8 +333,12 @@ class AdvisingRelationForm(EntryForm):
     def prepare(self, owner: m.Person, session: Any) -> None:
         from sqlalchemy import select
 
+        # Only people the viewer may see anywhere else: a picker must not reveal a private
+        # profile's name.
         people = session.scalars(
-            select(m.Person).where(m.Person.id != owner.id).order_by(m.Person.sort_name)
+            select(m.Person)
+            .where(m.Person.id != owner.id, person_clause(current_viewer(), m.Person))
+            .order_by(m.Person.sort_name)
         )
         self.other_id.choices = options([("", "—")] + [(str(p.id), p.full_name) for p in people])
 

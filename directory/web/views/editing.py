@@ -576,7 +576,9 @@ def delegates(slug: str) -> Any:
         + [
             (str(p.id), p.full_name)
             for p in session.scalars(
-                select(m.Person).where(m.Person.active.is_(True)).order_by(m.Person.sort_name)
+                select(m.Person)
+                .where(m.Person.active.is_(True), access.person_clause(viewer, m.Person))
+                .order_by(m.Person.sort_name)
             )
             if p.id not in taken
         ]

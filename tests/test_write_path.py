@@ -478,3 +478,20 @@ def test_an_import_can_be_reverted_from_the_history(client, db, make_person) -> 
     db.expire_all()
     assert _count(db, m.Publication) == 0
     assert "Analytical Engine" not in _search_titles(client, "analytical")
+
+
+def test_the_history_lists_grouped_changes_and_undoes_only_what_it_can(
+    client, db, make_person
+) -> None:
+    ada = make_person(user_key="ada")
+    login(client, "admin")
+    assert post(client, f"/directory/admin/people/{ada.slug}/invite").status_code == 200
+    login(client, "ada")
+    _import_as(client, "ada-lovelace", BIBTEX)
+    page = client.get(f"{P}/history").get_data(as_text=True)
+    assert "Imported" in page and "Notes on the Analytical Engine Revisited" in page
+    assert "Undo this import" in page
+    invitation = db.scalar(select(ChangeRecord).where(ChangeRecord.entity_kind == "invitation"))
+    response = post(client, f"{P}/history/{invitation.id}/revert", follow_redirects=True)
+    assert response.status_code == 200
+    assert "cannot be undone from the history" in response.get_data(as_text=True)

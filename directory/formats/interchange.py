@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, selectinload
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
 from directory.services.photos import photo_from_bytes
+from directory.services.publication_rows import new_authorships, set_children
 from directory.services.publications import link_coauthor_profiles
 
 FORMAT = "faculty-directory-profile"
@@ -192,6 +193,10 @@ class _Importer:
             self.session.add(self.areas[key])
         return self.areas[key]
 
+    def person_id_by_slug(self, slug: str | None) -> int | None:
+        person = self.person_by_slug(slug)
+        return person.id if person is not None else None
+
     def person_by_slug(self, slug: str | None) -> m.Person | None:
         if not slug:
             return None
@@ -296,29 +301,8 @@ class _Importer:
         _copy_fields(pub, data, PUBLICATION_FIELDS)
         if pub.doi:
             pub.doi = pub.doi.lower()
-        pub.authorships = [
-            m.Authorship(
-                position=i,
-                name=author["name"],
-                person=self.person_by_slug(author.get("person")),
-                co_first=author.get("co_first", False),
-                corresponding=author.get("corresponding", False),
-            )
-            for i, author in enumerate(data["authors"])
-        ]
-        pub.links = [
-            m.PublicationLink(
-                kind=link["kind"], url=link["url"], label=link.get("label"), position=i
-            )
-            for i, link in enumerate(data.get("links", []))
-        ]
-        pub.awards = [
-            m.PublicationAward(name=n, position=i) for i, n in enumerate(data.get("awards", []))
-        ]
-        pub.badges = [
-            m.ArtifactBadge(name=b["name"], issuer=b.get("issuer"), position=i)
-            for i, b in enumerate(data.get("badges", []))
-        ]
+        pub.authorships = new_authorships(data["authors"], self.person_id_by_slug)
+        set_children(pub, {key: data.get(key, []) for key in ("links", "awards", "badges")})
         self.session.flush()
         return pub
 

@@ -37,6 +37,7 @@ from directory.services.snapshots import (
     diff,
     model_for,
     snapshot,
+    snapshot_kinds,
 )
 
 if TYPE_CHECKING:
@@ -296,10 +297,31 @@ def new_entity(kind: str, person: m.Person) -> Any:
     return model(owner_id=person.id)
 
 
+def revertable(record: ChangeRecord) -> bool:
+    """Whether the history offers to undo ``record``: changes to a record (not a merged-away
+    person) and publication imports. Invitations, claims and version links are not undone
+    from the history."""
+    if record.entity_kind == importing.IMPORT:
+        return True
+    if record.entity_id is None or record.entity_kind not in snapshot_kinds():
+        return False
+    return not (record.entity_kind == PERSON and record.action == "delete")
+
+
+def display_rows(session: Session, kind: str, before: Any, after: Any) -> list[dict[str, Any]]:
+    """The rows a history entry or a proposal shows: the fields that differ, or what a grouped
+    change (an import) holds."""
+    if kind in importing.GROUPED_KINDS:
+        return importing.display_rows(session, kind, after)
+    return diff(before, after)
+
+
 def revert(uow: UnitOfWork, person: m.Person, record: ChangeRecord) -> str:
     """Undo ``record``: put back its before-state (an addition is deleted, a deletion
     restored). The revert is itself a change, recorded (or held for approval) like any other."""
     session = uow.session
+    if not revertable(record):
+        raise CannotApply("This change cannot be undone from the history.")
     if record.entity_kind in importing.GROUPED_KINDS:
         changes = uow.change_set(person, action="revert", source_id=record.id)
         importing.revert_group(changes, record)

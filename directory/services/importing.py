@@ -48,8 +48,10 @@ if TYPE_CHECKING:
 IMPORT = "import"
 #: The kind of history record an interchange profile import leaves (command line only).
 PROFILE_IMPORT = "profile_import"
-#: Grouped kinds this module applies (approvals) and reverts (history).
+#: Grouped kinds this module applies (approvals) and describes (history).
 GROUPED_KINDS = (IMPORT, PROFILE_IMPORT)
+#: How many paper titles a history or approval row lists before "and N more".
+SHOWN_TITLES = 50
 
 FORMAT_NAMES = {"bibtex": "BibTeX", "orcid": "ORCID"}
 
@@ -190,3 +192,52 @@ def revert_group(changes: ChangeSet, record: ChangeRecord) -> None:
         if entry is not None and entry.owner_id == person.id:
             changes.delete(kind, entry)
 
+
+
+def _titles_row(label: str, titles: list[str], total: int | None = None) -> dict[str, object]:
+    """A row listing the first titles of ``total`` (default: all of ``titles``)."""
+    total = len(titles) if total is None else total
+    shown = titles[:SHOWN_TITLES]
+    if total > len(shown):
+        shown.append(f"… and {total - len(shown)} more")
+    return {"field": label.lower(), "label": label, "before": None, "after": shown}
+
+
+def display_rows(session: Session, kind: str, state: dict | None) -> list[dict[str, object]]:
+    """What a grouped record or proposal holds, for the history and the approval queue: the
+    file and the papers (a proposal's from its file, a record's from what it wrote), not the
+    raw file or lists of ids."""
+    state = state or {}
+    rows: list[dict[str, object]] = []
+    if kind == PROFILE_IMPORT:
+        return [{"field": "source", "label": "Document", "before": None,
+                 "after": state.get("source")}]  # fmt: skip
+    if state.get("filename"):
+        rows.append({"field": "file", "label": "File", "before": None,
+                     "after": state["filename"]})  # fmt: skip
+    if "source" in state:  # a proposal: what approving would import
+        try:
+            if state.get("format") == "orcid":
+                entries = parse_orcid_record(state["source"], "").entries
+            else:
+                entries = parse_bibtex(state["source"]).entries
+        except BibtexTooLarge:
+            entries = []
+        rows.append(_titles_row("Papers", [e.data.get("title") or "(no title)" for e in entries]))
+        return rows
+    for key, label in (("created", "New papers"), ("linked", "Papers linked")):
+        ids = state.get(key) or []
+        if ids:
+            found = dict(
+                session.execute(
+                    select(m.Publication.id, m.Publication.title).where(
+                        m.Publication.id.in_(ids[: SHOWN_TITLES + 1])
+                    )
+                ).all()
+            )
+            titles = [found.get(i, "(since deleted)") for i in ids[:SHOWN_TITLES]]
+            rows.append(_titles_row(label, titles, len(ids)))
+    if state.get("records"):
+        rows.append({"field": "records", "label": "Profile entries", "before": None,
+                     "after": len(state["records"])})  # fmt: skip
+    return rows

@@ -32,6 +32,7 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
+from directory.services.publication_rows import author_dicts, child_dicts
 
 #: Least ``token_set_ratio`` (0–100) between normalised titles for a possible duplicate.
 TITLE_SIMILARITY = 90
@@ -473,18 +474,8 @@ def publication_data(pub: m.Publication, row: m.ProfilePublication | None = None
     """The interchange dict of a publication (what the BibTeX and CSL writers take)."""
     data = {name: getattr(pub, name) for name in PUBLICATION_COLUMNS}
     data["key"] = pub.citation_key
-    data["authors"] = [
-        {
-            "name": a.name,
-            "person": a.person.slug if a.person else None,
-            "co_first": a.co_first,
-            "corresponding": a.corresponding,
-        }
-        for a in pub.authorships
-    ]
-    data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
-    data["awards"] = [a.name for a in pub.awards]
-    data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
+    data["authors"] = author_dicts(pub, lambda a: a.person.slug if a.person else None)
+    data.update(child_dicts(pub))
     data["selected"] = bool(row and row.selected)
     return data
 

@@ -15,6 +15,13 @@ from sqlalchemy import Date, DateTime, inspect, select
 from sqlalchemy.orm import Session, object_session
 
 from directory import models as m
+from directory.services.publication_rows import (
+    author_dicts,
+    child_dicts,
+    link_dicts,
+    new_authorships,
+    set_children,
+)
 
 #: Columns that belong to the database, not to the user.
 _NOT_USER_DATA = {"id", "owner_id", "version", "created_at", "updated_at", "person_id"}
@@ -31,6 +38,11 @@ _OTHER_MODELS: dict[str, type[m.Base]] = {
     AREA: m.ResearchArea,
     DELEGATION: m.Delegation,
 }
+
+
+def snapshot_kinds() -> set[str]:
+    """Every kind whose records have snapshots (and so can be reverted and restored)."""
+    return set(_OTHER_MODELS) | set(m.ENTRY_MODELS)
 
 
 def model_for(kind: str) -> type[m.Base]:
@@ -75,41 +87,107 @@ def _listing(obj: m.Publication, person_id: int) -> dict[str, Any] | None:
             "position": row.position}  # fmt: skip
 
 
-def snapshot(kind: str, obj: Any, person_id: int | None = None) -> dict[str, Any]:
-    """Every user-editable value of ``obj`` as JSON-ready data. For a publication changed on
-    ``person_id``'s profile, how that profile lists it ("listing": selected, hidden, section,
-    position; None when it is not on the profile) is part of the state."""
-    data = {c.key: _to_json(getattr(obj, c.key)) for c in _columns(type(obj))}
-    if kind == PERSON:
-        data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in obj.links]
-        data["areas"] = sorted(a.id for a in obj.areas)
-        # The image itself is not kept in the history (it can be large); its fingerprint
-        # shows that it changed.
+class KindState:
+    """How the state of one kind of record is read and written beyond its columns: the small
+    lists that belong to it. Each kind's behaviour lives in its own subclass."""
+
+    def lists(self, obj: Any, person_id: int | None) -> dict[str, Any]:
+        return {}
+
+    def apply_lists(
+        self, session: Session, obj: Any, state: dict[str, Any], person_id: int | None
+    ) -> None:
+        return None
+
+
+class _PersonState(KindState):
+    def lists(self, obj: Any, person_id: int | None) -> dict[str, Any]:
         photo = obj.photo
-        data["photo"] = (
-            None if photo is None else {"fingerprint": photo.etag, "alt_text": photo.alt_text}
-        )
-    elif kind == "recruiting":
-        data["areas"] = sorted(a.id for a in obj.areas)
-    elif kind == "projects":
-        data["publications"] = sorted(p.id for p in obj.publications)
-    elif kind == PUBLICATION:
-        data["authors"] = [
-            {
-                "name": a.name,
-                "person_id": a.person_id,
-                "co_first": a.co_first,
-                "corresponding": a.corresponding,
-            }
-            for a in obj.authorships
-        ]
-        data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in obj.links]
-        data["awards"] = [a.name for a in obj.awards]
-        data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in obj.badges]
+        return {
+            "links": link_dicts(obj.links),
+            "areas": sorted(a.id for a in obj.areas),
+            # The image itself is not kept in the history (it can be large); its fingerprint
+            # shows that it changed.
+            "photo": None if photo is None else {"fingerprint": photo.etag,
+                                                 "alt_text": photo.alt_text},
+        }  # fmt: skip
+
+    def apply_lists(self, session, obj, state, person_id) -> None:
+        if "links" in state:
+            obj.links = [
+                m.PersonLink(kind=k["kind"], url=k["url"], label=k.get("label"), position=i)
+                for i, k in enumerate(state["links"])
+            ]
+        if "areas" in state:
+            obj.areas = _existing_ids(session, m.ResearchArea, state["areas"])
+
+
+class _NoticeState(KindState):
+    def lists(self, obj: Any, person_id: int | None) -> dict[str, Any]:
+        return {"areas": sorted(a.id for a in obj.areas)}
+
+    def apply_lists(self, session, obj, state, person_id) -> None:
+        if "areas" in state:
+            obj.areas = _existing_ids(session, m.ResearchArea, state["areas"])
+
+
+class _ProjectState(KindState):
+    def lists(self, obj: Any, person_id: int | None) -> dict[str, Any]:
+        return {"publications": sorted(p.id for p in obj.publications)}
+
+    def apply_lists(self, session, obj, state, person_id) -> None:
+        if "publications" in state:
+            obj.publications = _existing_ids(session, m.Publication, state["publications"])
+
+
+class _PublicationState(KindState):
+    """A paper's authors, links, awards and badges and, when it is changed on a profile, how
+    that profile lists it ("listing": selected, hidden, section, position; None when the
+    paper is not on the profile)."""
+
+    def lists(self, obj: Any, person_id: int | None) -> dict[str, Any]:
+        data = {"authors": author_dicts(obj, lambda a: a.person_id, "person_id"),
+                **child_dicts(obj)}  # fmt: skip
         if person_id is not None:
             data["listing"] = _listing(obj, person_id)
-    elif kind == DELEGATION:
-        data["delegate"] = obj.delegate.full_name if obj.delegate is not None else None
+        return data
+
+    def apply_lists(self, session, obj, state, person_id) -> None:
+        if "authors" in state:
+            people = {p.id for p in _existing_ids(
+                session, m.Person, [a["person_id"] for a in state["authors"] if a["person_id"]]
+            )}  # fmt: skip
+            obj.authorships = []
+            session.flush()  # positions are unique per paper: clear the old rows first
+            obj.authorships = new_authorships(
+                state["authors"], lambda pid: pid if pid in people else None, "person_id"
+            )
+        set_children(obj, state)
+        if "listing" in state and person_id is not None:
+            _apply_listing(session, obj, person_id, state["listing"])
+
+
+class _DelegationState(KindState):
+    def lists(self, obj: Any, person_id: int | None) -> dict[str, Any]:
+        # For the history's description only; applying a snapshot sets the delegate's id.
+        return {"delegate": obj.delegate.full_name if obj.delegate is not None else None}
+
+
+_PLAIN = KindState()
+_STATES: dict[str, KindState] = {
+    PERSON: _PersonState(),
+    PUBLICATION: _PublicationState(),
+    DELEGATION: _DelegationState(),
+    "recruiting": _NoticeState(),
+    "projects": _ProjectState(),
+}
+
+
+def snapshot(kind: str, obj: Any, person_id: int | None = None) -> dict[str, Any]:
+    """Every user-editable value of ``obj`` as JSON-ready data: its columns and the lists
+    that belong to it (see :class:`KindState`)."""
+    data = {c.key: _to_json(getattr(obj, c.key)) for c in _columns(type(obj))}
+    data.update(_STATES.get(kind, _PLAIN).lists(obj, person_id))
     return data
 
 
@@ -129,51 +207,7 @@ def apply_snapshot(
     for column in _columns(type(obj)):
         if column.key in state:
             setattr(obj, column.key, _from_json(column, state[column.key]))
-    if kind == PERSON:
-        if "links" in state:
-            obj.links = [
-                m.PersonLink(kind=k["kind"], url=k["url"], label=k.get("label"), position=i)
-                for i, k in enumerate(state["links"])
-            ]
-        if "areas" in state:
-            obj.areas = _existing_ids(session, m.ResearchArea, state["areas"])
-    elif kind == "recruiting" and "areas" in state:
-        obj.areas = _existing_ids(session, m.ResearchArea, state["areas"])
-    elif kind == "projects" and "publications" in state:
-        obj.publications = _existing_ids(session, m.Publication, state["publications"])
-    elif kind == PUBLICATION:
-        if "authors" in state:
-            people = {p.id for p in _existing_ids(
-                session, m.Person, [a["person_id"] for a in state["authors"] if a["person_id"]]
-            )}  # fmt: skip
-            obj.authorships = []
-            session.flush()  # positions are unique per paper: clear the old rows first
-            obj.authorships = [
-                m.Authorship(
-                    position=i,
-                    name=a["name"],
-                    person_id=a["person_id"] if a["person_id"] in people else None,
-                    co_first=a["co_first"],
-                    corresponding=a["corresponding"],
-                )
-                for i, a in enumerate(state["authors"])
-            ]
-        if "links" in state:
-            obj.links = [
-                m.PublicationLink(kind=k["kind"], url=k["url"], label=k.get("label"), position=i)
-                for i, k in enumerate(state["links"])
-            ]
-        if "awards" in state:
-            obj.awards = [
-                m.PublicationAward(name=name, position=i) for i, name in enumerate(state["awards"])
-            ]
-        if "badges" in state:
-            obj.badges = [
-                m.ArtifactBadge(name=b["name"], issuer=b.get("issuer"), position=i)
-                for i, b in enumerate(state["badges"])
-            ]
-        if "listing" in state and person_id is not None:
-            _apply_listing(session, obj, person_id, state["listing"])
+    _STATES.get(kind, _PLAIN).apply_lists(session, obj, state, person_id)
 
 
 def _apply_listing(

@@ -3,6 +3,7 @@ its model, its form and how the editing pages name it. One set of views serves e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,8 +12,39 @@ from directory.services.snapshots import describe
 from directory.web import forms
 
 
+def _default_summary(kind: str) -> Callable[[Any], str]:
+    def summary(entry: Any) -> str:
+        return describe(kind, {"title": getattr(entry, "title", None),
+                               "funder": getattr(entry, "funder", None)})  # fmt: skip
+
+    return summary
+
+
+def _advising(entry: Any) -> str:
+    other = entry.student_display if entry.advisor_id == entry.owner_id else None
+    return f"Student: {other}" if other is not None else f"Advisor: {entry.advisor_display}"
+
+
+def _recruiting(entry: Any) -> str:
+    level = m.label(m.RECRUITING_LEVELS, entry.level)
+    term = f" · {entry.term}" if entry.term else ""
+    return f"{entry.title or 'Recruiting ' + level}{term}"
+
+
+def _service(entry: Any) -> str:
+    year = f" {entry.year}" if entry.year else ""
+    return f"{m.label(m.SERVICE_KINDS, entry.kind)}: {entry.venue}{year}"
+
+
+def _project(entry: Any) -> str:
+    return f"↳ {entry.title}" if entry.parent_id else _default_summary("projects")(entry)
+
+
 @dataclass(frozen=True)
 class EntryKind:
+    """One kind of profile entry: its model, its form, how the editing pages name it and how
+    one entry is summarised in lists and messages."""
+
     name: str
     model: type[m.Base]
     form: type[forms.EntryForm]
@@ -20,48 +52,31 @@ class EntryKind:
     title: str
     #: One entry ("news item").
     singular: str
+    #: One line naming an entry (default: its title).
+    summarise: Callable[[Any], str] | None = None
 
     def summary(self, entry: Any) -> str:
         """One line naming an entry in lists and messages."""
-        if self.name == "advising":
-            other = entry.student_display if entry.advisor_id == entry.owner_id else None
-            if other is not None:
-                return f"Student: {other}"
-            return f"Advisor: {entry.advisor_display}"
-        if self.name == "recruiting":
-            level = m.label(m.RECRUITING_LEVELS, entry.level)
-            term = f" · {entry.term}" if entry.term else ""
-            return f"{entry.title or 'Recruiting ' + level}{term}"
-        if self.name == "service":
-            return f"{m.label(m.SERVICE_KINDS, entry.kind)}: {entry.venue}" + (
-                f" {entry.year}" if entry.year else ""
-            )
-        if self.name == "news":
-            return f"[{entry.year}] {describe('news', {'body': entry.body})}"
-        if self.name == "projects" and entry.parent_id:
-            return f"↳ {entry.title}"
-        if self.name == "education":
-            return f"{entry.degree}, {entry.institution}"
-        if self.name == "experience":
-            return f"{entry.organisation} · {entry.title}"
-        return describe(self.name, {"title": getattr(entry, "title", None),
-                                    "funder": getattr(entry, "funder", None)})  # fmt: skip
+        return (self.summarise or _default_summary(self.name))(entry)
 
 
 KINDS: dict[str, EntryKind] = {
     k.name: k
     for k in (
-        EntryKind("news", m.NewsItem, forms.NewsItemForm, "News", "news item"),
+        EntryKind("news", m.NewsItem, forms.NewsItemForm, "News", "news item",
+                  lambda e: f"[{e.year}] {describe('news', {'body': e.body})}"),
         EntryKind("recruiting", m.RecruitingNotice, forms.RecruitingNoticeForm,
-                  "Recruiting notices", "recruiting notice"),
+                  "Recruiting notices", "recruiting notice", _recruiting),
         EntryKind("projects", m.ResearchProject, forms.ResearchProjectForm, "Research projects",
-                  "project"),
+                  "project", _project),
         EntryKind("advising", m.AdvisingRelation, forms.AdvisingRelationForm,
-                  "Students and advisors", "advising relation"),
-        EntryKind("education", m.Education, forms.EducationForm, "Education", "degree"),
-        EntryKind("experience", m.Experience, forms.ExperienceForm, "Experience", "position"),
+                  "Students and advisors", "advising relation", _advising),
+        EntryKind("education", m.Education, forms.EducationForm, "Education", "degree",
+                  lambda e: f"{e.degree}, {e.institution}"),
+        EntryKind("experience", m.Experience, forms.ExperienceForm, "Experience", "position",
+                  lambda e: f"{e.organisation} · {e.title}"),
         EntryKind("teaching", m.Teaching, forms.TeachingForm, "Teaching", "course"),
-        EntryKind("service", m.Service, forms.ServiceForm, "Service", "service entry"),
+        EntryKind("service", m.Service, forms.ServiceForm, "Service", "service entry", _service),
         EntryKind("awards", m.Award, forms.AwardForm, "Awards", "award"),
         EntryKind("funding", m.Funding, forms.FundingForm, "Funding", "funding source"),
         EntryKind("custom_sections", m.CustomSection, forms.CustomSectionForm,

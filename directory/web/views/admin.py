@@ -17,7 +17,14 @@ from directory.db import get_session
 from directory.formats.names import make_slug, sort_name, unique_slug
 from directory.models import PendingChange
 from directory.services import access
-from directory.services.changes import CannotApply, Conflict, apply_pending, decide, load_entity
+from directory.services.changes import (
+    CannotApply,
+    Conflict,
+    apply_pending,
+    decide,
+    display_rows,
+    load_entity,
+)
 from directory.services.identity import current_viewer
 from directory.services.invitations import (
     InvitationUnusable,
@@ -26,7 +33,7 @@ from directory.services.invitations import (
     find_invitation,
 )
 from directory.services.merge import merge_people
-from directory.services.snapshots import AREA, PERSON, diff
+from directory.services.snapshots import AREA, PERSON
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
@@ -369,7 +376,8 @@ def approvals() -> str:
         items.append(
             {
                 "pending": pending,
-                "rows": diff(pending.before, pending.proposed),
+                "rows": display_rows(session, pending.entity_kind, pending.before,
+                                     pending.proposed),  # fmt: skip
                 "changed_since": changed_since,
             }
         )

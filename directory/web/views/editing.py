@@ -31,7 +31,9 @@ from directory.services.changes import (
     CannotApply,
     Conflict,
     changes_since,
+    display_rows,
     revert,
+    revertable,
 )
 from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
@@ -516,7 +518,16 @@ def history(slug: str) -> str:
         )
     )
     names = _actor_names(records)
-    rows = [{"record": r, "who": names[r.id], "rows": diff(r.before, r.after)} for r in records]
+    session = get_session()
+    rows = [
+        {
+            "record": r,
+            "who": names[r.id],
+            "rows": display_rows(session, r.entity_kind, r.before, r.after),
+            "revertable": revertable(r),
+        }
+        for r in records
+    ]
     return render_template(
         "directory/edit/history.html",
         person=person,

@@ -145,12 +145,13 @@ def measure_in_process(url_db: str, requests: int) -> tuple[list[Result], Any]:
 
 
 @contextmanager
-def gunicorn(url_db: str, port: int, cache_seconds: int):
+def gunicorn(url_db: str, port: int, cache_seconds: int, extra_env: dict | None = None):
     env = {
         **os.environ,
         "DIRECTORY_DATABASE_URL": url_db,
         "DIRECTORY_CACHE_SECONDS": str(cache_seconds),
         "PYTHONPATH": str(ROOT),
+        **(extra_env or {}),
     }
     command = [
         str(Path(sys.executable).parent / "gunicorn"),

@@ -46,8 +46,18 @@ def _engine():
 @db_cli.command("upgrade")
 @click.argument("revision", default="heads")
 def db_upgrade(revision: str) -> None:
-    """Upgrade the directory's tables to REVISION (default: the newest)."""
-    migrate.upgrade(_engine(), revision)
+    """Upgrade the directory's tables to REVISION (default: the newest), and say what it did."""
+    engine = _engine()
+    before = migrate.current_revisions(engine)
+    migrate.upgrade(engine, revision)
+    after = migrate.current_revisions(engine)
+    if before == after:
+        click.echo(f"The directory's tables are already at {', '.join(after) or 'base'}.")
+    else:
+        click.echo(
+            f"Upgraded the directory's tables from {', '.join(before) or 'nothing'} "
+            f"to {', '.join(after)}."
+        )
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         built = search.rebuild_if_empty(uow.session)
     if built:

@@ -3,12 +3,24 @@ request. Helpers and services only ``flush()``; the view commits once (see CONVE
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app, g
-from sqlalchemy import Engine, create_engine, event
+from flask import Flask, current_app, g, has_request_context, request
+from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
+
+from directory.formats.text import strip_control_characters_deep
+
+#: How long (milliseconds) an SQLite write waits for another writer to finish before giving
+#: up; a save that still cannot go through comes back as a conflict page with the input kept
+#: (see directory.services.unit_of_work).
+SQLITE_BUSY_TIMEOUT_MS = 15_000
+
+#: Requests that may write: their SQLite transaction takes the write lock when it begins.
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def enable_sqlite_foreign_keys(engine: Engine) -> None:
@@ -25,18 +37,60 @@ def enable_sqlite_foreign_keys(engine: Engine) -> None:
         cursor.close()
 
 
+def _writing_request() -> bool:
+    return (
+        has_request_context()
+        and request.method not in _SAFE_METHODS
+        and not g.get("_directory_read_only", False)
+    )
+
+
+def read_only_from_now() -> None:
+    """The rest of this request only reads (its writes were given up): later transactions
+    need not wait for SQLite's write lock."""
+    g._directory_read_only = True
+
+
 def _sqlite_pragmas(engine: Engine) -> None:
     """Foreign keys on, and SQLAlchemy's documented pysqlite workaround so that SAVEPOINT and
-    transactional DDL behave (pysqlite otherwise manages BEGIN itself and breaks both)."""
+    transactional DDL behave (pysqlite otherwise manages BEGIN itself and breaks both).
+
+    Concurrent editors: a file database runs in WAL mode (readers never wait for a writer),
+    waits up to SQLITE_BUSY_TIMEOUT_MS for a lock, and the transaction of a request that may
+    write begins with BEGIN IMMEDIATE. A deferred transaction that read first and then wants to
+    write cannot wait for the lock (SQLite answers "database is locked" at once, to avoid a
+    deadlock); one that takes the lock up front simply queues."""
     enable_sqlite_foreign_keys(engine)
+    in_memory = engine.url.database in (None, "", ":memory:")
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        if not in_memory:
+            cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if _writing_request() else "BEGIN")
+
+
+def strip_unstorable_text(session: Session, _context: Any = None, _instances: Any = None) -> None:
+    """Before every flush of a directory session: strip the characters no text may hold
+    (:mod:`directory.formats.text`) from every new or changed text or JSON column, whatever
+    path brought them (importers, the command line, the API). Forms refuse them earlier, with a
+    message; this is the gate that makes the rule hold on SQLite and PostgreSQL alike."""
+    for obj in (*session.new, *session.dirty):
+        state = inspect(obj)
+        changed = state.committed_state if obj not in session.new else state.dict
+        for attr in state.mapper.column_attrs:
+            value = state.dict.get(attr.key) if attr.key in changed else None
+            if isinstance(value, str | list | dict):
+                cleaned = strip_control_characters_deep(value)
+                if cleaned != value:
+                    setattr(obj, attr.key, cleaned)
 
 
 def make_engine(url: str, **options: Any) -> Engine:
@@ -64,6 +118,7 @@ class DatabaseState:
         self._instance_path = app.instance_path
         self._engine: Engine | None = None
         self.sessionmaker = sessionmaker(expire_on_commit=False)
+        event.listen(self.sessionmaker, "before_flush", strip_unstorable_text)
 
     @property
     def url(self) -> str:
@@ -108,6 +163,16 @@ def get_session() -> Session:
 
 
 def close_session(_exc: BaseException | None = None) -> None:
+    """End the request's session. It runs at teardown, after the response is made and outside
+    every error handler, so it never raises: a connection the server dropped meanwhile (a
+    terminated backend) cannot be rolled back, and is discarded instead of turning a finished
+    response into a bare 500."""
     session = g.pop("_directory_session", None)
-    if session is not None:
+    if session is None:
+        return
+    try:
         session.close()
+    except SQLAlchemyError as error:
+        current_app.logger.warning("Directory session discarded at teardown: %s", error)
+        with suppress(SQLAlchemyError):
+            session.invalidate()

@@ -10,6 +10,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine
 
 from directory.resources import resource_dir
@@ -73,6 +74,13 @@ def downgrade(engine: Engine, revision: str = "base") -> None:
 
 def revision(engine: Engine, message: str, autogenerate: bool = True) -> None:
     command.revision(alembic_config(engine), message=message, autogenerate=autogenerate)
+
+
+def current_revisions(engine: Engine) -> tuple[str, ...]:
+    """The revisions the database is at (empty: no directory tables yet)."""
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
+        return tuple(sorted(context.get_current_heads()))
 
 
 def current(engine: Engine) -> None:

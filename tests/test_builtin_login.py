@@ -55,10 +55,14 @@ def account(db, make_person):
     return person
 
 
-def sign_in(client, username: str, password: str, next_url: str | None = None):
+def sign_in(
+    client, username: str, password: str, next_url: str | None = None, source: str = "127.0.0.1"
+):
     url = "/directory/login" + (f"?next={next_url}" if next_url else "")
-    token = csrf_token(client.get(url).get_data(as_text=True))
-    return client.post(url, data={"username": username, "password": password, "csrf_token": token})
+    environ = {"REMOTE_ADDR": source}
+    token = csrf_token(client.get(url, environ_base=environ).get_data(as_text=True))
+    data = {"username": username, "password": password, "csrf_token": token}
+    return client.post(url, data=data, environ_base=environ)
 
 
 def profile(client) -> str:
@@ -94,34 +98,97 @@ def test_wrong_password_and_unknown_user_get_the_same_answer(client, account) ->
     assert "members news" not in profile(client)
 
 
-def test_too_many_failures_lock_the_account_even_against_the_right_password(
+BLOCKED = "Too many failed sign-ins. Try again in 15 minutes."
+
+
+def test_too_many_failures_block_even_the_right_password_until_the_block_runs_out(
     client, db, account
 ) -> None:
     for _ in range(3):
         html = sign_in(client, "ada", "guess").get_data(as_text=True)
-    assert "Too many failed sign-ins for this account. Try again in 15 minutes." in html
+    assert BLOCKED in html
 
     html = sign_in(client, "ada", PASSWORD).get_data(as_text=True)
     assert "Too many failed sign-ins" in html
     assert "members news" not in profile(client)
 
-    # When the lock has run out, the right password works again.
-    row = db.scalar(select(LocalAccount).where(LocalAccount.username == "ada"))
-    row.locked_until = datetime.now(UTC) - timedelta(seconds=1)
+    # When the block has run out, the right password works again.
+    for row in db.scalars(select(m.SignInThrottle)):
+        row.blocked_until = datetime.now(UTC) - timedelta(seconds=1)
     db.commit()
     assert sign_in(client, "ada", PASSWORD).status_code == 302
     assert "members news" in profile(client)
 
 
-def test_failures_spread_over_more_than_the_window_do_not_lock(client, db, account) -> None:
+def test_failures_spread_over_more_than_the_window_do_not_block(client, db, account) -> None:
     for _ in range(2):
         sign_in(client, "ada", "guess")
-    row = db.scalar(select(LocalAccount).where(LocalAccount.username == "ada"))
-    row.first_failed_at = datetime.now(UTC) - timedelta(minutes=16)
+    for row in db.scalars(select(m.SignInThrottle)):
+        row.window_started_at = datetime.now(UTC) - timedelta(minutes=16)
     db.commit()
     html = sign_in(client, "ada", "guess").get_data(as_text=True)
     assert "Wrong username or password." in html
     assert sign_in(client, "ada", PASSWORD).status_code == 302
+
+
+def answers(client, username: str, attempts: int, source: str) -> list[str]:
+    """The problem shown after each of ``attempts`` wrong passwords for ``username``."""
+    found = []
+    for _ in range(attempts):
+        html = sign_in(client, username, "guess", source=source).get_data(as_text=True)
+        found.append(re.search(r'role="alert"[^>]*>([^<]+)<', html).group(1).strip())
+    return found
+
+
+def test_a_real_and_an_unknown_name_get_the_same_answers_all_the_way(client, account) -> None:
+    real = answers(client, "ada", 5, source="10.0.0.1")
+    unknown = answers(client, "nobody", 5, source="10.0.0.2")
+    assert real == unknown
+    assert real[0] == "Wrong username or password." and real[-1] == BLOCKED
+
+
+def test_failures_from_one_address_never_lock_admin_out_for_others(client, db) -> None:
+    save_account(db, "admin", PASSWORD)
+    db.commit()
+    # 3 per name and 12 per address (DIRECTORY_LOGIN_MAX_ATTEMPTS = 3 in these tests).
+    answers(client, "admin", 20, source="203.0.113.9")
+    assert sign_in(client, "admin", PASSWORD, source="203.0.113.9").status_code == 200
+    assert sign_in(client, "admin", PASSWORD, source="192.0.2.1").status_code == 302
+
+
+def test_one_address_trying_many_names_is_blocked_for_every_name(client, account) -> None:
+    for name in ("a", "b", "c", "d"):
+        answers(client, name, 3, source="203.0.113.7")  # 12 failures: the address's limit
+    html = sign_in(client, "ada", PASSWORD, source="203.0.113.7").get_data(as_text=True)
+    assert BLOCKED in html
+    assert sign_in(client, "ada", PASSWORD, source="192.0.2.1").status_code == 302
+
+
+def test_a_name_guessed_from_many_addresses_is_blocked_for_all(client, account) -> None:
+    for i in range(10):  # 30 failures: the name's limit over all sources
+        answers(client, "ada", 3, source=f"198.51.100.{i}")
+    html = sign_in(client, "ada", PASSWORD, source="192.0.2.1").get_data(as_text=True)
+    assert BLOCKED in html
+
+
+def test_signing_out_ends_the_session_on_the_server(site, client, account) -> None:
+    """A cookie copied before sign-out signs nobody in afterwards, and cannot write."""
+    assert sign_in(client, "ada", PASSWORD).status_code == 302
+    copied = client.get_cookie("session").value
+    assert "members news" in profile(client)
+    html = client.get("/directory/logout").get_data(as_text=True)
+    signed_out = client.post("/directory/logout", data={"csrf_token": csrf_token(html)})
+    assert signed_out.status_code == 302
+
+    thief = site.test_client()
+    thief.set_cookie("session", copied)
+    assert "members news" not in profile(thief)
+    assert "Sign in" in profile(thief)
+    assert thief.get("/directory/me").status_code == 302  # sent to sign in
+    # Signing in again works, and only the new session counts.
+    assert sign_in(client, "ada", PASSWORD).status_code == 302
+    assert "members news" in profile(client)
+    assert "members news" not in profile(thief)
 
 
 def test_signing_in_starts_a_fresh_session(client, account) -> None:

@@ -24,7 +24,7 @@ from werkzeug.routing import Rule
 
 from directory import models as m
 from directory.services.accounts import save_account
-from directory.services.identity import BUILTIN_SESSION_KEY, Viewer
+from directory.services.identity import BUILTIN_GENERATION_KEY, BUILTIN_SESSION_KEY, Viewer
 from directory.services.invitations import create_invitation
 from directory.services.photos import photo_from_bytes
 from directory.services.pubimport import create_draft
@@ -182,6 +182,7 @@ def sign_in(client, username: str | None) -> None:
         session.clear()
         if username is not None:
             session[BUILTIN_SESSION_KEY] = username
+            session[BUILTIN_GENERATION_KEY] = 0  # a new account's generation
 
 
 def fingerprint(db, client) -> dict[str, Any]:

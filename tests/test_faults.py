@@ -223,3 +223,29 @@ def test_an_import_interrupted_midway_writes_nothing(runner, db, tmp_path, monke
     assert db.scalar(select(func.count(m.Publication.id))) == 0
     assert db.scalar(select(func.count(m.NewsItem.id))) == 0
     assert current_generation(db) == generation  # no cached page was invalidated either
+
+
+# ----------------------------------------------------------------------------- teardown
+
+
+@pytest.mark.slow
+def test_a_connection_lost_before_teardown_does_not_turn_the_response_into_a_500(outage) -> None:
+    """The backend goes away after the view answered, while the session still holds its
+    transaction: closing it at teardown must not raise (it did, outside every handler)."""
+    app = make_app(
+        DIRECTORY_DATABASE_URL=outage.url, DIRECTORY_ENGINE_OPTIONS=outage.engine_options
+    )
+    engine = app.extensions["directory"].db.engine
+    migrate.upgrade(engine)
+    taken = []
+
+    @app.after_request
+    def _lose_the_connection(response):
+        if not taken:
+            taken.append(True)
+            outage.down()
+        return response
+
+    response = app.test_client().get("/directory/")
+    assert taken and response.status_code == 200
+    app.extensions["directory"].db.dispose()

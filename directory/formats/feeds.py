@@ -1,11 +1,15 @@
 """Atom feeds (RFC 4287) and the sitemap, written with ElementTree so that every piece of text
-is escaped by the XML library, never by hand."""
+is escaped by the XML library, never by hand. Every text and attribute goes through
+:func:`_sub`, the one sanitising step: characters XML 1.0 cannot carry (control characters,
+whatever is stored) are dropped, so every document stays well-formed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from xml.etree import ElementTree as ET
+
+from directory.formats.text import strip_control_characters
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -42,9 +46,10 @@ def day_start(day: date) -> datetime:
 
 
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    element = ET.SubElement(parent, tag, attrs)
+    clean = strip_control_characters
+    element = ET.SubElement(parent, tag, {name: clean(value) for name, value in attrs.items()})
     if text is not None:
-        element.text = text
+        element.text = clean(text)
     return element
 
 

@@ -221,24 +221,54 @@ def _list(item: str) -> dict[str, Any]:
     )
 
 
+#: The highest page number a list accepts (a higher one is a 400, not an empty page).
+MAX_PAGE = 1_000_000
+#: The longest text a query parameter may hold (a longer one is a 400).
+MAX_PARAMETER_TEXT = 200
+#: Every query parameter: an empty (or blank) value, ``?funded=``, is the same as leaving it out.
+EMPTY = {"type": "string", "pattern": "^\\s*$"}
+#: Text a parameter may hold: at most MAX_PARAMETER_TEXT characters, no NUL.
+PARAMETER_TEXT = {"type": "string", "maxLength": MAX_PARAMETER_TEXT, "pattern": "^[^\\x00]*$"}
+
+
+def whole_number(pattern: str, low: int, high: int) -> dict[str, Any]:
+    """A whole number from ``low`` to ``high`` written in ASCII digits, as the API reads it
+    (``4.0`` or ``+4`` are refused): a string whose ``pattern`` spells exactly that range."""
+    return {"type": "string", "pattern": pattern, "description": f"{low} to {high}."}
+
+
+PAGE_NUMBER = whole_number("^([1-9][0-9]{0,5}|1000000)$", 1, MAX_PAGE)
+PER_PAGE = whole_number("^([1-9][0-9]?|100)$", 1, 100)
+YEAR = whole_number("^[1-9][0-9]{3}$", 1000, 9999)
+
+
 def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    """A query parameter; an empty value of it means "not given", whatever its type."""
+    schema = {"anyOf": [schema, EMPTY]}
     return {
         "name": name,
         "in": "query",
         "required": False,
         "schema": schema,
-        "description": description,
+        "description": f"{description} An empty value is the same as leaving it out.",
     }
 
 
 PAGING = [{"$ref": "#/components/parameters/page"}, {"$ref": "#/components/parameters/per_page"}]
 AREA_FILTER = _query(
-    "area", STRING, "Slug of a research area (see /areas); its sub-areas are included."
+    "area",
+    PARAMETER_TEXT,
+    "Slug of a research area (see /areas); its sub-areas are included; an unknown slug is a "
+    "400 naming the parameter.",
 )
-PERSON_FILTER = _query("person", STRING, "Slug of a person.")
+PERSON_FILTER = _query(
+    "person",
+    PARAMETER_TEXT,
+    "Slug of a person; an unknown (or hidden) one is a 400 naming the parameter.",
+)
 Q_FILTER = _query(
     "q",
-    {"type": "string", "maxLength": 200},
+    PARAMETER_TEXT,
     "Words to search for (all must match; the last also as a prefix), as on the search page.",
 )
 BOOLEAN_PARAM = {"type": "string", "enum": ["true", "false", "1", "0", "yes", "no"]}
@@ -313,7 +343,7 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                         "Role category.",
                     ),
                     AREA_FILTER,
-                    _query("unit", STRING, "Exact name of the unit (institute, group)."),
+                    _query("unit", PARAMETER_TEXT, "Exact name of the unit (institute, group)."),
                     _query("recruiting", BOOLEAN_PARAM, "Whether they have an open position."),
                     _query(
                         "letter",
@@ -347,7 +377,7 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 [
                     *PAGING,
                     _query("level", enum(m.RECRUITING_LEVELS), "Level recruited for."),
-                    _query("term", STRING, 'Intake, e.g. "Fall 2027" (any case).'),
+                    _query("term", PARAMETER_TEXT, 'Intake, e.g. "Fall 2027" (any case).'),
                     AREA_FILTER,
                     PERSON_FILTER,
                     _query("funded", BOOLEAN_PARAM, "Whether funding is guaranteed."),
@@ -360,11 +390,15 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 _list("Publication"),
                 [
                     *PAGING,
-                    _query("year", {"type": "integer", "minimum": 1000, "maximum": 9999}, "Year."),
+                    _query("year", YEAR, "Year."),
                     AREA_FILTER,
                     PERSON_FILTER,
                     _query("type", enum(m.PUBLICATION_TYPES), "Kind of publication."),
-                    _query("venue", STRING, "Part of the venue's name or short name (any case)."),
+                    _query(
+                        "venue",
+                        PARAMETER_TEXT,
+                        "Part of the name or short name of the venue (any case).",
+                    ),
                     _query("awards", BOOLEAN_PARAM, "Whether the paper won an award."),
                     Q_FILTER,
                 ],
@@ -374,15 +408,25 @@ def openapi_document(server_url: str) -> dict[str, Any]:
         },
         "components": {
             "parameters": {
-                "page": _query("page", {"type": "integer", "minimum": 1}, "Page number."),
+                "page": _query(
+                    "page",
+                    PAGE_NUMBER,
+                    f"Page number, at most {MAX_PAGE:,}.",
+                ),
                 "per_page": _query(
                     "per_page",
-                    {"type": "integer", "minimum": 1, "maximum": 100},
+                    PER_PAGE,
                     "Items per page (default: the site's page size, at most 100).",
                 ),
             },
             "responses": {
-                "400": {"description": "A parameter has a bad value.", "content": problem},
+                "400": {
+                    "description": (
+                        "A parameter has a bad value, or names a research area or person that "
+                        "does not exist (or that the caller may not see); `parameter` says which."
+                    ),
+                    "content": problem,
+                },
                 "404": {"description": "No such thing (or not visible).", "content": problem},
             },
             "schemas": {

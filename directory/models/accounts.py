@@ -27,11 +27,12 @@ class LocalAccount(TimestampMixin, Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(254), unique=True, nullable=False)
     password_hash: Mapped[str] = mapped_column(String(255), nullable=False)
-    #: Failures since ``first_failed_at``; the account locks when they reach the limit.
-    failed_attempts: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
-    first_failed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: Every session cookie carries the generation it was issued in; signing out (or a new
+    #: password) moves it on, which ends every copy of every earlier cookie.
+    session_generation: Mapped[int] = mapped_column(
+        Integer, default=0, server_default="0", nullable=False
+    )
 
     def __repr__(self) -> str:
         return f"<LocalAccount {self.username!r}>"
@@ -42,8 +43,25 @@ class LocalAccount(TimestampMixin, Base):
             raise ValueError(problem)
         self.password_hash = generate_password_hash(password, method=PASSWORD_HASH_METHOD)
 
-    def locked_at(self, now: datetime) -> bool:
-        return self.locked_until is not None and _aware(self.locked_until) > now
+
+class SignInThrottle(Base):
+    """Failed sign-ins counted under one key: a (username, source address) pair, a source
+    address, or a username. Kept for names that are no account too, so that an unknown name
+    is throttled exactly like a real one and the answers never tell them apart."""
+
+    __tablename__ = "directory_sign_in_throttle"
+
+    key: Mapped[str] = mapped_column(String(320), primary_key=True)
+    #: Failures since ``window_started_at``; the key is blocked when they reach its limit.
+    failures: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    window_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    blocked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    def __repr__(self) -> str:
+        return f"<SignInThrottle {self.key!r} {self.failures}>"
+
+    def blocked_at(self, now: datetime) -> bool:
+        return self.blocked_until is not None and _aware(self.blocked_until) > now
 
 
 def _aware(moment: datetime) -> datetime:

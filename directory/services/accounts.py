@@ -1,5 +1,17 @@
-"""The built-in login of the standalone (and demo) site: local accounts with hashed passwords
-and a lockout after repeated failures.
+"""The built-in login of the standalone (and demo) site: local accounts with hashed passwords,
+sessions that end on the server when their owner signs out, and a throttle on failed sign-ins.
+
+The throttle counts failures under three keys (:class:`SignInThrottle`), whether or not the
+name is an account, so that a real and an unknown name always get the same answers:
+
+* a (username, source address) pair: DIRECTORY_LOGIN_MAX_ATTEMPTS failures within
+  DIRECTORY_LOGIN_LOCKOUT_MINUTES block that pair for as long;
+* a source address: SOURCE_FACTOR times as many, whatever the names tried;
+* a username: ACCOUNT_FACTOR times as many, from all sources together (a guessing botnet).
+
+A blocked key refuses even the right password. Since one address reaches its own limit long
+before a name's, nobody can lock ``admin`` out from one address: only that address is blocked.
+The source is ``request.remote_addr`` (behind a proxy, the host applies ProxyFix).
 
 A host site never uses this: it signs people in itself and tells the directory who they are
 (see :mod:`directory.services.identity`). Accounts are only consulted when
@@ -16,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -25,8 +37,14 @@ from directory.models import Person
 from directory.models import accounts as account_model
 from directory.models.accounts import (
     LocalAccount,
+    SignInThrottle,
     _aware,
 )
+
+#: A source address may fail this many times DIRECTORY_LOGIN_MAX_ATTEMPTS, over all names.
+SOURCE_FACTOR = 4
+#: A username may fail this many times DIRECTORY_LOGIN_MAX_ATTEMPTS, over all sources.
+ACCOUNT_FACTOR = 10
 
 
 def normalise_username(username: str | None) -> str:
@@ -51,12 +69,21 @@ class SignInOutcome:
     """What a sign-in attempt came to: an account, or why not."""
 
     account: LocalAccount | None = None
-    #: Set when the account is locked: until when.
+    #: Set when too many failures block this attempt: until when.
     locked_until: datetime | None = None
 
     @property
     def ok(self) -> bool:
         return self.account is not None
+
+
+def throttle_limits(username: str, source: str, max_attempts: int) -> dict[str, int]:
+    """The throttle's keys for an attempt and how many failures each may have."""
+    return {
+        f"pair:{username}\n{source}": max_attempts,
+        f"source:{source}": max_attempts * SOURCE_FACTOR,
+        f"name:{username}": max_attempts * ACCOUNT_FACTOR,
+    }
 
 
 def authenticate(
@@ -66,40 +93,47 @@ def authenticate(
     now: datetime,
     max_attempts: int,
     lockout: timedelta,
+    source: str = "",
 ) -> SignInOutcome:
-    """Check a username and password, counting failures: ``max_attempts`` failures within
-    ``lockout`` lock the account for ``lockout``. A locked account refuses even the right
-    password. Only flushes; the caller commits (the failure count must be kept)."""
-    account = session.scalar(
-        select(LocalAccount).where(LocalAccount.username == normalise_username(username))
-    )
+    """Check a username and password from ``source``, counting failures (see the module's
+    docstring). Only flushes; the caller commits (the failure counts must be kept)."""
+    username = normalise_username(username)
+    limits = throttle_limits(username, source, max_attempts)
+    rows = {
+        row.key: row
+        for row in session.scalars(select(SignInThrottle).where(SignInThrottle.key.in_(limits)))
+    }
+    blocked = [_aware(r.blocked_until) for r in rows.values() if r.blocked_at(now)]
+    if blocked:
+        return SignInOutcome(locked_until=max(blocked))
+    account = session.scalar(select(LocalAccount).where(LocalAccount.username == username))
     if account is None:
         # Same work as for a real account, so response times don't reveal which names exist.
         check_password_hash(_dummy_hash(account_model.PASSWORD_HASH_METHOD), password)
-        return SignInOutcome()
-    if account.locked_at(now):
-        return SignInOutcome(locked_until=_aware(account.locked_until))
-    if check_password_hash(account.password_hash, password):
-        account.failed_attempts = 0
-        account.first_failed_at = None
-        account.locked_until = None
+    elif check_password_hash(account.password_hash, password):
+        pair = next(iter(limits))
+        if pair in rows:
+            session.delete(rows[pair])
         account.last_login_at = now
         session.flush()
         return SignInOutcome(account=account)
-    if account.first_failed_at is None or now - _aware(account.first_failed_at) > lockout:
-        account.first_failed_at = now
-        account.failed_attempts = 0
-    account.failed_attempts += 1
     locked_until = None
-    if account.failed_attempts >= max_attempts:
-        locked_until = account.locked_until = now + lockout
-        account.failed_attempts = 0
-        account.first_failed_at = None
+    for key, limit in limits.items():
+        row = rows.get(key)
+        if row is None:
+            row = SignInThrottle(key=key, failures=0)
+            session.add(row)
+        if row.window_started_at is None or now - _aware(row.window_started_at) > lockout:
+            row.window_started_at, row.failures = now, 0
+        row.failures += 1
+        if row.failures >= limit:
+            locked_until = row.blocked_until = now + lockout
+            row.window_started_at, row.failures = None, 0
     session.flush()
     return SignInOutcome(locked_until=locked_until)
 
 
-def sign_in(username: str, password: str) -> SignInOutcome:
+def sign_in(username: str, password: str, source: str) -> SignInOutcome:
     """:func:`authenticate` with the app's limits, on the request's session."""
     config = current_app.config
     return authenticate(
@@ -109,16 +143,30 @@ def sign_in(username: str, password: str) -> SignInOutcome:
         now=datetime.now(UTC),
         max_attempts=config["DIRECTORY_LOGIN_MAX_ATTEMPTS"],
         lockout=timedelta(minutes=config["DIRECTORY_LOGIN_LOCKOUT_MINUTES"]),
+        source=source,
     )
 
 
-def signed_in_username(username: str | None) -> str | None:
-    """The username a built-in session names, if that account still exists."""
-    if not username:
+def signed_in_username(username: str | None, generation: object) -> str | None:
+    """The username a built-in session names, if that account still exists and the session
+    was issued in the account's current generation (it has not signed out since)."""
+    if not username or not isinstance(generation, int):
         return None
     return get_session().scalar(
-        select(LocalAccount.username).where(LocalAccount.username == username)
+        select(LocalAccount.username).where(
+            LocalAccount.username == username, LocalAccount.session_generation == generation
+        )
     )
+
+
+def end_sessions(username: str | None) -> None:
+    """End every session of ``username`` on the server: each copy of each cookie issued so
+    far stops signing anyone in. Only flushes."""
+    session = get_session()
+    account = session.scalar(select(LocalAccount).where(LocalAccount.username == username))
+    if account is not None:
+        account.session_generation += 1
+        session.flush()
 
 
 def save_account(
@@ -136,9 +184,14 @@ def save_account(
         account = LocalAccount(username=username)
         session.add(account)
     account.set_password(password)
-    account.failed_attempts = 0
-    account.first_failed_at = None
-    account.locked_until = None
+    # A new password ends the sessions of the old one and lifts the name's throttle.
+    account.session_generation = (account.session_generation or 0) + (0 if created else 1)
+    session.execute(
+        delete(SignInThrottle).where(
+            SignInThrottle.key.like(f"pair:{username}\n%")
+            | (SignInThrottle.key == f"name:{username}")
+        )
+    )
     if person is not None:
         if person.user_key not in (None, username):
             raise ValueError(

@@ -23,6 +23,8 @@ from directory.models import Person
 from directory.services.accounts import signed_in_username
 
 BUILTIN_SESSION_KEY = "_directory_user"
+#: The account's session generation the built-in session was issued in (see end_sessions).
+BUILTIN_GENERATION_KEY = "_directory_session_generation"
 IDENTITY_SOURCES = ("flask_login", "remote_user", "g", "callable", "builtin")
 
 
@@ -152,7 +154,9 @@ def host_identity_key() -> str | None:
     if source == "builtin":
         if not current_app.config["DIRECTORY_BUILTIN_LOGIN"]:
             return None
-        return signed_in_username(session.get(BUILTIN_SESSION_KEY))
+        return signed_in_username(
+            session.get(BUILTIN_SESSION_KEY), session.get(BUILTIN_GENERATION_KEY)
+        )
     raise ValueError(f"Unknown DIRECTORY_IDENTITY_SOURCE {source!r}")
 
 

@@ -17,6 +17,11 @@ A view never commits: every view function registered on the blueprint is wrapped
 :func:`committing` (see :mod:`directory.web.blueprint`), which commits when the view returns a
 success (below 400) and rolls back otherwise, so a refused or failed request leaves nothing
 half-written. A command-line command uses ``with command_unit_of_work(...) as uow:``.
+
+A write that cannot go through because other writers hold the database (SQLite's lock after
+its busy timeout, PostgreSQL's serialization failure, deadlock or lock timeout) is rolled back
+and raised as :class:`SaveNotCommitted`; the web layer shows it as a conflict with what the user
+typed kept (:mod:`directory.web.views.editing`), never as "the database is unreachable".
 """
 
 from __future__ import annotations
@@ -26,11 +31,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from flask import g, make_response
+from flask import g, make_response, request
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, SessionTransaction
 
 from directory import models as m
-from directory.db import get_session
+from directory.db import get_session, read_only_from_now
 from directory.services import cache, search
 from directory.services.changes import ChangeSet
 from directory.services.identity import Viewer, current_viewer
@@ -39,6 +45,22 @@ from directory.services.identity import Viewer, current_viewer
 COMPONENTS: tuple[Callable[[Session], None], ...] = (search.update_index, cache.bump_generation)
 
 _REQUEST_KEY = "_directory_unit_of_work"
+
+#: PostgreSQL's "try again" states: serialization failure, deadlock, lock not available.
+_BUSY_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
+
+
+class SaveNotCommitted(Exception):
+    """Other writers kept this request's writes from going through; nothing was written."""
+
+
+def is_busy(error: OperationalError) -> bool:
+    """Whether ``error`` says the database is busy with other writers (retrying may work),
+    rather than unreachable."""
+    if getattr(error.orig, "sqlstate", None) in _BUSY_SQLSTATES:
+        return True
+    message = str(error.orig).lower()
+    return "database is locked" in message or "database table is locked" in message
 
 
 class UnitOfWork:
@@ -95,19 +117,32 @@ def committing(view: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(view)
     def run(*args: Any, **kwargs: Any) -> Any:
-        response = make_response(view(*args, **kwargs))
-        if g.get("_directory_session") is None:
-            return response  # the view never touched the database
-        uow = current_unit_of_work()
-        if not uow.has_writes:
-            return response  # nothing to commit; the session closes at teardown
-        if response.status_code < 400:
-            uow.commit()
-        else:
-            uow.rollback()
-        return response
+        try:
+            return _run_and_commit(view, args, kwargs)
+        except OperationalError as error:
+            if request.method in ("GET", "HEAD") or not is_busy(error):
+                raise  # an outage: the 503 page
+            session = g.get("_directory_session")
+            if session is not None:
+                session.rollback()
+            read_only_from_now()  # the conflict page only reads
+            raise SaveNotCommitted() from error
 
     return run
+
+
+def _run_and_commit(view: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+    response = make_response(view(*args, **kwargs))
+    if g.get("_directory_session") is None:
+        return response  # the view never touched the database
+    uow = current_unit_of_work()
+    if not uow.has_writes:
+        return response  # nothing to commit; the session closes at teardown
+    if response.status_code < 400:
+        uow.commit()
+    else:
+        uow.rollback()
+    return response
 
 
 @contextmanager

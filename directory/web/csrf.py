@@ -10,13 +10,28 @@ they stay protected even when the host turns ``WTF_CSRF_ENABLED`` off, e.g. beca
 its own forms some other way. A hand-written form (the sign-out button of the page layout, a
 host's overridden template) takes its token from :func:`csrf_token`; the view it posts to
 checks it with its DirectoryForm.
+
+Every form also applies the directory's one rule about characters
+(:mod:`directory.formats.text`): a text field holding a control character (NUL, ``\x01``...)
+is refused with a message next to it, and shown again without those characters, so what the
+user saves next is exactly what they see. Refusing rather than stripping silently: the user
+learns that what they pasted was not what it looked like, and nothing is stored they did not see.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import current_app
 from flask_wtf import FlaskForm
 from flask_wtf.csrf import generate_csrf
+
+from directory.formats.text import has_control_characters, strip_control_characters
+
+CONTROL_CHARACTER_MESSAGE = (
+    "This field held invisible control characters; they were removed. "
+    "Check the text and save again."
+)
 
 
 class DirectoryForm(FlaskForm):
@@ -27,6 +42,19 @@ class DirectoryForm(FlaskForm):
         def csrf(self) -> bool:
             config = current_app.config
             return bool(config["DIRECTORY_CSRF"] or config.get("WTF_CSRF_ENABLED", True))
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        """The fields' own validation, then the rule about control characters for every text
+        field (see the module's docstring)."""
+        cleaned = []
+        for field in self:
+            if isinstance(field.data, str) and has_control_characters(field.data):
+                field.data = strip_control_characters(field.data)
+                cleaned.append(field)
+        valid = super().validate(extra_validators)
+        for field in cleaned:
+            field.errors = [*field.errors, CONTROL_CHARACTER_MESSAGE]
+        return valid and not cleaned
 
 
 def csrf_failed(form: FlaskForm) -> bool:

@@ -40,6 +40,8 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
     SelectChoice = None
 
 from directory import models as m
+from directory.services.access import person_clause
+from directory.services.identity import current_viewer
 from directory.web.csrf import DirectoryForm
 
 YEAR = [Optional(), NumberRange(1900, 2200, message="Enter a year such as 2024.")]
@@ -91,15 +93,32 @@ class MultiCheckboxField(SelectMultipleField):
     option_widget = CheckboxInput()
 
 
+#: The largest record version a form may name (the column is a 32-bit integer on PostgreSQL).
+MAX_VERSION = 2**31 - 1
+
+
+def as_version(value: Any) -> int | None:
+    """``value`` as a record version (a whole number from 0 to MAX_VERSION), else None."""
+    text_value = str(value).strip() if value is not None else ""
+    if text_value.isascii() and text_value.isdigit() and int(text_value) <= MAX_VERSION:
+        return int(text_value)
+    return None
+
+
+def record_version(form: Any, field: Any) -> None:
+    """A version is a whole number the database can compare with (empty: a new record)."""
+    if str(field.data or "").strip() and as_version(field.data) is None:
+        raise ValidationError(
+            "This page carried an invalid version of the record; reload it and try again."
+        )
+
+
 class VersionedForm(DirectoryForm):
     #: The version of the record the form was loaded from.
-    version = HiddenField()
+    version = HiddenField(validators=[record_version])
 
     def base_version(self) -> int | None:
-        try:
-            return int(self.version.data)
-        except (TypeError, ValueError):
-            return None
+        return as_version(self.version.data)
 
 
 class EntryForm(VersionedForm):
@@ -314,8 +333,12 @@ class AdvisingRelationForm(EntryForm):
     def prepare(self, owner: m.Person, session: Any) -> None:
         from sqlalchemy import select
 
+        # Only people the viewer may see anywhere else: a picker must not reveal a private
+        # profile's name.
         people = session.scalars(
-            select(m.Person).where(m.Person.id != owner.id).order_by(m.Person.sort_name)
+            select(m.Person)
+            .where(m.Person.id != owner.id, person_clause(current_viewer(), m.Person))
+            .order_by(m.Person.sort_name)
         )
         self.other_id.choices = options([("", "—")] + [(str(p.id), p.full_name) for p in people])
 

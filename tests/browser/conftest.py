@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,12 +38,13 @@ def browser_app(app: Flask) -> Flask:
     return live
 
 
-@pytest.fixture
-def live_server(browser_app: Flask, connection) -> Iterator[str]:
-    state = browser_app.extensions["directory"].db
+@contextmanager
+def serving(app: Flask, connection) -> Iterator[str]:
+    """Serve ``app`` in a thread, its directory sessions joined to the test's transaction."""
+    state = app.extensions["directory"].db
     state.sessionmaker.configure(bind=connection, join_transaction_mode="create_savepoint")
-    server = make_server("127.0.0.1", 0, browser_app, threaded=False)
-    browser_app.config["SERVER_NAME"] = f"127.0.0.1:{server.server_port}"
+    server = make_server("127.0.0.1", 0, app, threaded=False)
+    app.config["SERVER_NAME"] = f"127.0.0.1:{server.server_port}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -53,6 +55,12 @@ def live_server(browser_app: Flask, connection) -> Iterator[str]:
         state.sessionmaker.configure(
             bind=state.engine, join_transaction_mode="conservative_savepoint"
         )
+
+
+@pytest.fixture
+def live_server(browser_app: Flask, connection) -> Iterator[str]:
+    with serving(browser_app, connection) as base:
+        yield base
 
 
 @pytest.fixture(scope="session")

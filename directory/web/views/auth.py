@@ -14,8 +14,12 @@ from werkzeug.wrappers import Response
 from wtforms import PasswordField, StringField
 from wtforms.validators import InputRequired, Length
 
-from directory.services.accounts import sign_in
-from directory.services.identity import BUILTIN_SESSION_KEY, current_viewer
+from directory.services.accounts import end_sessions, sign_in
+from directory.services.identity import (
+    BUILTIN_GENERATION_KEY,
+    BUILTIN_SESSION_KEY,
+    current_viewer,
+)
 from directory.web.blueprint import blueprint
 from directory.web.csrf import DirectoryForm, csrf_failed
 
@@ -56,19 +60,20 @@ def login() -> Response | tuple[str, int]:
     form = LoginForm()
     problem = None
     if form.validate_on_submit():
-        outcome = sign_in(form.username.data, form.password.data)
+        outcome = sign_in(form.username.data, form.password.data, request.remote_addr or "")
         # The unit of work commits the failure count as well as a successful sign-in.
         if outcome.ok:
             # A fresh session: nothing from before signing in (a planted session included)
             # carries over.
             session.clear()
             session[BUILTIN_SESSION_KEY] = outcome.account.username
+            session[BUILTIN_GENERATION_KEY] = outcome.account.session_generation
             flash("You are signed in.", "success")
             return redirect(next_url or url_for("directory.index"))
         if outcome.locked_until is not None:
             minutes = _minutes_until(outcome.locked_until)
             problem = (
-                "Too many failed sign-ins for this account. "
+                "Too many failed sign-ins. "
                 f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
             )
         else:
@@ -86,6 +91,8 @@ def logout() -> Response | tuple[str, int]:
     _require_builtin_login()
     form = SignOutForm()
     if form.validate_on_submit():
+        # Ended on the server too: a copy of the cookie taken before no longer signs in.
+        end_sessions(session.get(BUILTIN_SESSION_KEY))
         session.clear()
         flash("You are signed out.", "success")
         return redirect(url_for("directory.index"))

@@ -38,7 +38,7 @@ from directory.services.changes import (
 from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
 from directory.services.snapshots import PERSON, apply_snapshot, diff
-from directory.services.unit_of_work import current_unit_of_work
+from directory.services.unit_of_work import SaveNotCommitted, current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
 from directory.web.entry_kinds import KINDS
@@ -155,6 +155,23 @@ def render_edit_form(
         ),
         status,
     )
+
+
+@blueprint.errorhandler(SaveNotCommitted)
+def _save_not_committed(_error: SaveNotCommitted) -> tuple[str, int]:
+    """Other saves kept this one from going through (nothing was written): a conflict page
+    that keeps every value the user sent, ready to send again with a fresh token."""
+    typed = [
+        (name, value)
+        for name, values in request.form.lists()
+        if name != "csrf_token"
+        for value in values
+    ]
+    return render_template(
+        "directory/edit/not_saved.html", typed=typed, action=request.full_path.rstrip("?"),
+        lost_files=[name for name, upload in request.files.items() if upload.filename],
+        action_form=forms.ActionForm(),
+    ), 409  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- the editor page
@@ -570,7 +587,9 @@ def delegates(slug: str) -> Any:
         + [
             (str(p.id), p.full_name)
             for p in session.scalars(
-                select(m.Person).where(m.Person.active.is_(True)).order_by(m.Person.sort_name)
+                select(m.Person)
+                .where(m.Person.active.is_(True), access.person_clause(viewer, m.Person))
+                .order_by(m.Person.sort_name)
             )
             if p.id not in taken
         ]

@@ -14,6 +14,8 @@ from directory.web.views import (  # noqa: F401 - registers routes
     fragments,
     listing,
     news,
+    paper_order,
+    papers,
     profile,
     publications,
     recruiting,

@@ -1,4 +1,5 @@
-"""``<prefix>/sitemap.xml``: the department pages and every public profile."""
+"""``<prefix>/sitemap.xml``: the department pages, every public profile and every public
+paper's page."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.feeds import SitemapUrl, sitemap
 from directory.services import department
-from directory.services.access import person_clause
+from directory.services.access import listed_publication_clause, person_clause
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS
 from directory.web.blueprint import blueprint
@@ -38,5 +39,13 @@ def sitemap_xml() -> Response:
     )
     for slug, updated in people:
         url = url_for("directory.profile", slug=slug, _external=True)
+        urls.append(SitemapUrl(url, updated.date() if updated else None))
+    papers = session.execute(
+        select(m.Publication.uid, m.Publication.updated_at)
+        .where(listed_publication_clause(ANONYMOUS, m.Publication))
+        .order_by(m.Publication.id)
+    )
+    for uid, updated in papers:
+        url = url_for("directory.paper", uid=uid, _external=True)
         urls.append(SitemapUrl(url, updated.date() if updated else None))
     return Response(sitemap(urls), mimetype="application/xml")

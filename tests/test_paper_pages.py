@@ -4,6 +4,7 @@ and who may see it."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import extruct
@@ -204,3 +205,47 @@ def test_related_versions_are_linked_both_ways(client, db, wei, make_publication
     assert f'Extended version: <a href="{P}/publications/{journal.uid}">ACM TOS&#39;21: XStore' in (
         of_conf
     )
+
+
+def test_the_profile_json_ld_types_organisations_and_lists_the_papers(
+    client, db, make_person, make_publication
+) -> None:
+    """Read back with extruct: the affiliation typed by what it is, alumniOf from education,
+    worksFor and hasOccupation, the papers as ScholarlyArticle items, a zoned dateModified."""
+    lab = make_person("Lab Researcher", title="Research Scientist", institution="NVIDIA Research")
+    prof = make_person("Ada Lovelace", title="Assistant Professor", unit="Computer Science")
+    db.add_all([
+        m.Education(owner_id=prof.id, degree="PhD", institution="University of Washington",
+                    position=0),
+        m.Education(owner_id=prof.id, degree="BS", institution="Tsinghua University",
+                    position=1),
+    ])  # fmt: skip
+    db.commit()
+    pub = make_publication("Engines", authors=(prof, lab), year=2025, venue="SOSP")
+
+    def entity(slug: str) -> dict:
+        html = client.get(f"{P}/people/{slug}").get_data(as_text=True)
+        [page] = extruct.extract(html, syntaxes=["json-ld"])["json-ld"]
+        assert page["@type"] == "ProfilePage"
+        assert re.search(r"[+-]\d\d:\d\d$|Z$", page["dateModified"])
+        return page["mainEntity"]
+
+    ada = entity("ada-lovelace")
+    assert ada["worksFor"] == {
+        "@type": "Organization", "name": "Computer Science",
+        "parentOrganization": {"@type": "CollegeOrUniversity", "name": "Example University"},
+    }  # fmt: skip
+    assert ada["affiliation"] == ada["worksFor"]
+    assert ada["hasOccupation"] == {"@type": "Occupation", "name": "Assistant Professor"}
+    assert ada["alumniOf"] == [
+        {"@type": "CollegeOrUniversity", "name": "University of Washington"},
+        {"@type": "CollegeOrUniversity", "name": "Tsinghua University"},
+    ]
+    [article] = ada["subjectOf"]
+    assert article["@type"] == "ScholarlyArticle" and article["name"] == "Engines"
+    assert article["url"] == f"http://directory.test{P}/publications/{pub.uid}"
+    assert [a["name"] for a in article["author"]] == ["Ada Lovelace", "Lab Researcher"]
+
+    researcher = entity("lab-researcher")
+    assert researcher["worksFor"] == {"@type": "ResearchOrganization", "name": "NVIDIA Research"}
+    assert "alumniOf" not in researcher

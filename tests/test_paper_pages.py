@@ -249,3 +249,52 @@ def test_the_profile_json_ld_types_organisations_and_lists_the_papers(
     researcher = entity("lab-researcher")
     assert researcher["worksFor"] == {"@type": "ResearchOrganization", "name": "NVIDIA Research"}
     assert "alumniOf" not in researcher
+
+
+def test_the_department_list_gives_its_papers_as_scholarly_articles(
+    client, wei, make_publication
+) -> None:
+    pub = make_publication("Listed paper", authors=(wei,), year=2025, venue="NSDI",
+                           type="conference")  # fmt: skip
+    html = client.get(f"{P}/publications").get_data(as_text=True)
+    [page] = extruct.extract(html, syntaxes=["json-ld"])["json-ld"]
+    [item] = page["mainEntity"]["itemListElement"]
+    assert item["item"]["@type"] == "ScholarlyArticle"
+    assert item["item"]["url"] == f"http://directory.test{P}/publications/{pub.uid}"
+    assert item["item"]["author"] == [
+        {"@type": "Person", "name": "Xingda Wei",
+         "url": f"http://directory.test{P}/people/xingda-wei"},
+    ]  # fmt: skip
+
+
+def test_a_citation_style_citeproc_does_not_know_leaves_the_bibtex(
+    client, app, wei, make_publication, monkeypatch
+) -> None:
+    monkeypatch.setitem(app.config, "DIRECTORY_CITATION_STYLE", "no-such-style")
+    pub = make_publication("Styled paper", authors=(wei,))
+    response = client.get(f"{P}/publications/{pub.uid}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert "cite-text" not in html and "title = {Styled paper}" in html
+
+
+STYLES = ["ieee", "chicago-author-date", "association-for-computing-machinery"]
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_the_department_chooses_the_citation_style(
+    client, app, wei, make_publication, monkeypatch, style
+) -> None:
+    monkeypatch.setitem(app.config, "DIRECTORY_CITATION_STYLE", style)
+    pub = make_publication("Styled paper", authors=(wei, "Rong Chen"), year=2023,
+                           venue="Proceedings of NSDI", pages="1--14")  # fmt: skip
+    html = client.get(f"{P}/publications/{pub.uid}").get_data(as_text=True)
+    text = re.search(r'<p class="cite__text" id="cite-text">([^<]+)</p>', html)[1]
+    expected = {
+        "ieee": "X. Wei and R. Chen, “Styled paper”, in Proceedings of NSDI, 2023, pp. 1–14.",
+        "chicago-author-date": "Wei, X., and R. Chen. 2023. “Styled Paper”. Proceedings of "
+        "NSDI, 1–14.",
+        "association-for-computing-machinery": "Xingda Wei and Rong Chen. 2023. Styled paper. "
+        "In Proceedings of NSDI, 2023. 1–14.",
+    }[style]
+    assert text.replace("&#34;", '"') == expected

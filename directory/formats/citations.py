@@ -66,6 +66,8 @@ def plain_citation(data: dict[str, Any], style: str) -> str:
     """The paper as one reference in CSL style ``style`` ("apa", "ieee", "chicago-author-date"
     ...), as plain text."""
     item = publication_to_csl(data, id="item")
+    if item.get("page"):  # BibTeX's "117--135" is CSL's "117-135" (printed with an en dash)
+        item["page"] = re.sub(r"\s*(?:-+|–|—)\s*", "-", item["page"])
     item.pop("abstract", None)
     item.pop("note", None)
     with warnings.catch_warnings():

@@ -163,6 +163,28 @@ def paper_page_jsonld(
     return _dump(article)
 
 
+def papers_collection_jsonld(articles: list[dict[str, Any]], name: str, url: str) -> Markup:
+    """A list of papers (the department's publications page) as a CollectionPage of
+    ScholarlyArticle items, in the order shown."""
+    return _dump(
+        {
+            "@context": "https://schema.org",
+            "@type": "CollectionPage",
+            "name": name,
+            "url": url,
+            "about": _department(),
+            "mainEntity": {
+                "@type": "ItemList",
+                "numberOfItems": len(articles),
+                "itemListElement": [
+                    {"@type": "ListItem", "position": i + 1, "item": article}
+                    for i, article in enumerate(articles)
+                ],
+            },
+        }
+    )
+
+
 def profile_page_jsonld(
     person: m.Person,
     education: list[m.Education] | None = None,

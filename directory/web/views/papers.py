@@ -24,7 +24,11 @@ from directory.formats.citations import (
     venue_badge,
     venue_has_year,
 )
-from directory.formats.structured import paper_page_jsonld
+from directory.formats.structured import (
+    paper_page_jsonld,
+    papers_collection_jsonld,
+    scholarly_article,
+)
 from directory.services.access import (
     listed_publication_clause,
     owned_entry_clause,
@@ -131,12 +135,32 @@ def citation_bibtex(data: dict[str, Any]) -> str:
     return publication_to_bibtex({**data, "key": data.get("key") or make_citation_key(data)})
 
 
-def citation_block(data: dict[str, Any]) -> dict[str, str]:
-    """The Cite block's texts: BibTeX and the reference in the department's CSL style."""
-    return {
-        "bibtex": citation_bibtex(data),
-        "text": plain_citation(data, current_app.config["DIRECTORY_CITATION_STYLE"]),
-    }
+def citation_block(data: dict[str, Any]) -> dict[str, str | None]:
+    """The Cite block's texts: BibTeX and the reference in the department's CSL style (None,
+    and a warning in the log, when DIRECTORY_CITATION_STYLE names no style citeproc knows)."""
+    style = current_app.config["DIRECTORY_CITATION_STYLE"]
+    try:
+        text = plain_citation(data, style)
+    except ValueError:
+        current_app.logger.warning("DIRECTORY_CITATION_STYLE %r is not a CSL style", style)
+        text = None
+    return {"bibtex": citation_bibtex(data), "text": text, "style": style}
+
+
+def articles(pubs: list[m.Publication]) -> list[dict[str, Any]]:
+    """Papers as schema.org ScholarlyArticle items, their authors linked as the viewer may see."""
+    viewer = current_viewer()
+    return [
+        scholarly_article(publication_data(pub), paper_url(pub), author_profile_urls(pub, viewer))
+        for pub in pubs
+    ]
+
+
+def department_papers_jsonld(pubs: list[m.Publication]) -> Any:
+    """The department's publications page (its current page of papers) as JSON-LD."""
+    name = f"Publications · {current_app.config['DIRECTORY_DEPARTMENT_NAME']}"
+    return papers_collection_jsonld(articles(pubs), name, url_for("directory.publications",
+                                                                   _external=True))
 
 
 @blueprint.route("/publications/<uid>")
@@ -199,4 +223,5 @@ def _paper_globals(state: Any) -> None:
         directory_venue_has_year=venue_has_year,
         directory_paragraphs=paragraphs,
         directory_bibtex=publication_bibtex,
+        directory_papers_jsonld=department_papers_jsonld,
     )

@@ -10,14 +10,13 @@ from sqlalchemy.orm import selectinload
 
 from directory import models as m
 from directory.db import get_session
-from directory.formats.structured import profile_page_jsonld, scholarly_article
+from directory.formats.structured import profile_page_jsonld
 from directory.services.access import can_edit_person, person_visible
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.services.profiles import load_profile
-from directory.services.publications import publication_data
 from directory.web.blueprint import blueprint
-from directory.web.views.papers import author_profile_urls, paper_url
+from directory.web.views.papers import articles
 
 
 def get_person_or_404(slug: str) -> m.Person:
@@ -40,11 +39,7 @@ def profile(slug: str) -> str:
     viewer = current_viewer()
     data = load_profile(get_session(), person, viewer, date.today())
     rows = [*data.selected_publications, *(row for g in data.publications for row in g.items)]
-    papers = [
-        scholarly_article(publication_data(row.publication), paper_url(row.publication),
-                          author_profile_urls(row.publication, viewer))  # fmt: skip
-        for row in rows  # what the page shows this viewer, in its order
-    ]
+    papers = articles([row.publication for row in rows])  # what the page shows, in its order
     return render_template(
         "directory/profile.html",
         profile=data,

@@ -68,7 +68,7 @@ def cv_pdf(slug: str) -> Response:
         abort(404)
     context = _context(slug)
     html = render_template(
-        "directory/cv_document.html",
+        "directory/_cv_pdf.html",
         **context,
         photo_src=_photo_data_url(context["person"].photo),
         page_url=url_for("directory.cv", slug=slug, _external=True),

@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PORT ?= 5000
 FLASK := $(VENV)/bin/flask --app wsgi
 
-.PHONY: run test test-postgres install lock browser axe lint bench wrk clean
+.PHONY: run test test-postgres install lock browser pdf-libs axe lint bench wrk clean
 
 $(VENV)/.installed: pyproject.toml $(LOCK)
 	@base=$$(scripts/find-python) || exit 1; \
@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml $(LOCK)
 	  echo "Rebuilding $(VENV): it was made with Python older than 3.12"; rm -rf $(VENV); fi; \
 	echo "Using $$base ($$($$base --version))"; $$base -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c $(LOCK) -e ".[test,serve]"
+	$(PY) -m pip install --quiet -c $(LOCK) -e ".[test,serve,pdf]"
 	@echo "Installed (pip freeze; the versions of $(LOCK)):"; $(PY) -m pip freeze --exclude-editable
 	touch $@
 
@@ -31,7 +31,7 @@ lock: install
 	  --python-version 3.12 --custom-compile-command "make lock" $(LOCK_ARGS) -o $(LOCK)
 
 ## Serve the standalone site with the demo department on http://127.0.0.1:$(PORT)
-run: install
+run: install pdf-libs
 	$(FLASK) directory db upgrade
 	$(FLASK) directory load-demo --if-empty
 	$(FLASK) directory create-demo-accounts
@@ -43,6 +43,13 @@ browser:
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+## Pango and a font for WeasyPrint's PDFs (the CV), from Debian (installed as root if missing).
+pdf-libs:
+	@ldconfig -p | grep -q libpangoft2-1.0.so.0 && [ -d /usr/share/fonts/truetype/dejavu ] || { \
+	  echo "Installing Pango and DejaVu fonts for PDF output"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core >/dev/null; }
+
 ## axe-core for the accessibility tests, from the npm registry into .cache/axe (git-ignored).
 AXE := .cache/axe/node_modules/axe-core/axe.min.js
 $(AXE):
@@ -51,7 +58,7 @@ $(AXE):
 axe: $(AXE)
 
 ## Run the whole suite (SQLite by default; set DIRECTORY_TEST_DATABASE_URL for PostgreSQL).
-test: install browser axe
+test: install browser pdf-libs axe
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -q
 

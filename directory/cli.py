@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 import click
-from flask import current_app
+from flask import current_app, url_for
 from flask.cli import AppGroup
 from sqlalchemy import select
 
@@ -22,6 +22,7 @@ from directory.formats.interchange import (
     read_document,
     validate_document,
 )
+from directory.formats.pdf import pdf_available
 from directory.models.accounts import password_problem
 from directory.services import health, search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
@@ -30,6 +31,7 @@ from directory.services.importing import import_plan, import_profiles, plan_sour
 from directory.services.pubimport import PlanRefused, resolve_decisions
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
+from directory.web.views.cv import CV_SECTIONS
 
 #: Who the history names for changes made with these commands (an operator of the server).
 COMMAND_LINE = Viewer(key=None, is_admin=True, name="command line")
@@ -464,3 +466,26 @@ def check(entries: tuple[str, ...]) -> None:
         click.echo(f"{problems} problem(s).", err=True)
         sys.exit(1)
     click.echo("All checks passed.")
+
+
+@directory_cli.command("cv")
+@click.argument("slug")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, writable=True),
+              help="The PDF file to write.")  # fmt: skip
+@click.option("--section", "sections", multiple=True,
+              type=click.Choice([name for name, _ in CV_SECTIONS]),
+              help="A section to include (repeatable); all when none is given.")  # fmt: skip
+def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
+    """Write the CV of the profile SLUG as a PDF: what anyone may see on the public profile,
+    made by the same page as <prefix>/people/SLUG/cv.pdf."""
+    if not pdf_available():
+        raise click.ClickException("PDFs need WeasyPrint: pip install 'faculty-directory[pdf]'")
+    with current_app.test_request_context():
+        url = url_for("directory.cv_pdf", slug=slug, section=list(sections))
+    response = current_app.test_client().get(url)
+    if response.status_code == 404:
+        raise click.ClickException(f"No public profile {slug!r}.")
+    if response.status_code != 200 or response.mimetype != "application/pdf":
+        raise click.ClickException(f"The CV could not be made ({response.status}).")
+    Path(output).write_bytes(response.data)
+    click.echo(f"Wrote {output} ({len(response.data) // 1024} KiB).")

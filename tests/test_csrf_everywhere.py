@@ -250,6 +250,8 @@ SAMPLES: dict[str, Sample] = {
         "title": "Tokens, Revisited", "authors": w["full_name"], "type": "conference",
         "status": "published", "visibility": "public", "version": w["pub_version"]}),
     "directory.remove_publication": Sample(lambda w, url: {"version": w["pub_version"]}),
+    "directory.move_publication": Sample(lambda w, url: {"direction": "down",
+                                                         "version": w["pub_version"]}),
     "directory.admin_person": Sample(_person),
     "directory.admin_deactivate": Sample(),
     "directory.admin_invite": Sample(),

@@ -9,10 +9,12 @@ import re
 from datetime import date, timedelta
 from xml.etree import ElementTree as ET
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from directory import models as m
 from directory.services import department
+from directory.services.access import listed_publications
+from directory.services.identity import ANONYMOUS
 
 from .conftest import login
 from .page_helpers import (
@@ -218,7 +220,7 @@ def test_demo_alumni_with_filters_by_year_advisor_and_degree(client, make_person
     assert "<cite>On Caches</cite>" in get(client, "/directory/alumni?year=2022")
 
 
-def test_sitemap_lists_department_pages_and_listed_profiles(client, make_person) -> None:
+def test_sitemap_lists_department_pages_and_public_profiles(client, db, make_person) -> None:
     make_person("Private Person", visibility="private")
     make_person("Member Person", visibility="members")
     login(client, "admin")  # the sitemap is the anonymous view whoever asks
@@ -232,9 +234,11 @@ def test_sitemap_lists_department_pages_and_listed_profiles(client, make_person)
     assert base + "/areas/networking" in locs
     assert base + "/people/xingda-wei" in locs
     assert not any("private-person" in loc or "member-person" in loc for loc in locs)
-    # The listed people's profiles: the 4 alumni's are reached from the alumni page.
-    assert base + "/people/samantha-miller" not in locs
-    assert len(locs) == len(set(locs)) == 6 + 6 + 19
+    # Every paper anyone may see on the department's pages has its page there too.
+    papers = {loc for loc in locs if loc.startswith(base + "/publications/")}
+    listed = select(func.count()).where(listed_publications(ANONYMOUS, m.Publication))
+    assert len(papers) == db.scalar(listed.select_from(m.Publication)) > 0
+    assert len(locs) == len(set(locs)) == 6 + 6 + 23 + len(papers)
 
 
 def test_department_pages_have_the_navigation_and_no_inline_styles_or_scripts(client) -> None:

@@ -119,7 +119,8 @@ def test_every_department_paper_is_listed_once_with_authors_linked(
     bob = make_person("Bob Builder", role="phd_student")
     make_publication("Shared Engines", authors=(bob, "Outside Person", ada))
     html = get(client, "/directory/publications")
-    assert html.count("Shared Engines") == 1
+    body = html.split("</head>", 1)[1]  # the head's JSON-LD names the paper too
+    assert body.count("Shared Engines") == 1
     assert 'href="/directory/people/bob-builder">Bob Builder' in html
     assert 'href="/directory/people/ada-lovelace">Ada Lovelace' in html
 
@@ -136,7 +137,7 @@ def test_publication_filters(client, make_person, make_publication, db) -> None:
 
     def titles(query: str) -> set[str]:
         html = get(client, "/directory/publications" + query)
-        return set(re.findall(r'<cite class="pub__title">([^<]+)</cite>', html))
+        return set(re.findall(r'<cite class="pub__title">(?:<a [^>]*>)?([^<]+)', html))
 
     assert titles("") == {"Old Journal", "New Conf", "Prized"}
     assert titles("?year=2024") == {"New Conf", "Prized"}

@@ -119,6 +119,9 @@ ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
     "directory.department_publications_bibtex": {"": ALL},
     "directory.department_publications_csl": {"": ALL},
     "directory.publication_record": {"": _statuses(admin=200, others=403)},
+    "directory.paper": {"": ALL},  # a public paper on a public profile
+    "directory.cv": PROFILE_READ,
+    "directory.cv_pdf": PROFILE_READ,
     "directory.publications_import": PROFILE_EDIT,
     "directory.publications_manage": PROFILE_EDIT,
     "directory.publications_preview": {  # an unknown preview token, once access is granted

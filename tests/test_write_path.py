@@ -159,6 +159,28 @@ def _split(client, db, w) -> Any:
     return post(client, f"/directory/publications/{pub.uid}/split", {"person": str(w["mia"])})
 
 
+def _another_paper(db, w) -> None:
+    """A second paper of the same year on Ada's profile, listed after the first."""
+    if db.scalar(select(m.Publication.id).where(m.Publication.title == "Another Paper")):
+        return
+    other = m.Publication(title="Another Paper", year=2024, created_by_id=w["ada"])
+    db.add(other)
+    db.flush()
+    db.add(m.ProfilePublication(person_id=w["ada"], publication_id=other.id, position=1))
+    db.commit()
+
+
+def _move_paper(client, db, w) -> Any:
+    """Move the paper below another of the same year: both papers' listings change."""
+    _another_paper(db, w)
+    pub = db.get(m.Publication, w["pub"])
+    return post(client, f"{P}/edit/publications/{pub.id}/move",
+                {"direction": "down", "version": pub.version})  # fmt: skip
+
+
+_move_paper.arrange = _another_paper  # type: ignore[attr-defined]
+
+
 def _claim(client, db, w) -> Any:
     token = "an-invitation-token"
     db.add(m.Invitation(person_id=w["sam"], token_hash=hashlib.sha256(token.encode()).hexdigest(),
@@ -179,6 +201,7 @@ EXTRA: dict[str, tuple[str, Callable[..., Any]]] = {
     "directory.publication_versions": ("admin", _versions),
     "directory.publication_split": ("admin", _split),
     "directory.claim_profile": ("newcomer", _claim),
+    "directory.move_publication": ("owner", _move_paper),
 }
 
 #: Mutating routes that change no directory content, with the reason; every other one must
@@ -340,6 +363,8 @@ def test_every_write_of_a_member_needing_approval_waits(
         arrange = app.extensions["directory"].db.new_session()
         arrange.info["arranges"] = True  # its commits are the test's, not the request's
         try:
+            # Data a scenario needs (and would otherwise arrange itself) is not the change.
+            getattr(run, "arrange", lambda db, w: None)(arrange, w)
             before, pending = _content(db), _count(db, PendingChange)
             response = run(client, arrange, w)
             assert response.status_code < 400, (endpoint, response.get_data(as_text=True))

@@ -4,6 +4,8 @@ JSON is escaped for safe embedding inside a <script> element."""
 from __future__ import annotations
 
 import json
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import current_app, url_for
@@ -19,7 +21,46 @@ def _dump(data: dict[str, Any]) -> Markup:
     return Markup(text)  # noqa: S704 - escaped above
 
 
-def person_data(person: m.Person) -> dict[str, Any]:
+#: Words in an organisation's name that say what it is, most telling first.
+_ORGANIZATION_WORDS = (
+    ("CollegeOrUniversity", r"universit|college|école|ecole|universidad|universität|institute of "
+     r"technology|polytechnic|\bETH\b|\bEPFL\b|\bMIT\b"),
+    ("ResearchOrganization", r"research|laborator|\blabs?\b|institut|\bcentre\b|\bcenter\b|"
+     r"academy|akademie"),
+    ("Corporation", r"\b(inc|corp|corporation|ltd|llc|gmbh|co\.|company|technologies)\b"),
+)  # fmt: skip
+
+
+def organization_type(name: str | None) -> str:
+    """The schema.org type of an organisation, from its name ("Duke University" a
+    CollegeOrUniversity, "NVIDIA Research" a ResearchOrganization, "Acme Inc." a Corporation);
+    the department's own institution has the type DIRECTORY_INSTITUTION_TYPE."""
+    if not name or name == current_app.config["DIRECTORY_INSTITUTION_NAME"]:
+        return current_app.config["DIRECTORY_INSTITUTION_TYPE"]
+    for kind, pattern in _ORGANIZATION_WORDS:
+        if re.search(pattern, name, re.IGNORECASE):
+            return kind
+    return "Organization"
+
+
+def organization(name: str) -> dict[str, Any]:
+    return {"@type": organization_type(name), "name": name}
+
+
+def _institution(name: str | None) -> dict[str, Any]:
+    return organization(name or current_app.config["DIRECTORY_INSTITUTION_NAME"])
+
+
+def zoned(moment: datetime | None) -> str | None:
+    """An ISO 8601 time with its zone (stored times without one are UTC)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.isoformat()
+
+
+def person_data(person: m.Person, education: list[m.Education] | None = None) -> dict[str, Any]:
     data: dict[str, Any] = {
         "@type": "Person",
         "name": person.full_name,
@@ -29,14 +70,23 @@ def person_data(person: m.Person) -> dict[str, Any]:
         data["alternateName"] = person.native_name
     if person.title:
         data["jobTitle"] = person.title
-    data["affiliation"] = {
-        "@type": "Organization",
-        "name": person.unit or current_app.config["DIRECTORY_DEPARTMENT_NAME"],
-        "parentOrganization": {
-            "@type": "CollegeOrUniversity",
-            "name": person.institution or current_app.config["DIRECTORY_INSTITUTION_NAME"],
-        },
-    }
+    institution = _institution(person.institution)
+    unit = person.unit or (
+        current_app.config["DIRECTORY_DEPARTMENT_NAME"] if not person.institution else None
+    )
+    # The unit is part of the institution; a person with no unit works for the institution.
+    works_for = (
+        {"@type": "Organization", "name": unit, "parentOrganization": institution}
+        if unit
+        else institution
+    )
+    data["affiliation"] = works_for
+    data["worksFor"] = works_for
+    if person.title:
+        data["hasOccupation"] = {"@type": "Occupation", "name": person.title}
+    if education:
+        schools = list(dict.fromkeys(e.institution for e in education if e.institution))
+        data["alumniOf"] = [organization(name) for name in schools]
     if person.areas:
         data["knowsAbout"] = [area.name for area in person.areas]
     same_as = [link.url for link in person.links]
@@ -47,13 +97,110 @@ def person_data(person: m.Person) -> dict[str, Any]:
     return data
 
 
-def profile_page_jsonld(person: m.Person) -> Markup:
+def scholarly_article(
+    data: dict[str, Any], url: str, author_urls: list[str | None] | None = None
+) -> dict[str, Any]:
+    """A paper as a schema.org ScholarlyArticle, from its interchange dict; ``author_urls``
+    gives, in author order, the profile address of each author the viewer may see."""
+    urls = author_urls or []
+    authors = []
+    for i, author in enumerate(data.get("authors") or []):
+        item: dict[str, Any] = {"@type": "Person", "name": author["name"]}
+        if i < len(urls) and urls[i]:
+            item["url"] = urls[i]
+        authors.append(item)
+    article: dict[str, Any] = {"@type": "ScholarlyArticle", "@id": url, "url": url,
+                               "headline": data["title"][:110], "name": data["title"]}  # fmt: skip
+    if authors:
+        article["author"] = authors
+    if data.get("year"):
+        month = data.get("month")
+        article["datePublished"] = (
+            f"{data['year']:04d}-{month:02d}" if month and 1 <= month <= 12 else str(data["year"])
+        )
+    if data.get("abstract"):
+        article["abstract"] = data["abstract"]
+    if data.get("venue"):
+        venue: dict[str, Any] = {"@type": "PublicationEvent" if data.get("type") in (
+            "conference", "workshop") else "Periodical", "name": data["venue"]}  # fmt: skip
+        if data.get("type") in ("conference", "workshop"):
+            article["publication"] = venue
+        else:
+            article["isPartOf"] = venue
+    for key, name in (("volume", "volumeNumber"), ("number", "issueNumber")):
+        if data.get(key):
+            article.setdefault("isPartOf", {})[name] = str(data[key])
+    if data.get("pages"):
+        article["pagination"] = data["pages"]
+    if data.get("publisher"):
+        article["publisher"] = organization(data["publisher"])
+    same_as = []
+    if data.get("doi"):
+        article["identifier"] = {"@type": "PropertyValue", "propertyID": "DOI",
+                                 "value": data["doi"]}  # fmt: skip
+        same_as.append(f"https://doi.org/{data['doi']}")
+    if data.get("arxiv_id"):
+        same_as.append(f"https://arxiv.org/abs/{data['arxiv_id']}")
+    same_as += [link["url"] for link in data.get("links") or [] if "://" in (link["url"] or "")]
+    if same_as:
+        article["sameAs"] = list(dict.fromkeys(same_as))
+    if data.get("awards"):
+        article["award"] = list(data["awards"])
+    if data.get("labels"):
+        article["keywords"] = list(data["labels"])
+    if data.get("status") and data["status"] != "published":
+        article["creativeWorkStatus"] = data["status"].replace("_", " ")
+    return article
+
+
+def paper_page_jsonld(
+    data: dict[str, Any], url: str, author_urls: list[str | None], modified: datetime | None
+) -> Markup:
+    """A paper's own page: the ScholarlyArticle itself, with the page's canonical address."""
+    article = {"@context": "https://schema.org", **scholarly_article(data, url, author_urls)}
+    if modified is not None:
+        article["dateModified"] = zoned(modified)
+    return _dump(article)
+
+
+def papers_collection_jsonld(articles: list[dict[str, Any]], name: str, url: str) -> Markup:
+    """A list of papers (the department's publications page) as a CollectionPage of
+    ScholarlyArticle items, in the order shown."""
+    return _dump(
+        {
+            "@context": "https://schema.org",
+            "@type": "CollectionPage",
+            "name": name,
+            "url": url,
+            "about": _department(),
+            "mainEntity": {
+                "@type": "ItemList",
+                "numberOfItems": len(articles),
+                "itemListElement": [
+                    {"@type": "ListItem", "position": i + 1, "item": article}
+                    for i, article in enumerate(articles)
+                ],
+            },
+        }
+    )
+
+
+def profile_page_jsonld(
+    person: m.Person,
+    education: list[m.Education] | None = None,
+    papers: list[dict[str, Any]] | None = None,
+) -> Markup:
+    """A profile: the Person (with ``alumniOf`` from ``education``) and the papers the page
+    shows, as ScholarlyArticle items (each a dict from :func:`scholarly_article`)."""
+    entity = person_data(person, education)
+    if papers:
+        entity["subjectOf"] = papers
     return _dump(
         {
             "@context": "https://schema.org",
             "@type": "ProfilePage",
-            "dateModified": person.updated_at.isoformat() if person.updated_at else None,
-            "mainEntity": person_data(person),
+            "dateModified": zoned(person.updated_at),
+            "mainEntity": entity,
         }
     )
 
@@ -62,10 +209,7 @@ def _department() -> dict[str, Any]:
     return {
         "@type": "Organization",
         "name": current_app.config["DIRECTORY_DEPARTMENT_NAME"],
-        "parentOrganization": {
-            "@type": "CollegeOrUniversity",
-            "name": current_app.config["DIRECTORY_INSTITUTION_NAME"],
-        },
+        "parentOrganization": _institution(None),
     }
 
 

@@ -125,18 +125,49 @@ def profile_publications(session: Session, person: m.Person, viewer: Viewer) -> 
     return list(session.scalars(stmt))
 
 
-def _group_publications(rows: list[Any]) -> list[PublicationGroup]:
-    groups: list[PublicationGroup] = []
-    by_section: dict[str, list[Any]] = defaultdict(list)
+#: Papers not yet published are listed under their status, ahead of the years.
+STATUS_HEADINGS = {"under_review": "Under review", "preprint": "Preprints"}
+SELECTED = "Selected"
+
+
+def listing_heading(row: Any) -> str:
+    """The heading of a profile's paper list that ``row`` (a ProfilePublication) is shown under,
+    once: "Selected", the owner's own section, its status when not yet published, else its
+    year."""
+    if row.selected:
+        return SELECTED
+    if row.section:
+        return row.section
+    status = row.publication.status
+    if status in STATUS_HEADINGS:
+        return STATUS_HEADINGS[status]
+    return str(row.publication.year) if row.publication.year else "Undated"
+
+
+def group_publications(rows: list[Any]) -> list[PublicationGroup]:
+    """A profile's papers (in :func:`profile_publications` order) under their headings, each
+    paper once: selected papers first in the owner's order, then those under review and the
+    preprints, then each year, newest first, then the owner's own sections; within a heading,
+    the owner's order (``position``), then newest first."""
+    by_heading: dict[str, list[Any]] = defaultdict(list)
     for row in rows:
-        if row.section:
-            by_section[row.section].append(row)
-    dated = [row for row in rows if not row.section]
-    for year, items in groupby(dated, key=lambda r: r.publication.year):
-        groups.append(PublicationGroup(str(year) if year else "Undated", list(items)))
-    for heading, items in by_section.items():
-        groups.append(PublicationGroup(heading, items))
-    return groups
+        by_heading[listing_heading(row)].append(row)
+    statuses = list(STATUS_HEADINGS.values())
+    sections = list(dict.fromkeys(row.section for row in rows if row.section and not row.selected))
+
+    def rank(heading: str) -> tuple:
+        if heading == SELECTED:
+            return (0, 0)
+        if heading in sections:
+            return (3, sections.index(heading))
+        if heading in statuses:
+            return (1, statuses.index(heading))
+        return (2, -int(heading) if heading.isdigit() else 1)
+
+    return [
+        PublicationGroup(heading, sorted(by_heading[heading], key=lambda r: r.position))
+        for heading in sorted(by_heading, key=rank)
+    ]
 
 
 def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, Any, Any]:
@@ -222,6 +253,7 @@ def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date
     """Everything shown on ``person``'s profile page for ``viewer``."""
     experience = _entries(session, m.Experience, person, viewer)
     publications = profile_publications(session, person, viewer)
+    groups = group_publications(publications)
     students, co_advisors, advisors = _advising(session, person, viewer)
     # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
     # joined, not selected afterwards, so the page costs the same statements with or without.
@@ -246,8 +278,8 @@ def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date
         funding=_entries(session, m.Funding, person, viewer),
         custom_sections=_entries(session, m.CustomSection, person, viewer),
         recruiting=recruiting,
-        publications=_group_publications(publications),
-        selected_publications=[row for row in publications if row.selected],
+        publications=[g for g in groups if g.heading != SELECTED],
+        selected_publications=next((g.items for g in groups if g.heading == SELECTED), []),
         students=students,
         advisors=advisors,
         co_advisors=co_advisors,

@@ -16,6 +16,7 @@ from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.services.profiles import load_profile
 from directory.web.blueprint import blueprint
+from directory.web.views.papers import articles
 
 
 def get_person_or_404(slug: str) -> m.Person:
@@ -37,11 +38,13 @@ def profile(slug: str) -> str:
     person = get_person_or_404(slug)
     viewer = current_viewer()
     data = load_profile(get_session(), person, viewer, date.today())
+    rows = [*data.selected_publications, *(row for g in data.publications for row in g.items)]
+    papers = articles([row.publication for row in rows])  # what the page shows, in its order
     return render_template(
         "directory/profile.html",
         profile=data,
         person=person,
-        jsonld=profile_page_jsonld(person),
+        jsonld=profile_page_jsonld(person, data.education, papers),
         can_edit=can_edit_person(viewer, person),
     )
 

@@ -1,5 +1,5 @@
-"""``<prefix>/sitemap.xml``: the department pages, areas and the profiles of the people the
-department lists (alumni profiles are reached from the alumni page)."""
+"""``<prefix>/sitemap.xml``: the department pages, every public profile and every public
+paper's page."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.feeds import SitemapUrl, sitemap
 from directory.services import department
-from directory.services.access import listed_people
+from directory.services.access import listed_publications, person_clause
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS
 from directory.web.blueprint import blueprint
@@ -34,10 +34,18 @@ def sitemap_xml() -> Response:
     walk(department.area_summaries(session, ANONYMOUS, department.today()))
     people = session.execute(
         select(m.Person.slug, m.Person.updated_at)
-        .where(listed_people(ANONYMOUS))
+        .where(person_clause(ANONYMOUS, m.Person))
         .order_by(m.Person.sort_name, m.Person.id)
     )
     for slug, updated in people:
         url = url_for("directory.profile", slug=slug, _external=True)
+        urls.append(SitemapUrl(url, updated.date() if updated else None))
+    papers = session.execute(
+        select(m.Publication.uid, m.Publication.updated_at)
+        .where(listed_publications(ANONYMOUS, m.Publication))
+        .order_by(m.Publication.id)
+    )
+    for uid, updated in papers:
+        url = url_for("directory.paper", uid=uid, _external=True)
         urls.append(SitemapUrl(url, updated.date() if updated else None))
     return Response(sitemap(urls), mimetype="application/xml")

@@ -1,0 +1,227 @@
+"""A public page per paper: ``<prefix>/publications/<uid>``, what Google Scholar, Zotero and a
+reader who follows a link all read: the record, its related versions and projects, a Cite block
+(BibTeX and a formatted reference), Highwire ``citation_*`` tags and schema.org JSON-LD.
+
+The paper is shown to whoever may see it on the department's pages (visible itself and listed
+on a visible profile, :func:`~directory.services.access.listed_publications`); otherwise
+the page is a 404, like a missing one."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import abort, current_app, render_template, url_for
+from sqlalchemy import select
+from sqlalchemy.orm import aliased
+
+from directory import models as m
+from directory.db import get_session
+from directory.formats.bibtex import make_citation_key, publication_to_bibtex
+from directory.formats.citations import (
+    highwire_tags,
+    plain_citation,
+    venue_badge,
+    venue_has_year,
+)
+from directory.formats.structured import (
+    paper_page_jsonld,
+    papers_collection_jsonld,
+    scholarly_article,
+)
+from directory.services.access import (
+    listed_publications,
+    owned_entry_clause,
+    person_visible,
+)
+from directory.services.cache import cached_page
+from directory.services.identity import Viewer, current_viewer
+from directory.services.profiles import publication_options
+from directory.services.publications import publication_data
+from directory.web.blueprint import blueprint
+
+
+def paper_or_404(uid: str, viewer: Viewer) -> m.Publication:
+    """The paper named by ``uid`` if ``viewer`` may see it on the department's pages."""
+    pub = get_session().scalar(
+        select(m.Publication)
+        .where(m.Publication.uid == uid, listed_publications(viewer, m.Publication))
+        .options(*publication_options())
+    )
+    if pub is None:
+        abort(404)
+    return pub
+
+
+def paper_url(pub: m.Publication) -> str:
+    return url_for("directory.paper", uid=pub.uid, _external=True)
+
+
+def author_profile_urls(pub: m.Publication, viewer: Viewer) -> list[str | None]:
+    """In author order, the profile address of each author ``viewer`` may see (else None)."""
+    return [
+        url_for("directory.profile", slug=a.person.slug, _external=True)
+        if a.person is not None and person_visible(viewer, a.person)
+        else None
+        for a in pub.authorships
+    ]
+
+
+def paragraphs(text: str | None) -> list[str]:
+    """A text's paragraphs (separated by blank lines), each on one line."""
+    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text or "") if p.strip()]
+
+
+def _related(pub: m.Publication, viewer: Viewer) -> list[tuple[str, m.Publication]]:
+    """Versions of the paper both ways ("Extended version of X", and X's "Extended version:
+    Y"), each only when the viewer may see the other paper's page."""
+    session = get_session()
+    ids = [rel.target_id for rel in pub.relations]
+    inverse = list(
+        session.scalars(
+            select(m.PublicationRelation).where(m.PublicationRelation.target_id == pub.id)
+        )
+    )
+    ids += [rel.publication_id for rel in inverse]
+    if not ids:
+        return []
+    visible = {
+        p.id: p
+        for p in session.scalars(
+            select(m.Publication).where(
+                m.Publication.id.in_(ids), listed_publications(viewer, m.Publication)
+            )
+        )
+    }
+    labels = dict(m.PUBLICATION_RELATIONS)
+    related = [(labels.get(rel.kind, rel.kind), visible[rel.target_id])
+               for rel in pub.relations if rel.target_id in visible]  # fmt: skip
+    seen = {other.id for _, other in related}
+    for rel in inverse:
+        other = visible.get(rel.publication_id)
+        if other is not None and other.id not in seen:
+            seen.add(other.id)
+            related.append((INVERSE_RELATIONS.get(rel.kind, "Related version"), other))
+    return related
+
+
+#: How the other side of a relation is named on the target's page.
+INVERSE_RELATIONS = {
+    "extended_version_of": "Extended version",
+    "published_version_of": "Preprint",
+    "preprint_of": "Published version",
+    "follow_up_of": "Follow-up",
+}
+
+
+def _projects(pub: m.Publication, viewer: Viewer) -> list[tuple[m.ResearchProject, m.Person]]:
+    """The research projects that list the paper, with their owners, on profiles the viewer
+    may see."""
+    owner = aliased(m.Person)
+    rows = get_session().execute(
+        select(m.ResearchProject, owner)
+        .join(owner, owner.id == m.ResearchProject.owner_id)
+        .where(
+            m.ResearchProject.publications.any(m.Publication.id == pub.id),
+            owned_entry_clause(viewer, m.ResearchProject, owner),
+        )
+        .order_by(m.ResearchProject.title, m.ResearchProject.id)
+    )
+    return [(project, person) for project, person in rows]
+
+
+def citation_bibtex(data: dict[str, Any]) -> str:
+    """One paper's BibTeX entry, under its own key or one made from it."""
+    return publication_to_bibtex({**data, "key": data.get("key") or make_citation_key(data)})
+
+
+def citation_block(data: dict[str, Any]) -> dict[str, str | None]:
+    """The Cite block's texts: BibTeX and the reference in the department's CSL style (None,
+    and a warning in the log, when DIRECTORY_CITATION_STYLE names no style citeproc knows)."""
+    style = current_app.config["DIRECTORY_CITATION_STYLE"]
+    try:
+        text = plain_citation(data, style)
+    except ValueError:
+        current_app.logger.warning("DIRECTORY_CITATION_STYLE %r is not a CSL style", style)
+        text = None
+    return {"bibtex": citation_bibtex(data), "text": text, "style": style}
+
+
+def articles(pubs: list[m.Publication]) -> list[dict[str, Any]]:
+    """Papers as schema.org ScholarlyArticle items, their authors linked as the viewer may see."""
+    viewer = current_viewer()
+    return [
+        scholarly_article(publication_data(pub), paper_url(pub), author_profile_urls(pub, viewer))
+        for pub in pubs
+    ]
+
+
+def department_papers_jsonld(pubs: list[m.Publication]) -> Any:
+    """The department's publications page (its current page of papers) as JSON-LD."""
+    name = f"Publications · {current_app.config['DIRECTORY_DEPARTMENT_NAME']}"
+    return papers_collection_jsonld(articles(pubs), name, url_for("directory.publications",
+                                                                   _external=True))
+
+
+@blueprint.route("/publications/<uid>")
+@cached_page
+def paper(uid: str) -> str:
+    viewer = current_viewer()
+    pub = paper_or_404(uid, viewer)
+    data = publication_data(pub)
+    url = paper_url(pub)
+    author_urls = author_profile_urls(pub, viewer)
+    return render_template(
+        "directory/paper.html",
+        pub=pub,
+        canonical=url,
+        abstract=paragraphs(pub.abstract),
+        related=_related(pub, viewer),
+        projects=_projects(pub, viewer),
+        cite=citation_block(data),
+        meta=highwire_tags(data, url),
+        jsonld=paper_page_jsonld(data, url, author_urls, pub.updated_at),
+    )
+
+
+def fold_authors(
+    authorships: list[m.Authorship], keep_id: int | None = None
+) -> tuple[list[m.Authorship | None], int]:
+    """Authors shown before a long list folds, and how many are folded: the first
+    DIRECTORY_AUTHOR_LIST_LENGTH, plus ``keep_id`` (the profile's owner) and every co-first
+    author wherever they are; ``None`` marks a gap."""
+    limit = current_app.config["DIRECTORY_AUTHOR_LIST_LENGTH"]
+    if not limit or len(authorships) <= limit:
+        return list(authorships), 0
+    shown: list[m.Authorship | None] = []
+    for i, author in enumerate(authorships):
+        keep = i < limit or author.co_first or (keep_id and author.person_id == keep_id)
+        if keep:
+            shown.append(author)
+        elif shown and shown[-1] is not None:
+            shown.append(None)
+    folded = len(authorships) - sum(1 for a in shown if a is not None)
+    if not folded:
+        return list(authorships), 0
+    return shown, folded
+
+
+def publication_badge(pub: m.Publication) -> str | None:
+    return venue_badge(pub.venue_short, pub.year)
+
+
+def publication_bibtex(pub: m.Publication) -> str:
+    return citation_bibtex(publication_data(pub))
+
+
+@blueprint.record_once
+def _paper_globals(state: Any) -> None:
+    """What the publication macros use to render a paper one way everywhere."""
+    state.app.jinja_env.globals.update(
+        directory_fold_authors=fold_authors,
+        directory_venue_badge=publication_badge,
+        directory_venue_has_year=venue_has_year,
+        directory_paragraphs=paragraphs,
+        directory_bibtex=publication_bibtex,
+        directory_papers_jsonld=department_papers_jsonld,
+    )

@@ -1,0 +1,96 @@
+"""The CV made from a profile: a print-ready page and a PDF, with the sections asked for, in the
+owner's order, holding only what the viewer may see; and ``flask directory cv``."""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+import pytest
+
+from directory import models as m
+from tests.conftest import login
+
+P = "/directory"
+
+
+@pytest.fixture
+def wei(db, make_person, make_publication):
+    wei = make_person("Xingda Wei", title="Associate Professor", interests="RDMA and serverless")
+    db.add_all([
+        m.Education(owner_id=wei.id, degree="Ph.D.", institution="Shanghai Jiao Tong University",
+                    end_year=2021, position=0),
+        m.Education(owner_id=wei.id, degree="B.S.", institution="A Private College",
+                    end_year=2015, position=1, visibility="private"),
+        m.Award(owner_id=wei.id, title="EuroSys Best Paper Award", year=2024, position=0),
+    ])  # fmt: skip
+    db.commit()
+    make_publication("DrTM: Fast In-memory Transaction Processing using RDMA and HTM",
+                     authors=(wei, "Rong Chen"), year=2015, venue="SOSP", venue_short="SOSP")
+    make_publication("An Unpublished Members-only Draft", authors=(wei,), year=2026,
+                     visibility="members")  # fmt: skip
+    return wei
+
+
+def outline(pdf: bytes) -> list[str]:
+    """The PDF's bookmarks (WeasyPrint makes one per heading), read from its object streams."""
+    titles = []
+    for stream in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", pdf, re.S):
+        try:
+            text = zlib.decompress(stream.group(1))
+        except zlib.error:
+            continue
+        titles += [t.decode("latin-1") for t in re.findall(rb"/Title \(([^)]*)\)", text)]
+    return titles
+
+
+def sections(html: str) -> list[str]:
+    return re.findall(r'<h2 id="cv-\w+">([^<]+)</h2>', html)
+
+
+def test_the_cv_page_holds_the_profile_in_cv_order_and_only_what_the_viewer_may_see(
+    client, wei
+) -> None:
+    html = client.get(f"{P}/people/xingda-wei/cv").get_data(as_text=True)
+    assert sections(html) == ["Research interests", "Education", "Publications",
+                              "Awards and honours"]  # fmt: skip
+    assert "Shanghai Jiao Tong University" in html and "A Private College" not in html
+    assert "DrTM: Fast In-memory" in html and "Members-only Draft" not in html
+    assert "<strong>Xingda Wei</strong>" in html  # the owner stands out in author lists
+    login(client, "someone")
+    html = client.get(f"{P}/people/xingda-wei/cv").get_data(as_text=True)
+    assert "Members-only Draft" in html and "A Private College" not in html
+
+
+def test_the_reader_chooses_the_sections_with_a_plain_form(client, wei) -> None:
+    html = client.get(f"{P}/people/xingda-wei/cv?section=publications&section=nonsense")
+    text = html.get_data(as_text=True)
+    assert sections(text) == ["Publications"]
+    assert 'name="section" value="publications" checked' in text
+    assert 'name="section" value="education">' in text
+    assert f'href="{P}/people/xingda-wei/cv.pdf?section=publications"' in text
+
+
+def test_a_hidden_profile_has_no_cv(client, make_person) -> None:
+    make_person("Hidden Person", visibility="private")
+    assert client.get(f"{P}/people/hidden-person/cv").status_code == 404
+    assert client.get(f"{P}/people/hidden-person/cv.pdf").status_code == 404
+
+
+@pytest.mark.slow
+def test_the_pdf_and_the_command_line_write_the_same_cv(client, runner, wei, tmp_path) -> None:
+    response = client.get(f"{P}/people/xingda-wei/cv.pdf")
+    assert response.status_code == 200 and response.mimetype == "application/pdf"
+    assert response.data.startswith(b"%PDF-")
+    # Anonymous: no members-only draft, so no "2026" heading.
+    assert outline(response.data) == ["Xingda Wei", "Research interests", "Education",
+                                      "Publications", "2015", "Awards and honours"]
+    only = client.get(f"{P}/people/xingda-wei/cv.pdf?section=education").data
+    assert outline(only) == ["Xingda Wei", "Education"]
+    out = tmp_path / "wei.pdf"
+    result = runner.invoke(args=["directory", "cv", "xingda-wei", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert outline(out.read_bytes()) == outline(response.data)  # anonymous: no members' draft
+    assert f"Wrote {out}" in result.output
+    missing = runner.invoke(args=["directory", "cv", "nobody", "-o", str(tmp_path / "x.pdf")])
+    assert missing.exit_code == 1 and "No public profile 'nobody'" in missing.output

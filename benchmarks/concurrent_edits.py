@@ -188,7 +188,7 @@ def main() -> None:
             session.commit()
 
         env = {"DIRECTORY_BUILTIN_LOGIN": "true"}
-        with gunicorn(url_db, free_port(args.port), 0, env) as base:
+        with gunicorn(url_db, free_port(args.port), 0, workdir, env) as base:
             context = multiprocessing.get_context("spawn")
             started = time.perf_counter()
             with context.Pool(args.editors + args.readers) as pool:

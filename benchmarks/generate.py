@@ -644,6 +644,17 @@ def department_facts(session: Session) -> Facts:
     return Facts(slug, pubs, area or "", people_area or "", year, surname.split(",")[0])
 
 
+def bind_viewers(session: Session, facts: Facts, keys: dict[str, str]) -> None:
+    """Make ``keys["owner"]`` the identity key of the largest profile, so that a request signed
+    in with it gets that profile's editor at ``/me``. Flushes."""
+    for holder in session.scalars(select(m.Person).where(m.Person.user_key == keys["owner"])):
+        holder.user_key = None
+    session.flush()
+    person = session.scalar(select(m.Person).where(m.Person.slug == facts.largest_profile))
+    person.user_key = keys["owner"]
+    session.flush()
+
+
 def main() -> None:
     from directory import migrate
     from directory.db import make_engine

@@ -1,9 +1,11 @@
-"""The pages ``make bench`` measures and tests/test_query_counts.py checks, in one list.
+"""The pages ``make bench`` measures and tests/test_bench_pages.py checks, in one list.
 
 Add one line per page. ``path`` is relative to the directory's URL prefix and may use the
 generated department's facts. A page that answers 404 is reported as not available (its
 branch is not merged yet) instead of being measured. ``cached`` pages are expected to be served
-from the page cache (the throughput goal applies to them).
+from the page cache to anonymous visitors (the throughput goal applies to them). ``viewer``
+signs the request in: "member" (an account bound to no profile), "owner" (the owner of the
+largest profile) or "admin" (a department admin); signed-in requests never use the cache.
 """
 
 from __future__ import annotations
@@ -13,19 +15,37 @@ from dataclasses import dataclass
 
 from .generate import Facts
 
+#: The identity keys of the signed-in viewers (benchmarks.generate.bind_viewers binds "owner").
+VIEWER_KEYS = {"member": "bench-member", "owner": "bench-owner", "admin": "admin"}
+
 
 @dataclass(frozen=True)
 class Page:
     name: str
     path: Callable[[Facts], str]
     cached: bool = True
+    viewer: str | None = None
 
 
 PAGES: list[Page] = [
     Page("listing", lambda f: "/"),
+    Page("listing, signed in", lambda f: "/", cached=False, viewer="member"),
     Page("largest profile", lambda f: f"/people/{f.largest_profile}"),
+    Page(
+        "largest profile, signed in",
+        lambda f: f"/people/{f.largest_profile}",
+        cached=False,
+        viewer="member",
+    ),
+    Page("editor /me of the largest profile", lambda f: "/me", cached=False, viewer="owner"),
     Page("recruiting, filtered", lambda f: f"/recruiting?area={f.area}"),
+    Page("publications", lambda f: "/publications"),
     Page("publications, filtered", lambda f: f"/publications?area={f.people_area}&year={f.year}"),
     Page("search", lambda f: f"/search?q={f.surname}", cached=False),
+    Page("admin: people", lambda f: "/admin/people", cached=False, viewer="admin"),
+    Page("API: people", lambda f: "/api/v1/people", cached=False),
     Page("API: people in an area", lambda f: f"/api/v1/people?area={f.people_area}", cached=False),
+    Page("API: publications", lambda f: "/api/v1/publications", cached=False),
+    Page("API: positions", lambda f: "/api/v1/positions", cached=False),
+    Page("API: areas", lambda f: "/api/v1/areas", cached=False),
 ]

@@ -13,6 +13,8 @@ Prints Markdown, ready for docs/performance.md.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import gzip
 import json
 import os
 import platform
@@ -37,11 +39,19 @@ if str(ROOT) not in sys.path:  # run as a script: make ``benchmarks`` and ``wsgi
 
 from sqlalchemy.orm import Session  # noqa: E402
 
-from benchmarks.generate import SMALL, Sizes, department_facts, generate  # noqa: E402
-from benchmarks.pages import PAGES, Page  # noqa: E402
-from benchmarks.statements import count_statements  # noqa: E402
+from benchmarks.generate import (  # noqa: E402
+    SMALL,
+    Sizes,
+    bind_viewers,
+    department_facts,
+    generate,
+)
+from benchmarks.pages import PAGES, VIEWER_KEYS, Page  # noqa: E402
+from benchmarks.statements import count_rows, count_statements  # noqa: E402
 from directory import migrate  # noqa: E402
 from directory.db import make_engine  # noqa: E402
+from directory.services import search  # noqa: E402
+from directory.services.identity import BUILTIN_SESSION_KEY  # noqa: E402
 
 TRIVIAL = "/bench/trivial"
 CACHE_SECONDS = 300
@@ -54,11 +64,15 @@ class Result:
     available: bool = True
     statements: int = 0
     statements_cached: int | None = None
-    median_ms: float = 0.0
-    p95_ms: float = 0.0
-    median_cached_ms: float | None = None
+    rows: int = 0
+    cpu_ms: list[float] = field(default_factory=list)
+    wall_ms: list[float] = field(default_factory=list)
+    cpu_cached_ms: list[float] = field(default_factory=list)
+    html_bytes: int = 0
+    gzip_bytes: int = 0
     rps: dict[str, float] = field(default_factory=dict)
     trivial_rps: dict[str, float] = field(default_factory=dict)
+    file_rps: float | None = None
     errors: dict[str, int] = field(default_factory=dict)
 
 
@@ -95,7 +109,52 @@ def free_port(preferred: int) -> int:
 # ----------------------------------------------------------------------------- in process
 
 
-def measure_in_process(url_db: str, requests: int) -> tuple[list[Result], Any]:
+def prepare_viewers(url_db: str) -> None:
+    """Accounts for the signed-in pages: the owner of the largest profile, a member bound to
+    no profile, the admin (passwords random: the benchmark signs in through the session)."""
+    from benchmarks.app import make_app
+    from directory.db import get_session
+    from directory.services.accounts import new_password, save_account
+
+    app = make_app(DIRECTORY_DATABASE_URL=url_db)
+    with app.app_context():
+        session = get_session()
+        bind_viewers(session, department_facts(session), VIEWER_KEYS)
+        for key in VIEWER_KEYS.values():
+            save_account(session, key, new_password())
+        session.commit()
+    app.extensions["directory"].db.dispose()
+
+
+def session_cookie(app: Any, viewer: str | None) -> str | None:
+    """The signed session cookie of a built-in sign-in as ``viewer`` (for wrk)."""
+    if viewer is None:
+        return None
+    value = app.session_interface.get_signing_serializer(app).dumps(
+        {BUILTIN_SESSION_KEY: VIEWER_KEYS[viewer]}
+    )
+    return f"{app.config['SESSION_COOKIE_NAME']}={value}"
+
+
+def _timed(client: Any, url: str, requests: int, budget: float) -> tuple[list[float], list[float]]:
+    """CPU and wall milliseconds of up to ``requests`` GETs, fewer (at least three) when they
+    use more than ``budget`` CPU seconds in all: a slow page must not hold the run up."""
+    cpu, wall = [], []
+    spent = 0.0
+    for _ in range(requests):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        client.get(url)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+        wall.append((time.perf_counter() - started) * 1000)
+        spent += cpu[-1] / 1000
+        if spent > budget and len(cpu) >= 3:
+            break
+    return cpu, wall
+
+
+def measure_in_process(
+    url_db: str, requests: int, budget: float, files: Path
+) -> tuple[list[Result], Any]:
     from benchmarks.app import make_app
 
     app = make_app(DIRECTORY_DATABASE_URL=url_db, DIRECTORY_CACHE_SECONDS=0)
@@ -103,40 +162,38 @@ def measure_in_process(url_db: str, requests: int) -> tuple[list[Result], Any]:
     prefix = app.config["DIRECTORY_URL_PREFIX"].rstrip("/")
     with Session(engine) as session:
         facts = department_facts(session)
-    client = app.test_client()
     results = []
-    for page in PAGES:
+    for number, page in enumerate(PAGES):
+        client = app.test_client()
+        if page.viewer:
+            with client.session_transaction() as sess:
+                sess[BUILTIN_SESSION_KEY] = VIEWER_KEYS[page.viewer]
         url = prefix + page.path(facts)
         result = Result(page, url)
         results.append(result)
+        print(f"  {page.name}: {url}", file=sys.stderr)
         if client.get(url).status_code == 404:
             result.available = False
             continue
-        with count_statements(engine) as log:
+        with count_statements(engine) as log, count_rows(log):
             response = client.get(url)
         assert response.status_code == 200, (url, response.status_code)
-        result.statements = len(log)
-        times = []
-        for _ in range(requests):
-            started = time.perf_counter()
-            client.get(url)
-            times.append((time.perf_counter() - started) * 1000)
-        result.median_ms = statistics.median(times)
-        result.p95_ms = percentile(times, 0.95)
+        result.statements, result.rows = len(log), log.rows
+        result.html_bytes = len(response.data)
+        gzipped = gzip.compress(response.data, compresslevel=6, mtime=0)
+        result.gzip_bytes = len(gzipped)
+        (files / f"{number}.gz").write_bytes(gzipped)
+        result.cpu_ms, result.wall_ms = _timed(client, url, requests, budget)
 
-        app.config["DIRECTORY_CACHE_SECONDS"] = CACHE_SECONDS
-        client.get(url)
-        with count_statements(engine) as log:
-            response = client.get(url)
-        if response.headers.get("X-Directory-Cache") == "hit":
-            result.statements_cached = len(log)
-            times = []
-            for _ in range(requests):
-                started = time.perf_counter()
-                client.get(url)
-                times.append((time.perf_counter() - started) * 1000)
-            result.median_cached_ms = statistics.median(times)
-        app.config["DIRECTORY_CACHE_SECONDS"] = 0
+        if page.cached:
+            app.config["DIRECTORY_CACHE_SECONDS"] = CACHE_SECONDS
+            client.get(url)
+            with count_statements(engine) as log:
+                response = client.get(url)
+            if response.headers.get("X-Directory-Cache") == "hit":
+                result.statements_cached = len(log)
+                result.cpu_cached_ms, _ = _timed(client, url, max(requests, 50), budget)
+            app.config["DIRECTORY_CACHE_SECONDS"] = 0
     app.extensions["directory"].db.dispose()
     return results, facts
 
@@ -145,12 +202,15 @@ def measure_in_process(url_db: str, requests: int) -> tuple[list[Result], Any]:
 
 
 @contextmanager
-def gunicorn(url_db: str, port: int, cache_seconds: int, extra_env: dict | None = None):
+def gunicorn(
+    url_db: str, port: int, cache_seconds: int, files: Path, extra_env: dict | None = None
+):
     env = {
         **os.environ,
         "DIRECTORY_DATABASE_URL": url_db,
         "DIRECTORY_CACHE_SECONDS": str(cache_seconds),
         "PYTHONPATH": str(ROOT),
+        "BENCH_FILES": str(files),
         **(extra_env or {}),
     }
     command = [
@@ -176,20 +236,12 @@ def gunicorn(url_db: str, port: int, cache_seconds: int, extra_env: dict | None 
         process.wait(timeout=30)
 
 
-def wrk(url: str, seconds: int) -> tuple[float, int]:
+def wrk(url: str, seconds: int, cookie: str | None = None) -> tuple[float, int]:
     """Requests per second, and responses that were not 2xx/3xx (or socket errors). Requests
     accept gzip, as every browser's do."""
+    headers = ["-H", "Accept-Encoding: gzip"] + (["-H", f"Cookie: {cookie}"] if cookie else [])
     output = subprocess.run(
-        [
-            "wrk",
-            "-t2",
-            "-c16",
-            f"-d{seconds}s",
-            "--timeout=30s",
-            "-H",
-            "Accept-Encoding: gzip",
-            url,
-        ],
+        ["wrk", "-t2", "-c16", f"-d{seconds}s", "--timeout=30s", *headers, url],
         capture_output=True,
         text=True,
         check=True,
@@ -205,17 +257,31 @@ def wrk(url: str, seconds: int) -> tuple[float, int]:
     return rps, failed
 
 
-def measure_throughput(url_db: str, results: list[Result], port: int, seconds: int) -> None:
+def measure_throughput(
+    url_db: str, results: list[Result], port: int, seconds: int, files: Path
+) -> None:
     """Each page right after the trivial endpoint, so that both see the same machine load; the
-    ratio of the pair is the figure."""
+    ratio of the pair is the figure. A cached page is also measured against a ``send_file`` of
+    the bytes its cache hit sends."""
+    from benchmarks.app import make_app
+
+    cookie_app = make_app(DIRECTORY_DATABASE_URL=url_db)
     for mode, cache_seconds in (("cached", CACHE_SECONDS), ("uncached", 0)):
-        with gunicorn(url_db, port, cache_seconds) as base:
-            for result in results:
-                if result.available and (mode == "uncached" or result.page.cached):
-                    for _ in range(4):  # both workers render (and cache) the page first
-                        urllib.request.urlopen(base + result.url, timeout=120)  # noqa: S310
-                    result.trivial_rps[mode], _ = wrk(base + TRIVIAL, seconds)
-                    result.rps[mode], result.errors[mode] = wrk(base + result.url, seconds)
+        with gunicorn(url_db, port, cache_seconds, files) as base:
+            for number, result in enumerate(results):
+                if not result.available or (mode == "cached" and not result.page.cached):
+                    continue
+                cookie = session_cookie(cookie_app, result.page.viewer)
+                request = urllib.request.Request(base + result.url)  # noqa: S310
+                if cookie:
+                    request.add_header("Cookie", cookie)
+                for _ in range(4):  # both workers render (and cache) the page first
+                    urllib.request.urlopen(request, timeout=300)  # noqa: S310
+                result.trivial_rps[mode], _ = wrk(base + TRIVIAL, seconds)
+                result.rps[mode], result.errors[mode] = wrk(base + result.url, seconds, cookie)
+                if mode == "cached":
+                    result.file_rps, _ = wrk(f"{base}/bench/file/{number}", seconds)
+    cookie_app.extensions["directory"].db.dispose()
 
 
 # ----------------------------------------------------------------------------- BibTeX import
@@ -278,45 +344,54 @@ def measure_bibtex(url_db: str, entries: int) -> dict[str, float]:
 # ----------------------------------------------------------------------------- report
 
 
-def report(results, facts, summary, bib, args, url_db) -> str:
+def report(results, facts, summary, bib, args, url_db, load) -> str:
     lines = [
-        f"Machine: {machine()}.",
+        f"Machine: {machine()}. Load average before / after the run: {load}.",
         f"Database: {'PostgreSQL' if url_db.startswith('postgresql') else 'SQLite file'}; "
         f"{summary.people} people, {summary.publications} publications, "
         f"{summary.authorships} authorships, {summary.rows} rows generated in "
-        f"{summary.seconds:.1f} s. Largest profile: {facts.largest_profile_publications} "
-        "publications.",
-        f"In-process times over {args.requests} requests (Flask test client). Throughput: "
+        f"{summary.seconds:.1f} s; search index built ({summary.counts.get('search', 0)} "
+        f"documents). Largest profile: {facts.largest_profile_publications} publications.",
+        f"CPU ms: time.process_time per request through the Flask test client, up to "
+        f"{args.requests} requests per page (at least 3; fewer once a page used "
+        f"{args.budget:.0f} CPU s). Statements and rows: one uncached request (rows = rows "
+        "fetched from the database). HTML: the uncached body, and gzipped. Throughput: "
         f"gunicorn --workers=2, `wrk -t2 -c16 -d{args.duration}s -H 'Accept-Encoding: gzip'`; "
-        f"each page right after the trivial endpoint `{TRIVIAL}` of the same app (its req/s in "
-        f"brackets; the ratio is the figure); DIRECTORY_CACHE_SECONDS={CACHE_SECONDS} for the "
+        f"each page right after the trivial endpoint `{TRIVIAL}` of the same app (its req/s "
+        "in brackets; the ratio is the figure) and, cached, beside a `send_file` of the same "
+        f"gzipped bytes from the same app; DIRECTORY_CACHE_SECONDS={CACHE_SECONDS} for the "
         "cached column.",
         "",
-        "| Page | SQL statements (cache hit) | median / p95 ms | median ms, cache hit | "
-        "req/s cached [trivial] = ratio | req/s uncached [trivial] = ratio |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| Page | statements (hit) | rows | CPU ms p50 / p95 | CPU ms, hit | HTML KiB (gzip) | "
+        "req/s cached [trivial; send_file] | req/s uncached [trivial] |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
 
     def throughput(result: Result, mode: str) -> str:
         if mode not in result.rps:
             return "–"
-        trivial = result.trivial_rps[mode]
-        text = f"{result.rps[mode]:.0f} [{trivial:.0f}] = {result.rps[mode] / trivial:.2f}×"
+        rps, trivial = result.rps[mode], result.trivial_rps[mode]
+        text = f"{rps:.0f} [{trivial:.0f}] = {rps / trivial:.2f}×"
+        if mode == "cached" and result.file_rps:
+            text = (
+                f"{rps:.0f} [{trivial:.0f}; {result.file_rps:.0f}] = {rps / trivial:.2f}×; "
+                f"{rps / result.file_rps:.2f}×"
+            )
         if result.errors.get(mode):
             text += f", {result.errors[mode]} errors"
         return text
 
     for r in results:
+        signed = f" (as {r.page.viewer})" if r.page.viewer else ""
         if not r.available:
-            lines.append(
-                f"| {r.page.name} `{r.url}` | not available (404: page not built yet) |||||"
-            )
+            lines.append(f"| {r.page.name}{signed} `{r.url}` | not available (404) |||||||")
             continue
         cached = "–" if r.statements_cached is None else str(r.statements_cached)
-        hit_ms = "–" if r.median_cached_ms is None else f"{r.median_cached_ms:.1f}"
+        hit_ms = f"{statistics.median(r.cpu_cached_ms):.2f}" if r.cpu_cached_ms else "–"
         lines.append(
-            f"| {r.page.name} `{r.url}` | {r.statements} ({cached}) | "
-            f"{r.median_ms:.1f} / {r.p95_ms:.1f} | {hit_ms} | "
+            f"| {r.page.name}{signed} `{r.url}` | {r.statements} ({cached}) | {r.rows} | "
+            f"{statistics.median(r.cpu_ms):.1f} / {percentile(r.cpu_ms, 0.95):.1f} | {hit_ms} | "
+            f"{r.html_bytes / 1024:.0f} ({r.gzip_bytes / 1024:.0f}) | "
             f"{throughput(r, 'cached')} | {throughput(r, 'uncached')} |"
         )
     if bib:
@@ -332,41 +407,69 @@ def report(results, facts, summary, bib, args, url_db) -> str:
     return "\n".join(lines)
 
 
+def sizes(args: argparse.Namespace) -> Sizes:
+    base = SMALL if args.small else Sizes()
+    if args.scale == 1:
+        return base
+    return Sizes(**{k: max(1, round(v * args.scale)) for k, v in dataclasses.asdict(base).items()})
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="SQLAlchemy URL (emptied); default: a temporary SQLite file")
     parser.add_argument("--small", action="store_true", help="a tenth of the issue's sizes")
+    parser.add_argument("--scale", type=float, default=1, help="multiply the sizes by this")
     parser.add_argument("--requests", type=int, default=20, help="requests per page for times")
+    parser.add_argument("--budget", type=float, default=15, help="CPU seconds per page at most")
     parser.add_argument("--duration", type=int, default=5, help="seconds of wrk per URL")
     parser.add_argument("--port", type=int, default=5109, help="first port to try for gunicorn")
     parser.add_argument("--bibtex-entries", type=int, default=3000)
     parser.add_argument("--no-wrk", action="store_true", help="skip the gunicorn/wrk part")
+    parser.add_argument("--no-bibtex", action="store_true", help="skip the BibTeX import")
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="directory-bench-"))
+    files = workdir / "files"
+    files.mkdir()
     url_db = args.db or f"sqlite:///{workdir / 'bench.sqlite3'}"
+    load_before = load_average()
     try:
         engine = make_engine(url_db)
         migrate.downgrade(engine, "base")
         migrate.upgrade(engine)
         print("Generating the department...", file=sys.stderr)
         with Session(engine) as session:
-            summary = generate(session, SMALL if args.small else Sizes())
+            summary = generate(session, sizes(args))
+            session.commit()
+            started = time.perf_counter()
+            summary.counts["search"] = search.rebuild(session)
             session.commit()
         engine.dispose()
-        print(f"  {summary.rows} rows in {summary.seconds:.1f} s", file=sys.stderr)
+        print(
+            f"  {summary.rows} rows in {summary.seconds:.1f} s; search index of "
+            f"{summary.counts['search']} documents in {time.perf_counter() - started:.1f} s",
+            file=sys.stderr,
+        )
+        prepare_viewers(url_db)
 
         print("Measuring in process...", file=sys.stderr)
-        results, facts = measure_in_process(url_db, args.requests)
+        results, facts = measure_in_process(url_db, args.requests, args.budget, files)
         if not args.no_wrk:
             if shutil.which("wrk") is None:
                 sys.exit("wrk is not installed (apt-get install wrk, or `make bench`).")
             print("Measuring throughput with wrk...", file=sys.stderr)
-            measure_throughput(url_db, results, free_port(args.port), args.duration)
-        print("Measuring the BibTeX import...", file=sys.stderr)
-        bib = measure_bibtex(url_db, min(args.bibtex_entries, summary.publications))
-        print(report(results, facts, summary, bib, args, url_db))
+            measure_throughput(url_db, results, free_port(args.port), args.duration, files)
+        bib = None
+        if not args.no_bibtex:
+            print("Measuring the BibTeX import...", file=sys.stderr)
+            bib = measure_bibtex(url_db, min(args.bibtex_entries, summary.publications))
+        load = f"{load_before} / {load_average()}"
+        print(report(results, facts, summary, bib, args, url_db, load))
         if args.json:
             raw = {
                 "pages": [{**r.__dict__, "page": r.page.name} for r in results],

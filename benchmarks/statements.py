@@ -1,4 +1,5 @@
-"""Counting the SQL statements a request sends, for the benchmark and the query-count tests."""
+"""Counting the SQL statements a request sends, and the rows it fetches, for the benchmark and
+the query-count tests."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, event
+from sqlalchemy.engine import cursor as _cursor
 
 #: Transaction control is not a query: SQLite's explicit BEGIN (see directory/db.py) and the
 #: test suite's savepoints would otherwise be counted on one database and not the other.
@@ -16,6 +18,8 @@ _CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE SAVEPOINT")
 class StatementLog:
     def __init__(self) -> None:
         self.statements: list[str] = []
+        #: Rows the database sent back (every fetch of every result), when counted.
+        self.rows = 0
 
     def __len__(self) -> int:
         return len(self.statements)
@@ -38,3 +42,42 @@ def count_statements(engine: Engine) -> Iterator[StatementLog]:
         yield log
     finally:
         event.remove(engine, "before_cursor_execute", before)
+
+
+#: The strategies through which every result's rows pass from the driver's cursor.
+_STRATEGIES = (
+    _cursor.CursorFetchStrategy,
+    _cursor.BufferedRowCursorFetchStrategy,
+    _cursor.FullyBufferedCursorFetchStrategy,
+)
+
+
+@contextmanager
+def count_rows(log: StatementLog) -> Iterator[StatementLog]:
+    """Add to ``log.rows`` every row any result fetches inside the block (benchmark only: it
+    wraps SQLAlchemy's fetch strategies for the duration, in this process)."""
+    saved = []
+
+    def wrap(cls: type, name: str) -> None:
+        original = cls.__dict__[name]
+        saved.append((cls, name, original))
+
+        def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+            found = original(self, *args, **kwargs)
+            if name == "fetchone":
+                log.rows += found is not None
+            else:
+                log.rows += len(found)
+            return found
+
+        setattr(cls, name, counted)
+
+    for cls in _STRATEGIES:
+        for name in ("fetchone", "fetchmany", "fetchall"):
+            if name in cls.__dict__:
+                wrap(cls, name)
+    try:
+        yield log
+    finally:
+        for cls, name, original in reversed(saved):
+            setattr(cls, name, original)

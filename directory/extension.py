@@ -8,7 +8,12 @@ from directory.cli import directory_cli
 from directory.config import apply_defaults
 from directory.db import DatabaseState, close_session
 from directory.services import health, search
-from directory.services.cache import PageStore, install_invalidation
+from directory.services.cache import (
+    GenerationReader,
+    PageStore,
+    install_invalidation,
+    settings_fingerprint,
+)
 from directory.web.views import blueprint
 
 
@@ -19,6 +24,9 @@ class DirectoryState:
         self.db = DatabaseState(app)
         install_invalidation(self.db.sessionmaker)
         self.pages = PageStore(app.config["DIRECTORY_CACHE_MAX_BYTES"])
+        self.generations = GenerationReader()
+        #: The settings part of every cached page's key, computed once at start-up.
+        self.settings = settings_fingerprint(app.config)
 
 
 class Directory:

@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import delete, update
+from sqlalchemy import delete, event, select, update
 
 from benchmarks.statements import count_statements
 from directory import migrate
 from directory import models as m
+from directory.db import get_session
 from directory.services.cache import current_generation, page_store
 
 from .conftest import login, make_app
@@ -162,3 +163,63 @@ def test_browsers_get_the_cached_page_compressed(client, make_person, caching) -
     plain = client.get("/directory/people/ada-lovelace")
     assert "Content-Encoding" not in plain.headers
     assert plain.data == first.data
+
+
+def test_a_conditional_get_of_a_cached_page_is_answered_304_without_a_body(
+    client, make_person, caching
+) -> None:
+    make_person("Ada Lovelace")
+    first = client.get("/directory/people/ada-lovelace")
+    etag = first.headers["ETag"]
+    again = client.get("/directory/people/ada-lovelace", headers={"If-None-Match": etag})
+    assert again.status_code == 304
+    assert again.data == b""
+    assert again.headers["ETag"] == etag
+    # Compressed or not, it is the same page.
+    zipped = client.get(
+        "/directory/people/ada-lovelace",
+        headers={"If-None-Match": etag, "Accept-Encoding": "gzip"},
+    )
+    assert zipped.status_code == 304
+    other = client.get("/directory/people/ada-lovelace", headers={"If-None-Match": '"old"'})
+    assert other.status_code == 200
+    assert other.data == first.data
+
+
+def test_a_cache_hit_takes_no_connection_from_the_pool_and_still_sees_every_write(
+    scratch_url,
+) -> None:
+    """On a database of its own (not the suite's bound connection), a hit reads the generation
+    on a kept connection outside any transaction; a write made through the app's sessions is
+    seen at once."""
+    app = make_app(DIRECTORY_DATABASE_URL=scratch_url, DIRECTORY_CACHE_SECONDS=300)
+    state = app.extensions["directory"]
+    migrate.upgrade(state.db.engine)
+    checkouts = []
+    event.listen(state.db.engine, "checkout", lambda *args: checkouts.append(args))
+    try:
+        with app.app_context():
+            session = get_session()
+            session.add(
+                m.Person(
+                    full_name="Ada Lovelace", slug="ada-lovelace", sort_name="L", role="faculty"
+                )
+            )
+            session.commit()
+        client = app.test_client()
+        assert client.get("/directory/people/ada-lovelace").headers["X-Directory-Cache"] == "miss"
+        assert client.get("/directory/people/ada-lovelace").headers["X-Directory-Cache"] == "hit"
+        checkouts.clear()
+        assert client.get("/directory/people/ada-lovelace").headers["X-Directory-Cache"] == "hit"
+        assert checkouts == []
+
+        with app.app_context():
+            session = get_session()
+            session.scalar(select(m.Person)).title = "Countess of Lovelace"
+            session.commit()
+        fresh = client.get("/directory/people/ada-lovelace")
+        assert fresh.headers["X-Directory-Cache"] == "miss"
+        assert "Countess of Lovelace" in fresh.text
+    finally:
+        state.generations.close()
+        state.db.dispose()

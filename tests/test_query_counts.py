@@ -137,3 +137,39 @@ def test_statement_counts_do_not_grow_with_the_department(app, client, db, signe
     assert large == small
     # And a page is a handful of statements, not dozens.
     assert max(small.values()) <= 20, small
+
+
+def test_the_editor_costs_the_same_statements_however_many_entries_it_lists(
+    app, client, db
+) -> None:
+    """``/me`` of a profile with advising relations, notices and papers: a larger department
+    (more students advised by the same person, more papers on the profile) costs no more."""
+    build_department(db, range(0, 2))
+    owner = db.scalar(select(m.Person).where(m.Person.slug == make_slug("Prof Person0")))
+    owner.user_key = "prof-0"
+    db.commit()
+    login(client, "prof-0")
+
+    def editor_statements() -> int:
+        with counting(app) as statements:
+            page = client.get("/directory/me")
+        assert page.status_code == 200
+        assert "Prof Person0" in page.text
+        return len(statements)
+
+    small = editor_statements()
+    # More students and papers on the same profile.
+    for i in range(2, 6):
+        student = m.Person(
+            full_name=f"Extra Student{i}", slug=f"extra-student{i}", sort_name=f"S{i}",
+            role="phd_student",
+        )  # fmt: skip
+        db.add(student)
+        db.flush()
+        db.add(m.AdvisingRelation(owner_id=owner.id, advisor_id=owner.id, student_id=student.id))
+        pub = m.Publication(title=f"Extra paper {i}", year=2020)
+        db.add(pub)
+        db.flush()
+        db.add(m.ProfilePublication(person_id=owner.id, publication_id=pub.id))
+    db.commit()
+    assert editor_statements() == small

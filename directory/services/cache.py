@@ -25,8 +25,10 @@ A view opts in with one line::
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
+import hashlib
 import threading
 import time
 from collections import OrderedDict
@@ -124,19 +126,97 @@ def current_generation(session: Session) -> int | None:
     return session.connection().execute(_GENERATION).scalar()
 
 
+class GenerationReader:
+    """Reads the generation on connections of its own, outside any transaction: a cache hit
+    then costs one statement and one round trip (no BEGIN/ROLLBACK, no pool pre-ping). The
+    connections are taken from the engine once, detached from its pool and kept (at most
+    ``keep``) for the next hits; one that fails is dropped and the read falls back to the
+    engine's pool. Databases whose driver cannot read outside a transaction use the pool."""
+
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+        self._sql: str | None = None
+
+    def read(self, engine: Any) -> int | None:
+        if self._sql is None:
+            self._sql = str(_GENERATION.compile(engine, compile_kwargs={"literal_binds": True}))
+        if not _reads_outside_transactions(engine):
+            with engine.connect() as connection:
+                return connection.execute(_GENERATION).scalar()
+        with self._lock:
+            dbapi = self._idle.pop() if self._idle else None
+        try:
+            if dbapi is None:
+                dbapi = _detached_autocommit(engine)
+                if not event.contains(engine, "engine_disposed", self._on_dispose):
+                    event.listen(engine, "engine_disposed", self._on_dispose)
+            cursor = dbapi.cursor()
+            cursor.execute(self._sql)
+            row = cursor.fetchone()
+            cursor.close()
+        except Exception:
+            if dbapi is not None:
+                _close_quietly(dbapi)
+            with engine.connect() as connection:
+                return connection.execute(_GENERATION).scalar()
+        with self._lock:
+            if len(self._idle) < self.keep:
+                self._idle.append(dbapi)
+                dbapi = None
+        if dbapi is not None:
+            _close_quietly(dbapi)
+        return row[0] if row else None
+
+    def _on_dispose(self, _engine: Any) -> None:
+        self.close()  # disposing the engine closes its connections, these included
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for dbapi in idle:
+            _close_quietly(dbapi)
+
+
+def _reads_outside_transactions(engine: Any) -> bool:
+    """SQLite files (pysqlite runs a SELECT without BEGIN when isolation_level is None, as the
+    directory's engines set it) and PostgreSQL through psycopg (autocommit); an in-memory
+    SQLite database has one connection, which must stay in the pool."""
+    if engine.dialect.name == "sqlite":
+        return engine.url.database not in (None, "", ":memory:")
+    return engine.dialect.name == "postgresql" and engine.dialect.driver in ("psycopg", "psycopg2")
+
+
+def _detached_autocommit(engine: Any) -> Any:
+    fairy = engine.raw_connection()
+    dbapi = fairy.driver_connection
+    fairy.detach()  # ours from now on: the pool neither resets nor counts it
+    if engine.dialect.name == "postgresql":
+        dbapi.rollback()
+        dbapi.autocommit = True
+    elif dbapi.isolation_level is not None:
+        dbapi.isolation_level = None
+    return dbapi
+
+
+def _close_quietly(dbapi: Any) -> None:
+    with contextlib.suppress(Exception):  # a broken connection is being dropped anyway
+        dbapi.close()
+
+
 def _read_generation() -> int | None:
     """The generation for this request, without an ORM session when the request has none yet
-    (a cache hit needs none): on a pooled connection of the engine, or on the connection the
-    sessionmaker is bound to (the test suite's)."""
+    (a cache hit needs none): outside any transaction (:class:`GenerationReader`), or on the
+    connection the sessionmaker is bound to (the test suite's)."""
     session = g.get("_directory_session")
     if session is not None:
         return current_generation(session)
-    state = current_app.extensions["directory"].db
-    bind = state.sessionmaker.kw.get("bind") or state.engine
+    state = current_app.extensions["directory"]
+    bind = state.db.sessionmaker.kw.get("bind") or state.db.engine
     if isinstance(bind, Connection):
         return bind.execute(_GENERATION).scalar()
-    with bind.connect() as connection:
-        return connection.execute(_GENERATION).scalar()
+    return state.generations.read(bind)
 
 
 # ----------------------------------------------------------------------------- page store
@@ -151,21 +231,48 @@ class CachedResponse:
     #: The body compressed once when stored, for clients that accept gzip (every browser):
     #: a hit then moves a tenth of the bytes and costs no compression work.
     gzipped: bytes | None = None
+    #: The entity tag of the page (the same for both encodings: they decode to one body).
+    etag: str = ""
+    #: The full header lists of the two answers, built once when the page is stored.
+    plain_headers: tuple[tuple[str, str], ...] = ()
+    gzip_headers: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def build(
+        cls, body: bytes, status: int, headers: list[tuple[str, str]], mimetype: str | None
+    ) -> CachedResponse:
+        gzipped = _compress(body, mimetype)
+        etag = f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
+        kept = [(k, v) for k, v in headers if k not in _SET_ON_HIT]
+        common = [*kept, ("ETag", etag), ("Vary", "Accept-Encoding"), ("X-Directory-Cache", "hit")]
+        plain = (*common, ("Content-Length", str(len(body))))
+        zipped = ()
+        if gzipped is not None:
+            zipped = (
+                *common,
+                ("Content-Encoding", "gzip"),
+                ("Content-Length", str(len(gzipped))),
+            )
+        return cls(body, status, tuple(headers), time.monotonic(), gzipped, etag, plain, zipped)
 
     @property
     def size(self) -> int:
         return len(self.body) + len(self.gzipped or b"")
 
     def to_response(self) -> Response:
-        use_gzip = self.gzipped is not None and "gzip" in request.accept_encodings
-        response = Response(
-            self.gzipped if use_gzip else self.body, status=self.status, headers=list(self.headers)
-        )
-        if use_gzip:
-            response.headers["Content-Encoding"] = "gzip"
-        response.vary.add("Accept-Encoding")
-        response.headers["X-Directory-Cache"] = "hit"
-        return response
+        if request.if_none_match.contains(self.etag.strip('"')):
+            # The client has this page: 304, no body (RFC 9110 15.4.5).
+            headers = [(k, v) for k, v in self.plain_headers if k in _ON_NOT_MODIFIED]
+            return Response(status=304, headers=headers)
+        if self.gzipped is not None and "gzip" in request.accept_encodings:
+            return Response(self.gzipped, status=self.status, headers=self.gzip_headers)
+        return Response(self.body, status=self.status, headers=self.plain_headers)
+
+
+#: Headers a stored page's answers set themselves (not copied from the rendered response).
+_SET_ON_HIT = frozenset({"Content-Length", "Content-Encoding", "ETag", "Vary", "X-Directory-Cache"})
+#: What a 304 repeats of the full answer.
+_ON_NOT_MODIFIED = frozenset({"ETag", "Vary", "Cache-Control", "Expires", "X-Directory-Cache"})
 
 
 #: Bodies smaller than this are not worth compressing.
@@ -252,7 +359,9 @@ def _request_cacheable() -> bool:
     return host_identity_key() is None
 
 
-def _settings_fingerprint(config: Any) -> int:
+def settings_fingerprint(config: Any) -> int:
+    """The directory's settings, as part of every page's key. Computed once, when the
+    extension starts (settings are read at start-up, as Flask's config is meant to be)."""
     items = ((k, repr(v)) for k, v in config.items() if k.startswith("DIRECTORY_"))
     return hash(tuple(sorted(items)))
 
@@ -284,6 +393,7 @@ def cached_page(view: Callable[..., Any]) -> Callable[..., Any]:
         generation = _read_generation()
         if generation is None:
             return view(*args, **kwargs)
+        state = current_app.extensions["directory"]
         key = (
             request.scheme,
             request.host,
@@ -291,20 +401,20 @@ def cached_page(view: Callable[..., Any]) -> Callable[..., Any]:
             request.path,
             request.query_string,
             date.today(),
-            _settings_fingerprint(current_app.config),
+            state.settings,
         )
-        store = page_store(current_app)
-        entry = store.get(key, generation, max_age)
+        entry = state.pages.get(key, generation, max_age)
         if entry is not None:
             return entry.to_response()
         response = current_app.make_response(view(*args, **kwargs))
         if _response_storable(response):
-            headers = tuple((k, v) for k, v in response.headers.items() if k != "Content-Length")
-            body = response.get_data()
-            gzipped = _compress(body, response.mimetype)
-            entry = CachedResponse(body, response.status_code, headers, time.monotonic(), gzipped)
-            store.put(key, generation, entry)
+            headers = [(k, v) for k, v in response.headers.items()]
+            entry = CachedResponse.build(
+                response.get_data(), response.status_code, headers, response.mimetype
+            )
+            state.pages.put(key, generation, entry)
             response.vary.add("Accept-Encoding")
+            response.set_etag(entry.etag.strip('"'))
             response.headers["X-Directory-Cache"] = "miss"
         return response
 

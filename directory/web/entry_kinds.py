@@ -54,6 +54,8 @@ class EntryKind:
     singular: str
     #: One line naming an entry (default: its title).
     summarise: Callable[[Any], str] | None = None
+    #: Relationships that summary reads, loaded for all of a profile's entries at once.
+    load: tuple[str, ...] = ()
 
     def summary(self, entry: Any) -> str:
         """One line naming an entry in lists and messages."""
@@ -70,7 +72,8 @@ KINDS: dict[str, EntryKind] = {
         EntryKind("projects", m.ResearchProject, forms.ResearchProjectForm, "Research projects",
                   "project", _project),
         EntryKind("advising", m.AdvisingRelation, forms.AdvisingRelationForm,
-                  "Students and advisors", "advising relation", _advising),
+                  "Students and advisors", "advising relation", _advising,
+                  load=("advisor", "student")),
         EntryKind("education", m.Education, forms.EducationForm, "Education", "degree",
                   lambda e: f"{e.degree}, {e.institution}"),
         EntryKind("experience", m.Experience, forms.ExperienceForm, "Experience", "position",

@@ -205,6 +205,7 @@ def editor_page(person: m.Person) -> str:
             session.scalars(
                 select(spec.model)
                 .where(spec.model.owner_id == person.id)
+                .options(*(selectinload(getattr(spec.model, name)) for name in spec.load))
                 .order_by(spec.model.position, spec.model.id)
             )
         )

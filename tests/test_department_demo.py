@@ -238,7 +238,7 @@ def test_sitemap_lists_department_pages_and_public_profiles(client, db, make_per
     papers = {loc for loc in locs if loc.startswith(base + "/publications/")}
     listed = select(func.count()).where(listed_publications(ANONYMOUS, m.Publication))
     assert len(papers) == db.scalar(listed.select_from(m.Publication)) > 0
-    assert len(locs) == len(set(locs)) == 6 + 6 + 23 + len(papers)
+    assert len(locs) == len(set(locs)) == 6 + 6 + 19 + len(papers)  # alumni: from /alumni
 
 
 def test_department_pages_have_the_navigation_and_no_inline_styles_or_scripts(client) -> None:

@@ -1,5 +1,6 @@
-"""``<prefix>/sitemap.xml``: the department pages, every public profile and every public
-paper's page."""
+"""``<prefix>/sitemap.xml``: the department pages, areas, the profiles of the people the
+department lists (alumni profiles are reached from the alumni page) and every public paper's
+page."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.feeds import SitemapUrl, sitemap
 from directory.services import department
-from directory.services.access import listed_publications, person_clause
+from directory.services.access import listed_people, listed_publications
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS
 from directory.web.blueprint import blueprint
@@ -34,7 +35,7 @@ def sitemap_xml() -> Response:
     walk(department.area_summaries(session, ANONYMOUS, department.today()))
     people = session.execute(
         select(m.Person.slug, m.Person.updated_at)
-        .where(person_clause(ANONYMOUS, m.Person))
+        .where(listed_people(ANONYMOUS))
         .order_by(m.Person.sort_name, m.Person.id)
     )
     for slug, updated in people:

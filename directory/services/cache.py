@@ -40,6 +40,7 @@ from typing import Any
 from flask import Flask, Response, current_app, g, request, session
 from sqlalchemy import Connection, event, select, update
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from directory.models import CacheState
 from directory.services.identity import host_identity_key
@@ -161,8 +162,10 @@ class GenerationReader:
                 _close_quietly(dbapi)
             with engine.connect() as connection:
                 return connection.execute(_GENERATION).scalar()
+        # An engine without a pool (NullPool: every use opens the database anew) keeps none.
+        keep = 0 if isinstance(engine.pool, NullPool) else self.keep
         with self._lock:
-            if len(self._idle) < self.keep:
+            if len(self._idle) < keep:
                 self._idle.append(dbapi)
                 dbapi = None
         if dbapi is not None:

@@ -1,13 +1,15 @@
 """A database made by release 0.1.0 upgrades to head with its content; a downgrade to 0.1.0's
 schema and back keeps it too; each step further down says what it drops.
 
-The 0.1.0 database is made by 0.1.0's own code (``git archive v0.1.0``), run in a subprocess
+The 0.1.0 database is made by 0.1.0's own code (``git archive`` of its commit), run in a subprocess
 of this same interpreter and virtual environment: only that release's models and migrations
 write a database exactly as it would have, and they keep doing so when today's models
 change. 0.1.0 ran on the same dependencies and on Python 3.12 (it declared 3.11+), and its
 tree put first on ``PYTHONPATH`` wins over the installed package; the subprocess checks that
-it imported that tree. The test needs the git tag ``v0.1.0`` (``git fetch --tags``) and fails,
-saying so, without it: a skipped upgrade test would report a release as tested.
+it imported that tree. The release is named by its commit, not by the tag ``v0.1.0``: a plain
+``git clone`` (what CI checks out) carries the history but not always the tags. Without that
+commit (a shallow clone) the test fails, saying so: a skipped upgrade test would report a
+release as tested.
 
 Pages are compared by their content: the visible text and image descriptions inside the
 profile (``<div class="directory profile">``), for an anonymous visitor, a signed-in member
@@ -36,7 +38,8 @@ from directory.db import make_engine
 from .conftest import TEST_USER_KEY, make_app, scratch_database
 
 ROOT = Path(__file__).resolve().parent.parent
-RELEASE = "v0.1.0"
+#: Release 0.1.0: the commit the tag ``v0.1.0`` points at (CHANGELOG.md names it too).
+RELEASE = "3ad0bafc4e1fc30bebb647be459f8270c0e7ed43"
 RELEASE_HEAD = "quality_1"
 #: Who looks at the pages: anonymous, a member bound to nobody, the edited profile's owner.
 VIEWERS = ("", "member", "xwei")
@@ -166,7 +169,7 @@ def contents(pages: dict[str, list]) -> dict[str, tuple[int, str]]:
 
 @pytest.fixture(scope="module")
 def release_tree(tmp_path_factory) -> Path:
-    """Release 0.1.0's source, from its git tag."""
+    """Release 0.1.0's source, from its commit."""
     folder = tmp_path_factory.mktemp("release-0.1.0")
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", "--format=tar", RELEASE],
@@ -175,7 +178,8 @@ def release_tree(tmp_path_factory) -> Path:
     )
     if archive.returncode != 0:
         pytest.fail(
-            f"The upgrade test needs the git tag {RELEASE} in {ROOT} (`git fetch --tags`): "
+            f"The upgrade test needs release 0.1.0's commit {RELEASE} in {ROOT} "
+                "(a full clone, not a shallow one; `git fetch --unshallow`): "
             + archive.stderr.decode(errors="replace")
         )
     with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:

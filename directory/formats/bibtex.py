@@ -30,6 +30,7 @@ from urllib.parse import unquote
 
 from bibtexparser import parse_string as _bibtexparser_split
 from bibtexparser.exceptions import BlockAbortedException
+from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts
 from bibtexparser.model import (
     DuplicateBlockKeyBlock,
     DuplicateFieldKeyBlock,
@@ -774,8 +775,79 @@ def _name_key(name: str) -> str:
     return " ".join(name.casefold().replace(".", " ").split())
 
 
-def _parse_authors(raw: str, fields: dict[str, str], warnings: list[str]) -> list[dict[str, Any]]:
-    authors: list[dict[str, Any]] = []
+_SUFFIX_WORDS = frozenset(["jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "v"])
+_SIMPLE_NAME_RE = re.compile(r"^[^{}\\,~]+$")
+
+
+def _decoded_part(words: list[str]) -> str | None:
+    text = latex_to_text(" ".join(words)) if words else ""
+    return text or None
+
+
+def split_name(raw_name: str) -> dict[str, str | None]:
+    """The parts of one BibTeX name (LaTeX still encoded): ``given``, ``particle`` (von),
+    ``family``, ``suffix`` (Jr), decoded, and the display ``name`` ("First von Last Jr").
+
+    bibtexparser's splitting (BibTeX's rules, braces respected) with two corrections real
+    files need: in ``Last, First`` the words before the comma are the family name, only its
+    leading lower-case words a particle ("Vázques de Parga, Luis" is family "Vázques de
+    Parga", as the writer meant); and ``King, Jr.`` after a full name ("Martin Luther King,
+    Jr.") is a suffix, not a first name. A braced name ("{LaTeX3 Project Team}") is one family
+    name: an organisation.
+    """
+    raw_name = raw_name.strip()
+    tokens = raw_name.split()
+    if _SIMPLE_NAME_RE.match(raw_name) and all(t[:1].isupper() for t in tokens):
+        # The common case, as BibTeX would split it: no von, the last word is the family.
+        given, particle, family, suffix = tokens[:-1], [], tokens[-1:], []
+    else:
+        try:
+            parts = parse_single_name_into_parts(raw_name, strict=False)
+        except InvalidNameError:
+            return {"name": latex_to_text(raw_name), "given": None, "particle": None,
+                    "family": None, "suffix": None}  # fmt: skip
+        given, particle, family, suffix = parts.first, parts.von, parts.last, parts.jr
+        top_commas = _split_top_level(raw_name, _COMMA_OR_BRACE_RE)
+        if (
+            len(top_commas) == 2
+            and not suffix
+            and len(given) == 1
+            and given[0].lower() in _SUFFIX_WORDS
+            and family
+        ):
+            # "Martin Luther King, Jr.": reparse the part before the comma.
+            inner = split_name(top_commas[0])
+            inner["suffix"] = latex_to_text(given[0])
+            inner["name"] = f"{inner['name']} {inner['suffix']}"
+            return inner
+        if len(top_commas) >= 2 and particle:
+            # "Vázques de Parga, Luis": only leading lower-case words are a particle.
+            lead = 0
+            while lead < len(particle) and _starts_lower(particle[lead]):
+                lead += 1
+            family = particle[lead:] + family
+            particle = particle[:lead]
+    result = {
+        "given": _decoded_part(given),
+        "particle": _decoded_part(particle),
+        "family": _decoded_part(family),
+        "suffix": _decoded_part(suffix),
+    }
+    shown = [result["given"], result["particle"], result["family"], result["suffix"]]
+    result["name"] = " ".join(p for p in shown if p)
+    return result
+
+
+def _starts_lower(word: str) -> bool:
+    text = latex_to_text(word) if ("{" in word or "\\" in word) else word
+    first = next((c for c in text if c.isalpha()), "")
+    return first.islower()
+
+
+def _parse_names(raw: str, role: str, warnings: list[str]) -> tuple[list[dict[str, Any]], bool]:
+    """The names of one name field, and whether the list ends in "and others"."""
+    names: list[dict[str, Any]] = []
+    incomplete = False
     may_have_markers = _MARKER_HINT_RE.search(raw) is not None
     for raw_name in _split_names(raw):
         co_first = corresponding = False
@@ -784,15 +856,29 @@ def _parse_authors(raw: str, fields: dict[str, str], warnings: list[str]) -> lis
             corresponding = hits > 0
             raw_name, hits = _COFIRST_RE.subn("", raw_name)
             co_first = hits > 0
-        name = latex_to_text(_reorder_name(raw_name))
-        if not name:
+        if raw_name.strip().lower() == "others":
+            incomplete = True
             continue
-        if name.lower() == "others":
-            warnings.append("author list ends in 'and others'; the remaining authors are unknown")
+        parts = split_name(raw_name)
+        if not parts["name"]:
             continue
-        authors.append(
-            {"name": name, "person": None, "co_first": co_first, "corresponding": corresponding}
-        )
+        names.append(
+            {**parts, "role": role, "person": None, "co_first": co_first,
+             "corresponding": corresponding}
+        )  # fmt: skip
+    return names, incomplete
+
+
+def _parse_authors(
+    fields: dict[str, str], warnings: list[str]
+) -> tuple[list[dict[str, Any]], bool]:
+    """Authors, then editors (role "editor"), and whether either list ends in "and others"."""
+    authors, incomplete = _parse_names(fields.get("author") or "", "author", warnings)
+    editors, editors_incomplete = _parse_names(fields.get("editor") or "", "editor", warnings)
+    if editors_incomplete and not authors:
+        incomplete = True
+    people = authors + editors
+    authors = people  # the side fields below count positions over authors first
 
     # al-folio style side fields: indices (1-based) or names.
     co_first_field = fields.get("co_first") or fields.get("equal_contribution")
@@ -817,7 +903,7 @@ def _parse_authors(raw: str, fields: dict[str, str], warnings: list[str]) -> lis
                 warnings.append(f"corresponding author '{item}' is not in the author list")
             else:
                 author["corresponding"] = True
-    return authors
+    return people, incomplete
 
 
 def _indices(value: str, count: int, field_name: str, warnings: list[str]) -> list[int]:
@@ -933,6 +1019,10 @@ _PUBLISHER_HOSTS = (
     "cambridge.org",
 )
 _HOST_RE = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#]+)", re.I)
+
+# Entries whose author a crossref child inherits (BibTeX inherits every field; biblatex maps a
+# book's author to its parts').
+_BOOK_TYPES = frozenset(["book", "mvbook", "booklet"])
 
 # Inherited through crossref: everything except what identifies the child itself.
 _NOT_INHERITED = frozenset(
@@ -1157,7 +1247,7 @@ def _build_publication(
     ):
         add_link("preprint", _arxiv_url(arxiv_id))
 
-    authors = _parse_authors(fields.get("author") or fields.get("editor") or "", fields, warnings)
+    authors, authors_incomplete = _parse_authors(fields, warnings)
     if not authors:
         warnings.append("entry has no authors")
 
@@ -1193,6 +1283,7 @@ def _build_publication(
         "location": _decoded(fields, "address") or _decoded(fields, "location"),
         "note": note,
         "authors": authors,
+        "authors_incomplete": authors_incomplete,
         "links": links,
         "awards": awards,
         "badges": badges,
@@ -1586,6 +1677,9 @@ def parse_bibtex(
         for name, value in parent_fields.items():
             if name not in fields and name not in _NOT_INHERITED:
                 fields[name] = value
+        # A part of a book (@inbook, @bookinbook...) is by the book's author, as in BibTeX.
+        if "author" not in fields and parent[0] in _BOOK_TYPES and parent_fields.get("author"):
+            fields["author"] = parent_fields["author"]
         # biblatex: a proceedings' title is its papers' booktitle.
         if "booktitle" not in fields and parent_fields.get("title"):
             fields["booktitle"] = parent_fields["title"]
@@ -1708,6 +1802,54 @@ def _escape_name(name: str) -> str:
     return text
 
 
+def _brace_if_needed(part: str) -> str:
+    """A name part BibTeX would split or re-case otherwise, as one braced unit."""
+    text = _escape(part)
+    if "," in part or _AND_RE.search(part) or part.lower() == "others" or (part[:1].islower()):
+        return "{" + text + "}"
+    return text
+
+
+def bibtex_name(author: dict[str, Any]) -> str:
+    """One author as BibTeX reads it back into the same parts: ``von Last, Jr, First`` from
+    the stored parts, ``{Name}`` for an organisation (a family name alone, several words),
+    else the printed name as written."""
+    family = author.get("family")
+    if not family:
+        return _escape_name(author.get("name") or "")
+    given, particle, suffix = author.get("given"), author.get("particle"), author.get("suffix")
+    if not (given or particle or suffix):
+        return "{" + _escape(family) + "}" if " " in family or "," in family else _escape(family)
+    words = family.split()
+    given_words = (given or "").split()
+    if (
+        len(words) == 1
+        and words[0][:1].isupper()
+        and not suffix
+        and "," not in (given or "")
+        and all(w[:1].isupper() for w in given_words)
+    ):  # "Given von Family" reads back into the same parts
+        return " ".join(_escape(p) for p in (given, particle, family) if p)
+    # The family name: braced when it has words BibTeX would take for a particle.
+    last = _escape(family)
+    if len(words) > 1 or any(w[:1].islower() for w in words) or "," in family:
+        last = "{" + last + "}"
+    head = f"{_escape(particle)} {last}" if particle else last
+    pieces = [head]
+    if suffix:
+        pieces.append(_brace_if_needed(suffix))
+    if given:
+        pieces.append(_brace_if_needed(given) if "," in given else _escape(given))
+    return ", ".join(pieces)
+
+
+def _name_list(authors: list[dict[str, Any]], incomplete: bool) -> str:
+    names = [bibtex_name(a) for a in authors]
+    if incomplete:
+        names.append("others")
+    return " and ".join(names)
+
+
 def _sanitise_key(key: Any) -> str:
     if not key:
         return ""
@@ -1740,10 +1882,14 @@ def publication_to_bibtex(pub: dict[str, Any], key: str | None = None) -> str:
             return
         lines.append((name, str(value) if raw else _escape(value)))
 
-    authors = pub.get("authors") or []
+    everyone = pub.get("authors") or []
+    authors = [a for a in everyone if (a.get("role") or "author") == "author"]
+    editors = [a for a in everyone if a.get("role") == "editor"]
+    incomplete = bool(pub.get("authors_incomplete"))
     if authors:
-        names = " and ".join(_escape_name(a.get("name", "")) for a in authors)
-        lines.append(("author", names))
+        lines.append(("author", _name_list(authors, incomplete)))
+    if editors:
+        lines.append(("editor", _name_list(editors, incomplete and not authors)))
     if pub.get("title"):
         lines.append(("title", _escape_title(pub["title"])))
     add(venue_field, venue)
@@ -1913,6 +2059,25 @@ _PARTICLES = frozenset(
 _CSL_STATUS = {"accepted": "forthcoming", "under_review": "submitted", "preprint": "preprint"}
 
 
+def csl_name(author: dict[str, Any]) -> dict[str, str]:
+    """One author as a CSL name: its stored parts (``non-dropping-particle`` for the von
+    part, ``literal`` for an organisation), else parts guessed from the printed name."""
+    family = author.get("family")
+    if not family:
+        return _csl_name(author.get("name") or "")
+    given = author.get("given")
+    if not (given or author.get("particle") or author.get("suffix")):
+        return {"literal": family}
+    result = {"family": family}
+    if given:
+        result["given"] = given
+    if author.get("particle"):
+        result["non-dropping-particle"] = author["particle"]
+    if author.get("suffix"):
+        result["suffix"] = author["suffix"]
+    return result
+
+
 def _csl_name(name: str) -> dict[str, str]:
     tokens = name.split()
     if len(tokens) < 2:
@@ -1963,7 +2128,9 @@ def publication_to_csl(pub: dict[str, Any], id: str | None = None) -> dict[str, 
             item[name] = value
 
     put("title", pub.get("title"))
-    put("author", [_csl_name(a["name"]) for a in pub.get("authors") or [] if a.get("name")])
+    everyone = [a for a in pub.get("authors") or [] if a.get("name")]
+    put("author", [csl_name(a) for a in everyone if (a.get("role") or "author") == "author"])
+    put("editor", [csl_name(a) for a in everyone if a.get("role") == "editor"])
     year = pub.get("year")
     if isinstance(year, int):
         parts = [year]

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, selectinload
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
 from directory.services.photos import photo_from_bytes
-from directory.services.publication_rows import new_authorships, set_children
+from directory.services.publication_rows import author_dicts, new_authorships, set_children
 from directory.services.publications import link_coauthor_profiles
 
 FORMAT = "faculty-directory-profile"
@@ -48,7 +48,7 @@ PERSON_FIELDS = (
 PUBLICATION_FIELDS = (
     "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
     "arxiv_id", "volume", "number", "pages", "article", "publisher", "location", "note", "labels",
-    "citation_key", "bibtex", "visibility",
+    "citation_key", "bibtex", "visibility", "authors_incomplete",
 )  # fmt: skip
 
 
@@ -504,7 +504,10 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
             .where(m.ProfilePublication.person_id == person.id)
             .options(
                 selectinload(m.ProfilePublication.publication).options(
-                    selectinload(m.Publication.authorships).selectinload(m.Authorship.person),
+                    selectinload(m.Publication.authorships).options(
+                        selectinload(m.Authorship.person),
+                        selectinload(m.Authorship.suggested_person),
+                    ),
                     selectinload(m.Publication.links),
                     selectinload(m.Publication.awards),
                     selectinload(m.Publication.badges),
@@ -521,15 +524,11 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
     for row in rows:
         pub = row.publication
         data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
-        data["authors"] = [
-            {
-                "name": a.name,
-                "person": a.person.slug if a.person else None,
-                "co_first": a.co_first,
-                "corresponding": a.corresponding,
-            }
-            for a in pub.authorships
-        ]
+        data["authors"] = author_dicts(
+            pub,
+            lambda a: a.person.slug if a.person else None,
+            suggested_key=lambda a: a.suggested_person.slug if a.suggested_person else None,
+        )
         data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
         data["awards"] = [a.name for a in pub.awards]
         data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]

@@ -540,6 +540,7 @@ def _year_text(theirs: int | None, ours: int | None) -> str:
 PUBLICATION_COLUMNS = (
     "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
     "arxiv_id", "volume", "number", "pages", "article", "publisher", "location", "note", "labels",
+    "authors_incomplete",
 )  # fmt: skip
 
 

@@ -146,7 +146,8 @@ class _PublicationState(KindState):
     paper is not on the profile)."""
 
     def lists(self, obj: Any, person_id: int | None) -> dict[str, Any]:
-        data = {"authors": author_dicts(obj, lambda a: a.person_id, "person_id"),
+        data = {"authors": author_dicts(obj, lambda a: a.person_id, "person_id",
+                                        lambda a: a.suggested_person_id, "suggested_person_id"),
                 **child_dicts(obj)}  # fmt: skip
         if person_id is not None:
             data["listing"] = _listing(obj, person_id)
@@ -155,12 +156,17 @@ class _PublicationState(KindState):
     def apply_lists(self, session, obj, state, person_id) -> None:
         if "authors" in state:
             people = {p.id for p in _existing_ids(
-                session, m.Person, [a["person_id"] for a in state["authors"] if a["person_id"]]
+                session, m.Person, [pid for a in state["authors"]
+                                    for pid in (a["person_id"], a.get("suggested_person_id"))
+                                    if pid]
             )}  # fmt: skip
             obj.authorships = []
             session.flush()  # positions are unique per paper: clear the old rows first
             obj.authorships = new_authorships(
-                state["authors"], lambda pid: pid if pid in people else None, "person_id"
+                state["authors"],
+                lambda pid: pid if pid in people else None,
+                "person_id",
+                "suggested_person_id",
             )
         set_children(obj, state)
         if "listing" in state and person_id is not None:

@@ -41,9 +41,16 @@ def world(db, make_person) -> dict[str, Any]:
     relation = m.AdvisingRelation(
         owner_id=mia.id, advisor_id=mia.id, student_id=ada.id, student_confirmed=False
     )
-    db.add_all([item, area, pub, relation])
+    # Imported by Mia: "A. Lovelace" may be Ada, who is asked (not linked).
+    asked = m.Publication(title="A Paper Mia Imported", year=2023, created_by_id=mia.id)
+    asked.authorships.append(m.Authorship(position=0, name="Mia Member", person=mia))
+    asked.authorships.append(
+        m.Authorship(position=1, name="A. Lovelace", suggested_person_id=ada.id)
+    )
+    db.add_all([item, area, pub, relation, asked])
     db.flush()
     db.add(m.ProfilePublication(person_id=ada.id, publication_id=pub.id))
+    db.add(m.ProfilePublication(person_id=mia.id, publication_id=asked.id))
     record = ChangeRecord(
         actor_key="ada", person_id=ada.id, entity_kind="news", entity_id=item.id,
         action="update", entity_version=1, before={"body": "Older news"},
@@ -59,7 +66,7 @@ def world(db, make_person) -> dict[str, Any]:
     return {
         "news": item.id, "pub": pub.id, "record": record.id, "pending": pending.id,
         "area": area.id, "relation": relation.id, "delegation": delegation.id,
-        "mia": mia.id, "sam": sam.id,
+        "mia": mia.id, "sam": sam.id, "suggested": asked.authorships[1].id,
     }  # fmt: skip
 
 
@@ -76,6 +83,10 @@ def _routes() -> list[tuple[str, str, str, Any, set[str]]]:
         ("photo remove", "POST", f"{P}/edit/photo/remove", lambda w: {}, EDITORS),
         ("confirm current", "POST", f"{P}/edit/confirm", lambda w: {}, EDITORS),
         ("confirm advising", "POST", f"{P}/edit/advising/{{relation}}/confirm",
+         lambda w: {}, EDITORS),
+        ("confirm authorship", "POST", f"{P}/edit/authorships/{{suggested}}/confirm",
+         lambda w: {}, EDITORS),
+        ("decline authorship", "POST", f"{P}/edit/authorships/{{suggested}}/decline",
          lambda w: {}, EDITORS),
         ("entry edit form", "GET", f"{P}/edit/news/{{news}}", None, EDITORS),
         ("entry save", "POST", f"{P}/edit/news/{{news}}",

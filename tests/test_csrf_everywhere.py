@@ -149,6 +149,13 @@ def world(host: Flask) -> dict[str, Any]:
             .limit(2)
         ).all()
         area = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.id)).first()
+        # A co-author import's suggestion to the subject, waiting for their answer.
+        asked = m.Publication(title="A Paper Someone Imported", year=2024)
+        asked.authorships.append(
+            m.Authorship(position=0, name="Initials Only", suggested_person_id=person.id)
+        )
+        session.add(asked)
+        session.flush()
         session.commit()
         world = {
             "url": {
@@ -156,7 +163,7 @@ def world(host: Flask) -> dict[str, Any]:
                 "relation_id": relation.id, "record_id": record.id,
                 "delegation_id": delegation.id, "pub_id": shared.id, "uid": shared.uid,
                 "token": draft.token, "invitation": invitation, "pending_id": pending.id,
-                "area_id": area.id,
+                "area_id": area.id, "authorship_id": asked.authorships[0].id,
             },
             "person_id": person.id, "full_name": person.full_name,
             "person_version": person.version, "entry_version": course.version,
@@ -243,6 +250,8 @@ SAMPLES: dict[str, Sample] = {
     "directory.remove_photo": Sample(),
     "directory.confirm_current": Sample(),
     "directory.confirm_advising": Sample(),
+    "directory.confirm_authorship": Sample(),
+    "directory.decline_authorship": Sample(),
     "directory.revert_change": Sample(),
     "directory.delegates": Sample(lambda w, url: {"delegate_id": str(w["new_delegate"])}),
     "directory.remove_delegate": Sample(),

@@ -223,6 +223,8 @@ APPROVAL_EXEMPT = {
     "directory.remove_photo": "the image itself is not kept in the history",
     "directory.confirm_current": "says the profile is current; changes nothing shown",
     "directory.confirm_advising": "confirms the other side's entry, which it does not change",
+    "directory.confirm_authorship": "the member says a printed name is theirs (about oneself)",
+    "directory.decline_authorship": "the member says a printed name is not theirs",
 }
 
 
@@ -235,7 +237,7 @@ def _matrix_posts(app) -> dict[str, tuple]:
     """The access matrix's POST scenarios by endpoint (several may share one)."""
     found: dict[str, tuple] = {}
     sample = {"news": 1, "pub": 1, "record": 1, "pending": 1, "area": 1, "relation": 1,
-              "delegation": 1, "mia": 1, "sam": 1}  # fmt: skip
+              "delegation": 1, "mia": 1, "sam": 1, "suggested": 1}  # fmt: skip
     for route in ROUTES:
         name, method, url, _data, _allowed = route
         if method == "POST":

@@ -103,6 +103,8 @@ class Authorship(Base):
     suggested_person_id: Mapped[int | None] = mapped_column(
         ForeignKey("directory_people.id", ondelete="SET NULL"), index=True
     )
+    #: The suggested member said the name is not them: not asked again.
+    suggestion_declined: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
 
     publication: Mapped[Publication] = relationship(back_populates="authorships")
     person: Mapped[Person | None] = relationship(foreign_keys=[person_id])

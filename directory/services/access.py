@@ -395,6 +395,32 @@ def can_confirm_advising(viewer: Viewer, relation: Any) -> bool:
     return other is not None and can_edit_person(viewer, other)
 
 
+def suggested_authorship_clause(viewer: Viewer, person: Any) -> ColumnElement:
+    """Authorships (joined to their Publication) a co-author import suggested to ``person``
+    ("A. Lovelace" may be Ada Lovelace), waiting for their answer: only of papers ``viewer``
+    may see, and only for those who may edit the profile (a suggestion is the member's own
+    question)."""
+    if not can_edit_person(viewer, person):
+        return false()
+    return and_(
+        m.Authorship.suggested_person_id == person.id,
+        m.Authorship.person_id.is_(None),
+        m.Authorship.suggestion_declined.is_(False),
+        publication_clause(viewer, m.Publication),
+    )
+
+
+def can_answer_authorship(viewer: Viewer, person: Any, authorship: Any) -> bool:
+    """The member a printed name was suggested to (or who edits their profile) says whether it
+    is them; once answered there is nothing left to answer."""
+    return (
+        authorship.suggested_person_id == person.id
+        and authorship.person_id is None
+        and not authorship.suggestion_declined
+        and can_edit_person(viewer, person)
+    )
+
+
 def can_see_email(viewer: Viewer) -> bool:
     """Whether the JSON API gives ``viewer`` people's email addresses: signed-in members only
     (pages show addresses in a form harvesters can't read; the API would hand them out)."""

@@ -50,6 +50,7 @@ def author_dicts(
         }
         if suggested_key is not None:
             row[suggested_field] = suggested_key(a)
+            row["suggestion_declined"] = a.suggestion_declined
         rows.append(row)
     return rows
 
@@ -74,6 +75,7 @@ def new_authorships(
             suggested_person_id=person_id_of(a.get(suggested_field))
             if a.get(suggested_field) is not None and a.get(field) is None
             else None,
+            suggestion_declined=bool(a.get("suggestion_declined")),
             **{part: a.get(part) or None for part in NAME_PARTS},
         )
         for i, a in enumerate(authors)

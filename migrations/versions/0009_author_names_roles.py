@@ -4,7 +4,7 @@ An authorship keeps the parts BibTeX (or ORCID) gave its name — given, particl
 family, suffix ("Jr") — so exports need not guess them back from the printed name; its role
 (author or editor); and ``suggested_person_id``: a department member the printed name may be
 (initials, a first name and surname), shown to that member to confirm and not on their profile
-until they do. A paper whose author list was cut short ("and others") says so.
+until they do (or, having said it is not them, are not asked again). A paper whose author list was cut short ("and others") says so.
 
 Revision ID: names_1
 Revises: speed_1
@@ -29,6 +29,11 @@ def upgrade() -> None:
             sa.Column("role", sa.String(length=16), server_default="author", nullable=False)
         )
         batch_op.add_column(sa.Column("suggested_person_id", sa.Integer(), nullable=True))
+        batch_op.add_column(
+            sa.Column(
+                "suggestion_declined", sa.Boolean(), server_default=sa.false(), nullable=False
+            )
+        )
         batch_op.create_foreign_key(
             batch_op.f("fk_directory_authorships_suggested_person_id_directory_people"),
             "directory_people",
@@ -56,6 +61,7 @@ def downgrade() -> None:
             batch_op.f("fk_directory_authorships_suggested_person_id_directory_people"),
             type_="foreignkey",
         )
+        batch_op.drop_column("suggestion_declined")
         batch_op.drop_column("suggested_person_id")
         batch_op.drop_column("role")
         batch_op.drop_column("suffix")

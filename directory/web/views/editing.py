@@ -37,7 +37,11 @@ from directory.services.changes import (
 )
 from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
-from directory.services.snapshots import PERSON, apply_snapshot, diff
+from directory.services.publications import (
+    accept_suggested_authorship,
+    reject_suggested_authorship,
+)
+from directory.services.snapshots import PERSON, PUBLICATION, apply_snapshot, diff
 from directory.services.unit_of_work import SaveNotCommitted, current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
@@ -236,6 +240,15 @@ def editor_page(person: m.Person) -> str:
         )
         if access.can_confirm_advising(viewer, rel)
     ]
+    suggested = list(
+        session.scalars(
+            select(m.Authorship)
+            .join(m.Publication)
+            .where(access.suggested_authorship_clause(viewer, person))
+            .options(selectinload(m.Authorship.publication))
+            .order_by(m.Publication.year.desc().nulls_last(), m.Publication.id)
+        )
+    )
     pending = list(
         session.scalars(
             select(PendingChange)
@@ -250,6 +263,7 @@ def editor_page(person: m.Person) -> str:
         sections=sections,
         publications=publications,
         to_confirm=to_confirm,
+        suggested=suggested,
         pending=[p for p in pending if p.status == "pending"],
         decided=[p for p in pending if p.status == "rejected"][:5],
         kinds=KINDS,
@@ -502,6 +516,52 @@ def confirm_advising(slug: str, relation_id: int) -> Response:
     changes.finish()
     flash("Confirmed: the relation now shows on both profiles.", "success")
     return redirect(editor_url(person, "advising"))
+
+
+def _suggested_authorship(person: m.Person, authorship_id: int) -> m.Authorship:
+    """The authorship suggested to ``person`` (404 when there is none to answer, 403 when the
+    viewer may not answer for them)."""
+    authorship = get_session().get(m.Authorship, authorship_id)
+    if (
+        authorship is None
+        or authorship.suggested_person_id != person.id
+        or authorship.suggestion_declined
+        or authorship.person_id is not None
+    ):
+        abort(404)
+    if not access.can_answer_authorship(current_viewer(), person, authorship):
+        abort(403)
+    if not forms.ActionForm().validate_on_submit():
+        abort(400)
+    return authorship
+
+
+@blueprint.route("/people/<slug>/edit/authorships/<int:authorship_id>/confirm", methods=["POST"])
+def confirm_authorship(slug: str, authorship_id: int) -> Response:
+    """A co-author import printed a name that may be this member ("A. Lovelace"); they say it is
+    them, and the paper shows on their profile."""
+    person = editable_person_or_abort(slug)
+    authorship = _suggested_authorship(person, authorship_id)
+    # A statement about oneself, like confirming an advising relation: not held for approval.
+    changes = current_unit_of_work().change_set(person, approval_exempt=True)
+    changes.update(PUBLICATION, authorship.publication)
+    accept_suggested_authorship(get_session(), authorship, person.id)
+    changes.finish()
+    flash("Confirmed: the paper is now on your profile.", "success")
+    return redirect(editor_url(person, "suggested"))
+
+
+@blueprint.route("/people/<slug>/edit/authorships/<int:authorship_id>/decline", methods=["POST"])
+def decline_authorship(slug: str, authorship_id: int) -> Response:
+    """The member says the printed name is not them; the name stays plain text."""
+    person = editable_person_or_abort(slug)
+    authorship = _suggested_authorship(person, authorship_id)
+    changes = current_unit_of_work().change_set(person, approval_exempt=True)
+    changes.update(PUBLICATION, authorship.publication)
+    reject_suggested_authorship(get_session(), authorship)
+    changes.finish()
+    flash("Noted: the paper stays off your profile.", "success")
+    return redirect(editor_url(person, "suggested"))
 
 
 # ----------------------------------------------------------------------------- history

@@ -930,6 +930,12 @@ _ENTRY_TYPES = {
     "mastersthesis": "thesis",
     "thesis": "thesis",
     "book": "book",
+    # Edited volumes of their own (their editors' work; as a crossref parent they are skipped).
+    "collection": "book",
+    "mvbook": "book",
+    "mvcollection": "book",
+    "proceedings": "book",
+    "mvproceedings": "book",
     "incollection": "chapter",
     "inbook": "chapter",
     "techreport": "report",
@@ -976,10 +982,15 @@ _STATUS_ALIASES = {
     "in review": "under_review",
     "preprint": "preprint",
     "prepublished": "preprint",
+    "in preparation": "in_preparation",
+    "inpreparation": "in_preparation",
+    "in_preparation": "in_preparation",
+    "in prep": "in_preparation",
 }
 _NOTE_STATUS_RE = re.compile(
     r"\b(?P<review>under\s+review|submitted|in\s+submission)\b"
-    r"|\b(?P<accepted>to\s+appear|accepted|forthcoming|in\s+press)\b",
+    r"|\b(?P<accepted>to\s+appear|accepted|forthcoming|in\s+press)\b"
+    r"|\b(?P<prep>in\s+preparation)\b",
     re.I,
 )
 
@@ -1124,6 +1135,21 @@ def _decoded(fields: dict[str, str], name: str) -> str | None:
     return latex_to_text(value) or None
 
 
+_PARAGRAPH_RE = re.compile(r"\n[ \t]*\n\s*|\\par\b\s*")
+
+
+def _decoded_paragraphs(fields: dict[str, str], name: str) -> str | None:
+    """A long text field (an abstract) decoded paragraph by paragraph (a blank line or
+    ``\\par`` between them), paragraphs separated by a blank line."""
+    value = fields.get(name)
+    if value is None:
+        return None
+    if "\n" not in value and "\\par" not in value:
+        return latex_to_text(value) or None
+    paragraphs = [latex_to_text(p) for p in _PARAGRAPH_RE.split(value)]
+    return "\n\n".join(p for p in paragraphs if p) or None
+
+
 def _split_list(value: str | None, pattern: re.Pattern[str]) -> list[str]:
     if not value:
         return []
@@ -1207,7 +1233,10 @@ def _build_publication(
             if text:
                 m = _NOTE_STATUS_RE.search(text)
                 if m is not None:
-                    status = "under_review" if m.group("review") else "accepted"
+                    status = (
+                        "under_review" if m.group("review")
+                        else "in_preparation" if m.group("prep") else "accepted"
+                    )  # fmt: skip
                     break
     if status is None:
         status = "preprint" if pub_type == "preprint" else "published"
@@ -1273,7 +1302,7 @@ def _build_publication(
         "month": month,
         "type": pub_type,
         "status": status,
-        "abstract": _decoded(fields, "abstract"),
+        "abstract": _decoded_paragraphs(fields, "abstract"),
         "doi": doi,
         "arxiv_id": arxiv_id,
         "volume": _decoded(fields, "volume"),
@@ -1780,6 +1809,7 @@ _EXPORT_PUBSTATE = {
     "accepted": "forthcoming",
     "under_review": "submitted",
     "preprint": "prepublished",
+    "in_preparation": "inpreparation",
 }
 
 
@@ -2056,7 +2086,10 @@ _CSL_TYPES = {
 _PARTICLES = frozenset(
     "van von der den de del della da di du la le dos das do ter ten zu y bin al".split()  # noqa: SIM905
 )
-_CSL_STATUS = {"accepted": "forthcoming", "under_review": "submitted", "preprint": "preprint"}
+_CSL_STATUS = {
+    "accepted": "forthcoming", "under_review": "submitted", "preprint": "preprint",
+    "in_preparation": "in preparation",
+}  # fmt: skip
 
 
 def csl_name(author: dict[str, Any]) -> dict[str, str]:

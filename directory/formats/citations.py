@@ -101,7 +101,11 @@ def highwire_tags(data: dict[str, Any], page_url: str) -> list[tuple[str, str]]:
     journal or conference, volume, issue, pages, DOI, the PDF when the paper link is one, the
     arXiv id, and the page itself."""
     tags: list[tuple[str, str]] = [("citation_title", data["title"])]
-    tags += [("citation_author", a["name"]) for a in data.get("authors") or [] if a.get("name")]
+    tags += [
+        ("citation_author", a["name"])
+        for a in data.get("authors") or []
+        if a.get("name") and (a.get("role") or "author") == "author"
+    ]
     year, month = data.get("year"), data.get("month")
     if year:
         date = f"{year:04d}/{month:02d}" if month and 1 <= month <= 12 else f"{year:04d}"

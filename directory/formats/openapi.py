@@ -91,9 +91,18 @@ PUBLICATION = {
                 },
                 "co_first": BOOLEAN,
                 "corresponding": BOOLEAN,
+                "role": {"enum": ["author", "editor"], "description": "An editor of the volume."},
+                "given": NULLABLE_STRING,
+                "particle": {**NULLABLE_STRING, "description": 'The von part ("van", "de la").'},
+                "family": NULLABLE_STRING,
+                "suffix": {**NULLABLE_STRING, "description": '"Jr.", "III".'},
             }
         )
     ),
+    "authors_incomplete": {
+        **BOOLEAN,
+        "description": 'The list is cut short ("and others"): the paper has more authors.',
+    },
     "venue": NULLABLE_STRING,
     "venue_short": NULLABLE_STRING,
     "year": NULLABLE_INTEGER,

@@ -19,6 +19,7 @@ from directory.formats.markdown import render_markdown
 from directory.services.access import can_see_email, can_view, person_visible
 from directory.services.identity import Viewer
 from directory.services.profiles import Profile
+from directory.services.publication_rows import NAME_PARTS
 from directory.services.search import notice_title
 
 #: The date fields of entries that span time (see models.DateRangeMixin).
@@ -131,9 +132,12 @@ def publication(pub: m.Publication, viewer: Viewer, url: str | None) -> dict[str
                 "person": person_ref(a.person, viewer),
                 "co_first": a.co_first,
                 "corresponding": a.corresponding,
+                "role": a.role or "author",
+                **{part: getattr(a, part) for part in NAME_PARTS},
             }
             for a in pub.authorships
         ],
+        "authors_incomplete": pub.authors_incomplete,
         **{name: getattr(pub, name) for name in PUBLICATION_FIELDS},
         "type_label": m.label(m.PUBLICATION_TYPES, pub.type),
         "labels": list(pub.labels or []),

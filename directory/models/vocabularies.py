@@ -77,6 +77,7 @@ PUBLICATION_STATUSES = (
     ("accepted", "Accepted"),
     ("under_review", "Under review"),
     ("preprint", "Preprint"),
+    ("in_preparation", "In preparation"),
 )
 
 PUBLICATION_LINK_KINDS = (

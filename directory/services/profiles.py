@@ -126,7 +126,9 @@ def profile_publications(session: Session, person: m.Person, viewer: Viewer) -> 
 
 
 #: Papers not yet published are listed under their status, ahead of the years.
-STATUS_HEADINGS = {"under_review": "Under review", "preprint": "Preprints"}
+STATUS_HEADINGS = {
+    "under_review": "Under review", "in_preparation": "In preparation", "preprint": "Preprints",
+}  # fmt: skip
 SELECTED = "Selected"
 
 
@@ -141,7 +143,19 @@ def listing_heading(row: Any) -> str:
     status = row.publication.status
     if status in STATUS_HEADINGS:
         return STATUS_HEADINGS[status]
-    return str(row.publication.year) if row.publication.year else "Undated"
+    return year_heading(row.publication)
+
+
+def year_heading(pub: Any) -> str:
+    """The year a paper is filed under; without one, its status when it is not published
+    ("Accepted"), else "Undated"."""
+    if pub.year:
+        return str(pub.year)
+    if pub.status in STATUS_HEADINGS:
+        return STATUS_HEADINGS[pub.status]
+    if pub.status and pub.status != "published":
+        return m.label(m.PUBLICATION_STATUSES, pub.status)
+    return "Undated"
 
 
 def group_publications(rows: list[Any]) -> list[PublicationGroup]:

@@ -17,7 +17,7 @@ from sqlalchemy.orm import aliased
 
 from directory import models as m
 from directory.db import get_session
-from directory.formats.bibtex import make_citation_key, publication_to_bibtex
+from directory.formats.bibtex import make_citation_key, normalise_doi, publication_to_bibtex
 from directory.formats.citations import (
     highwire_tags,
     plain_citation,
@@ -36,9 +36,10 @@ from directory.services.access import (
 )
 from directory.services.cache import cached_page
 from directory.services.identity import Viewer, current_viewer
-from directory.services.profiles import publication_options
+from directory.services.profiles import publication_options, year_heading
 from directory.services.publications import publication_data
 from directory.web.blueprint import blueprint
+from directory.web.views.common import month_year
 
 
 def paper_or_404(uid: str, viewer: Viewer) -> m.Publication:
@@ -159,8 +160,9 @@ def articles(pubs: list[m.Publication]) -> list[dict[str, Any]]:
 def department_papers_jsonld(pubs: list[m.Publication]) -> Any:
     """The department's publications page (its current page of papers) as JSON-LD."""
     name = f"Publications · {current_app.config['DIRECTORY_DEPARTMENT_NAME']}"
-    return papers_collection_jsonld(articles(pubs), name, url_for("directory.publications",
-                                                                   _external=True))
+    return papers_collection_jsonld(
+        articles(pubs), name, url_for("directory.publications", _external=True)
+    )
 
 
 @blueprint.route("/publications/<uid>")
@@ -206,6 +208,47 @@ def fold_authors(
     return shown, folded
 
 
+def by_role(pub: m.Publication) -> tuple[list[m.Authorship], list[m.Authorship]]:
+    """(authors, editors) of a paper, each in print order."""
+    authors = [a for a in pub.authorships if (a.role or "author") == "author"]
+    return authors, [a for a in pub.authorships if a.role == "editor"]
+
+
+#: Types whose publisher and place are part of the reference ("Springer, Berlin, 2004").
+PUBLISHED_BY = frozenset(["book", "chapter", "report", "thesis"])
+
+
+def venue_parts(pub: m.Publication) -> list[str]:
+    """The pieces of a paper's venue line, in order, none empty; joined by ", " and ended by a
+    full stop (no line at all when there is nothing)."""
+    parts = [pub.venue] if pub.venue else []
+    editors = by_role(pub)[1]
+    if editors and any((a.role or "author") == "author" for a in pub.authorships):
+        names = [a.name for a in editors]
+        joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        parts.append(f"edited by {joined}")
+    for label, value in (("vol. ", pub.volume), ("no. ", pub.number), ("article ", pub.article),
+                         ("pp. ", pub.pages)):  # fmt: skip
+        if value:
+            parts.append(f"{label}{value}")
+    if pub.type in PUBLISHED_BY and pub.publisher and pub.publisher != pub.venue:
+        parts.append(pub.publisher)
+    if pub.location:
+        parts.append(pub.location)
+    if pub.year and not venue_has_year(pub.venue, pub.year):
+        parts.append(month_year(pub.year, pub.month))
+    return parts
+
+
+def doi_linked(pub: m.Publication) -> bool:
+    """Whether one of the paper's own links is its DOI's address (so that the DOI is not
+    listed twice); otherwise the DOI is always shown."""
+    doi = (pub.doi or "").lower()
+    return bool(doi) and any(
+        normalise_doi(link.url) == doi for link in pub.links if "doi.org/" in link.url.lower()
+    )
+
+
 def publication_badge(pub: m.Publication) -> str | None:
     return venue_badge(pub.venue_short, pub.year)
 
@@ -221,6 +264,10 @@ def _paper_globals(state: Any) -> None:
         directory_fold_authors=fold_authors,
         directory_venue_badge=publication_badge,
         directory_venue_has_year=venue_has_year,
+        directory_venue_parts=venue_parts,
+        directory_by_role=by_role,
+        directory_doi_linked=doi_linked,
+        directory_year_heading=year_heading,
         directory_paragraphs=paragraphs,
         directory_bibtex=publication_bibtex,
         directory_papers_jsonld=department_papers_jsonld,

@@ -963,6 +963,12 @@ def test_names_keep_their_parts() -> None:
     ]  # fmt: skip
     corporate = entries["corporate"].data["authors"][0]
     assert _parts(corporate) == (None, None, "LaTeX 3 Project Team", None)
+    assert [_parts(a) for a in entries["dblp-forms"].data["authors"]] == [
+        ("Barry W.", None, "Peddycord", "III"),
+        ("Chong-U", None, "Lim", None),
+        ("Wil M. P.", "van der", "Aalst", None),
+        ("Jurriën", None, "Stutterheim", None),
+    ]
 
 
 def test_editors_are_editors_and_and_others_is_kept() -> None:

@@ -784,7 +784,17 @@ def _decoded_part(words: list[str]) -> str | None:
     return text or None
 
 
+_PART_KEYS = ("name", "given", "particle", "family", "suffix")
+
+
 def split_name(raw_name: str) -> dict[str, str | None]:
+    """The parts of one BibTeX name; see :func:`_split_name` (cached: a file names the same
+    co-authors many times)."""
+    return dict(zip(_PART_KEYS, _split_name(raw_name.strip()), strict=True))
+
+
+@lru_cache(maxsize=1 << 14)
+def _split_name(raw_name: str) -> tuple[str | None, ...]:
     """The parts of one BibTeX name (LaTeX still encoded): ``given``, ``particle`` (von),
     ``family``, ``suffix`` (Jr), decoded, and the display ``name`` ("First von Last Jr").
 
@@ -795,17 +805,29 @@ def split_name(raw_name: str) -> dict[str, str | None]:
     Jr.") is a suffix, not a first name. A braced name ("{LaTeX3 Project Team}") is one family
     name: an organisation.
     """
-    raw_name = raw_name.strip()
     tokens = raw_name.split()
+    last, comma, first = raw_name.partition(",")
+    if comma and last.strip().lower() in _SUFFIX_WORDS and "," not in first and first.strip():
+        # DBLP writes "Barry W. Peddycord III" as "III, Barry W. Peddycord".
+        name, given_, particle_, family_, _ = _split_name(first.strip())
+        jr = last.strip()
+        return (f"{name} {jr}", given_, particle_, family_, jr)
     if _SIMPLE_NAME_RE.match(raw_name) and all(t[:1].isupper() for t in tokens):
         # The common case, as BibTeX would split it: no von, the last word is the family.
         given, particle, family, suffix = tokens[:-1], [], tokens[-1:], []
+    elif (
+        comma
+        and _SIMPLE_NAME_RE.match(last)
+        and _SIMPLE_NAME_RE.match(first)
+        and first.strip().lower() not in _SUFFIX_WORDS
+        and all(t[:1].isupper() for t in raw_name.replace(",", " ").split())
+    ):  # "Last, First" in capitalised words: no von, no Jr
+        given, particle, family, suffix = first.split(), [], last.split(), []
     else:
         try:
             parts = parse_single_name_into_parts(raw_name, strict=False)
         except InvalidNameError:
-            return {"name": latex_to_text(raw_name), "given": None, "particle": None,
-                    "family": None, "suffix": None}  # fmt: skip
+            return (latex_to_text(raw_name), None, None, None, None)
         given, particle, family, suffix = parts.first, parts.von, parts.last, parts.jr
         top_commas = _split_top_level(raw_name, _COMMA_OR_BRACE_RE)
         if (
@@ -816,10 +838,9 @@ def split_name(raw_name: str) -> dict[str, str | None]:
             and family
         ):
             # "Martin Luther King, Jr.": reparse the part before the comma.
-            inner = split_name(top_commas[0])
-            inner["suffix"] = latex_to_text(given[0])
-            inner["name"] = f"{inner['name']} {inner['suffix']}"
-            return inner
+            name, inner_given, inner_particle, inner_family, _ = _split_name(top_commas[0].strip())
+            jr = latex_to_text(given[0])
+            return (f"{name} {jr}", inner_given, inner_particle, inner_family, jr)
         if len(top_commas) >= 2 and particle:
             # "Vázques de Parga, Luis": only leading lower-case words are a particle.
             lead = 0
@@ -827,15 +848,11 @@ def split_name(raw_name: str) -> dict[str, str | None]:
                 lead += 1
             family = particle[lead:] + family
             particle = particle[:lead]
-    result = {
-        "given": _decoded_part(given),
-        "particle": _decoded_part(particle),
-        "family": _decoded_part(family),
-        "suffix": _decoded_part(suffix),
-    }
-    shown = [result["given"], result["particle"], result["family"], result["suffix"]]
-    result["name"] = " ".join(p for p in shown if p)
-    return result
+    shown = (
+        _decoded_part(given), _decoded_part(particle), _decoded_part(family),
+        _decoded_part(suffix),
+    )  # fmt: skip
+    return (" ".join(p for p in shown if p), *shown)
 
 
 def _starts_lower(word: str) -> bool:
@@ -1709,6 +1726,17 @@ def parse_bibtex(
         # A part of a book (@inbook, @bookinbook...) is by the book's author, as in BibTeX.
         if "author" not in fields and parent[0] in _BOOK_TYPES and parent_fields.get("author"):
             fields["author"] = parent_fields["author"]
+        # An entry of the parent's own kind without a title of its own (xampl.bib's
+        # article-crossref) is, as BibTeX prints it, under the parent's title; a part of a
+        # container (@inproceedings of @proceedings) takes it as its booktitle below.
+        child_type = by_key[folded_key][0]
+        if (
+            "title" not in fields
+            and parent_fields.get("title")
+            and child_type == parent[0]
+            and parent[0] not in _CONTAINER_TYPES
+        ):
+            fields["title"] = parent_fields["title"]
         # biblatex: a proceedings' title is its papers' booktitle.
         if "booktitle" not in fields and parent_fields.get("title"):
             fields["booktitle"] = parent_fields["title"]

@@ -1039,3 +1039,39 @@ def test_names_and_roles_in_csl_json() -> None:
         {"family": "Pfeiffer", "given": "K. Ludwig"},
     ]
     assert csl("chapter-with-editors")["editor"] == [{"family": "Roe", "given": "Richard"}]
+
+
+# --- ORCID: what a record holds beyond works ------------------------------------------------
+
+
+def test_an_orcid_record_takes_each_works_own_doi_and_lists_what_it_leaves() -> None:
+    from directory.formats.orcid import parse_orcid_record
+
+    path = FIXTURES.parent / "orcid" / "record_person.json"
+    record = parse_orcid_record(path.read_bytes(), "Rong Chen", max_bytes=1 << 20)
+
+    works = {e.data["title"]: e.data for e in record.entries}
+    assert works["A Journal Version of a Preprint"]["doi"] == "10.1145/9999.0001"
+    # A chapter's only DOI is the book's ("part-of"): not the chapter's own.
+    assert works["A Chapter Whose Only DOI Is the Book's"]["doi"] is None
+    services = sorted((r.data["kind"], r.data["venue"], r.data["year"]) for r in record.records)
+    assert services == [
+        ("editorial", "ACM TOCS", 2022), ("other", "ACM", 2020), ("reviewer", "Nature", 2023),
+    ]  # fmt: skip
+    said = " ".join(p.message for p in record.problems)
+    assert all(p.severity == "skipped" for p in record.problems)
+    assert "biography (" in said and "operating systems, RDMA" in said
+    assert "Lab: https://ipads.example.org" in said and "research resources" in said
+
+
+def test_orcid_works_and_activities_documents_are_read_too() -> None:
+    import json
+
+    from directory.formats.orcid import parse_orcid_record
+
+    whole = json.loads((FIXTURES.parent / "orcid" / "record_person.json").read_text())
+    activities = whole["activities-summary"]
+    for document in (activities, activities["works"]):
+        record = parse_orcid_record(json.dumps(document), "Rong Chen", max_bytes=1 << 20)
+        assert record.problems == [] or all(p.severity == "skipped" for p in record.problems)
+        assert len(record.entries) == 2

@@ -840,6 +840,8 @@ def test_a_department_filled_by_imports_exports_and_reimports(runner, db, wei, c
         str(BIB / "coauthor_chen.bib"))  # fmt: skip
     run("import-orcid", "--person", "rong-chen", "--yes", "--duplicates=new",
         str(FIXTURES / "orcid" / "record.json"))  # fmt: skip
+    run("import-orcid", "--person", "rong-chen", "--yes", "--duplicates=new",
+        str(FIXTURES / "orcid" / "record_person.json"))  # fmt: skip
     assert count(db, m.Publication) > 20
 
     out = tmp_path / "backup"

@@ -630,6 +630,34 @@ def test_relative_links_are_resolved_against_the_site_given(runner, db, wei, tmp
     ]
 
 
+def test_the_web_import_resolves_relative_links_against_the_site_given(client, db, wei) -> None:
+    """The import form's "site" field does what the CLI's --base-url does; a bad address is
+    refused next to the field, with what was typed kept."""
+    login(client, "wei")
+    url = f"{PREFIX}/people/xingda-wei/publications/import"
+    text = ("@misc{x, title={Relative Links}, author={Wei, Xingda}, year=2020, pdf={p24.pdf},"
+            " slides={/assets/s.pdf}}")  # fmt: skip
+    token = hidden_value(client.get(url).get_data(as_text=True), "csrf_token")
+    refused = client.post(url, data={"csrf_token": token, "bibtex_text": text,
+                                     "base_url": "javascript:alert(1)"})  # fmt: skip
+    assert refused.status_code == 400
+    page = refused.get_data(as_text=True)
+    assert "Enter a web address starting with https://" in page and "Relative Links" in page
+    assert count(db, m.ImportDraft) == 0
+
+    response = client.post(url, data={"csrf_token": token, "bibtex_text": text,
+                                      "base_url": "https://wei.example.org/~wei"})  # fmt: skip
+    assert response.status_code == 302
+    preview_url = response.headers["Location"]
+    html = client.get(preview_url).get_data(as_text=True)
+    assert confirm(client, preview_url, html).status_code == 302
+    pub = db.scalar(select(m.Publication))
+    assert sorted(link.url for link in pub.links) == [
+        "https://wei.example.org/assets/s.pdf",
+        "https://wei.example.org/~wei/p24.pdf",
+    ]
+
+
 def test_the_same_paper_twice_in_one_file_is_imported_once(client, db, wei) -> None:
     login(client, "wei")
     text = (

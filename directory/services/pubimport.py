@@ -81,14 +81,14 @@ CHUNK = 250
 
 def create_draft(
     session: Session, person: m.Person, created_by: str, kind: str, source: str,
-    filename: str | None, max_age_hours: int,
+    filename: str | None, max_age_hours: int, base_url: str | None = None,
 ) -> ImportDraft:  # fmt: skip
     """Store ``source`` for preview; drafts older than ``max_age_hours`` are removed."""
     cutoff = m.utcnow() - timedelta(hours=max_age_hours)
     session.execute(delete(ImportDraft).where(ImportDraft.created_at < cutoff))
     draft = ImportDraft(
         person_id=person.id, created_by=created_by, kind=kind, source=source,
-        filename=(filename or None) and filename[-255:],
+        filename=(filename or None) and filename[-255:], base_url=base_url or None,
     )  # fmt: skip
     session.add(draft)
     session.flush()

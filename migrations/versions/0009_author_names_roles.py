@@ -4,7 +4,8 @@ An authorship keeps the parts BibTeX (or ORCID) gave its name — given, particl
 family, suffix ("Jr") — so exports need not guess them back from the printed name; its role
 (author or editor); and ``suggested_person_id``: a department member the printed name may be
 (initials, a first name and surname), shown to that member to confirm and not on their profile
-until they do (or, having said it is not them, are not asked again). A paper whose author list was cut short ("and others") says so.
+until they do (or, having said it is not them, are not asked again). An import draft keeps
+the site address its relative links are resolved against. A paper whose author list was cut short ("and others") says so.
 
 Revision ID: names_1
 Revises: speed_1
@@ -20,6 +21,8 @@ depends_on = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("directory_import_drafts", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("base_url", sa.String(length=1000), nullable=True))
     with op.batch_alter_table("directory_authorships", schema=None) as batch_op:
         batch_op.add_column(sa.Column("given", sa.String(length=200), nullable=True))
         batch_op.add_column(sa.Column("particle", sa.String(length=60), nullable=True))
@@ -68,3 +71,5 @@ def downgrade() -> None:
         batch_op.drop_column("family")
         batch_op.drop_column("particle")
         batch_op.drop_column("given")
+    with op.batch_alter_table("directory_import_drafts", schema=None) as batch_op:
+        batch_op.drop_column("base_url")

@@ -63,6 +63,7 @@ from directory.services.snapshots import PUBLICATION, apply_snapshot
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web.blueprint import blueprint
 from directory.web.csrf import DirectoryForm, csrf_failed
+from directory.web.forms import url_field
 from directory.web.outcomes import flash_outcome
 from directory.web.views.profile import get_person_or_404
 
@@ -90,6 +91,7 @@ class PublicationImportForm(DirectoryForm):
     bibtex_text = TextAreaField("Or paste BibTeX", validators=[Optional()])
     orcid_file = FileField("ORCID record (JSON file)")
     orcid_id = StringField("Or your ORCID iD", validators=[Optional()])
+    base_url = url_field("Site the file's relative links are on")
 
     def validate(self, extra_validators: Any = None) -> bool:
         if not super().validate(extra_validators):
@@ -287,7 +289,7 @@ def _source_from_form(form: PublicationImportForm) -> tuple[str, str, str | None
 def build_plan(draft: ImportDraft, person: m.Person) -> ImportPlan:
     """Parse the draft's text and plan it against the database (no writes)."""
     limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
-    return plan_source(get_session(), person, draft.kind, draft.source, limit)
+    return plan_source(get_session(), person, draft.kind, draft.source, limit, draft.base_url)
 
 
 @blueprint.route("/me/publications/import", methods=["GET", "POST"])
@@ -313,6 +315,7 @@ def publications_import(slug: str) -> Any:
             draft = create_draft(
                 session, person, current_viewer().key, kind, text, filename,
                 current_app.config["DIRECTORY_IMPORT_DRAFT_HOURS"],
+                form.base_url.data.strip() if form.base_url.data else None,
             )  # fmt: skip
             return redirect(
                 url_for("directory.publications_preview", slug=person.slug, token=draft.token)
@@ -360,7 +363,7 @@ def publications_preview(slug: str, token: str) -> Any:
                 outcome, summary = import_plan(
                     changes, plan, kind=draft.kind, source=draft.source,
                     filename=draft.filename, decisions=form.decisions(),
-                    skip_invalid=bool(form.skip_invalid.data),
+                    skip_invalid=bool(form.skip_invalid.data), base_url=draft.base_url,
                 )  # fmt: skip
             except PlanRefused as refused:
                 session.rollback()

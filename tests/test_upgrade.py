@@ -63,6 +63,22 @@ DOWNGRADE_DROPS = {
     "embedding_1": ({"directory_local_accounts"}, {}),
 }
 
+#: What each downgrade step above 0.1.0's head drops (tables; columns of tables that stay),
+#: from head down, for the steps that drop something a user entered.
+UNRELEASED_DROPS = {
+    "names_1": (
+        set(),
+        {
+            "directory_authorships": {
+                "given", "particle", "family", "suffix", "role", "suggested_person_id",
+                "suggestion_declined",
+            },
+            "directory_publications": {"authors_incomplete"},
+            "directory_import_drafts": {"base_url"},
+        },
+    ),
+}  # fmt: skip
+
 #: Run by 0.1.0's code: migrate, load the demo, make edits, render every profile page.
 RELEASE_SCRIPT = textwrap.dedent(
     """
@@ -239,6 +255,15 @@ def _schema(engine: Engine) -> dict[str, set[str]]:
     }
 
 
+def _down_revision(revision: str) -> str:
+    """The revision below ``revision`` in the migrations folder."""
+    for path in (ROOT / "migrations" / "versions").glob("*.py"):
+        text = path.read_text()
+        if f'revision = "{revision}"' in text:
+            return text.split('down_revision = "', 1)[1].split('"', 1)[0]
+    raise AssertionError(f"no migration {revision}")
+
+
 def _rows(engine: Engine, names: set[str]) -> dict[str, int]:
     with engine.connect() as conn:
         return {name: conn.scalar(select(func.count()).select_from(table(name))) for name in names}
@@ -284,6 +309,17 @@ def test_a_release_0_1_0_database_upgrades_and_downgrades_with_its_content(
         # and today's code shows what it showed after the first upgrade.
         engine = make_engine(url)
         try:
+            # The unreleased steps first, one by one: what each drops.
+            for revision, (tables, columns) in UNRELEASED_DROPS.items():
+                schema = _schema(engine)
+                migrate.downgrade(engine, _down_revision(revision))
+                remaining = _schema(engine)
+                assert set(schema) - set(remaining) == tables, revision
+                assert {
+                    name: schema[name] - remaining[name]
+                    for name in remaining
+                    if schema[name] - remaining[name]
+                } == columns, revision
             migrate.downgrade(engine, RELEASE_HEAD)
             assert run_release(release_tree, url, "render", tmp_path / "down.json") == before
             assert render_head(url) == after

@@ -21,8 +21,16 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("directory_import_drafts", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("base_url", sa.String(length=1000), nullable=True))
+    # Plain ADD/DROP COLUMN for the tables other rows point at: SQLite's batch mode would
+    # recreate them, and dropping the old table cascades into its children (papers' profile
+    # rows, links, awards) with foreign keys on. Nothing points at authorships.
+    op.add_column(
+        "directory_import_drafts", sa.Column("base_url", sa.String(length=1000), nullable=True)
+    )
+    op.add_column(
+        "directory_publications",
+        sa.Column("authors_incomplete", sa.Boolean(), server_default=sa.false(), nullable=False),
+    )
     with op.batch_alter_table("directory_authorships", schema=None) as batch_op:
         batch_op.add_column(sa.Column("given", sa.String(length=200), nullable=True))
         batch_op.add_column(sa.Column("particle", sa.String(length=60), nullable=True))
@@ -49,27 +57,17 @@ def upgrade() -> None:
             ["suggested_person_id"],
             unique=False,
         )
-    with op.batch_alter_table("directory_publications", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("authors_incomplete", sa.Boolean(), server_default=sa.false(), nullable=False)
-        )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("directory_publications", schema=None) as batch_op:
-        batch_op.drop_column("authors_incomplete")
     with op.batch_alter_table("directory_authorships", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_directory_authorships_suggested_person_id"))
         batch_op.drop_constraint(
             batch_op.f("fk_directory_authorships_suggested_person_id_directory_people"),
             type_="foreignkey",
         )
-        batch_op.drop_column("suggestion_declined")
-        batch_op.drop_column("suggested_person_id")
-        batch_op.drop_column("role")
-        batch_op.drop_column("suffix")
-        batch_op.drop_column("family")
-        batch_op.drop_column("particle")
-        batch_op.drop_column("given")
-    with op.batch_alter_table("directory_import_drafts", schema=None) as batch_op:
-        batch_op.drop_column("base_url")
+        for name in ("suggestion_declined", "suggested_person_id", "role", "suffix", "family",
+                     "particle", "given"):  # fmt: skip
+            batch_op.drop_column(name)
+    op.drop_column("directory_publications", "authors_incomplete")
+    op.drop_column("directory_import_drafts", "base_url")

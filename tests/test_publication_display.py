@@ -120,3 +120,29 @@ def test_the_paper_page_and_its_json_ld_say_nothing_false(client, db, page) -> N
     assert corporate["author"] == [{"@type": "Organization", "name": "LaTeX 3 Project Team"}]
     person = jsonld(paper("Parts of Names"))["author"][0]
     assert (person["givenName"], person["familyName"]) == ("Ludwig", "van Beethoven")
+
+
+def test_the_form_takes_editors_et_al_and_no_authors(client, db, make_person) -> None:
+    from .editing_support import post
+
+    make_person("Xingda Wei", user_key="wei")
+    login(client, "wei")
+    form = {"title": "An Edited Volume", "type": "book", "status": "published",
+            "visibility": "public", "year": "2020",
+            "authors": "Xingda Wei (editor)\nRong Chen (editor)\net al."}  # fmt: skip
+    assert post(client, f"{PROFILE}/edit/publications/new", form).status_code == 302
+    pub = db.scalar(select(m.Publication).where(m.Publication.title == "An Edited Volume"))
+    assert [(a.name, a.role) for a in pub.authorships] == [
+        ("Xingda Wei", "editor"), ("Rong Chen", "editor"),
+    ]  # fmt: skip
+    assert pub.authors_incomplete
+    html = client.get(PROFILE).get_data(as_text=True)
+    assert "Xingda Wei , Rong Chen , et al. (eds.)" in text(article(html, "An Edited Volume"))
+    # The form shows it back as typed.
+    page = client.get(f"{PROFILE}/edit/publications/{pub.id}").get_data(as_text=True)
+    assert "Xingda Wei (editor)\nRong Chen (editor)\net al." in page
+
+    nobody = {**form, "title": "A Paper Without Authors", "authors": ""}
+    assert post(client, f"{PROFILE}/edit/publications/new", nobody).status_code == 302
+    bare = db.scalar(select(m.Publication).where(m.Publication.title == nobody["title"]))
+    assert bare.authorships == [] and not bare.authors_incomplete

@@ -863,6 +863,8 @@ def _starts_lower(word: str) -> bool:
 
 def _parse_names(raw: str, role: str, warnings: list[str]) -> tuple[list[dict[str, Any]], bool]:
     """The names of one name field, and whether the list ends in "and others"."""
+    if not raw:
+        return [], False
     names: list[dict[str, Any]] = []
     incomplete = False
     may_have_markers = _MARKER_HINT_RE.search(raw) is not None

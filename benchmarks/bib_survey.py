@@ -113,7 +113,8 @@ def survey(path: Path) -> dict:
             lost.append((entry.key, sorted(missing)))
     imported = sum(1 for e in plan.entries if e.status not in ("error", "skipped"))
     # Entries neither imported nor skipped: a proceedings volume its papers crossref (its
-    # fields are theirs, it is not a paper of its own).
+    # fields are theirs, it is not a paper of its own), or entries inside a @comment{...}
+    # that bibtexparser's split counts.
     folded = max(counted - imported - len(skipped), 0)
     report.update(imported=imported, created=summary.created, skipped=skipped,
                   folded=folded, lost_words=lost, reimport_adds=adds)  # fmt: skip
@@ -135,7 +136,8 @@ def main() -> None:
             share = 100 * report["imported"] / papers if papers else 100
             print(f"{report['file']}: {report['entries']} entries, {report['imported']} "
                   f"imported ({share:.1f} %), {len(report['skipped'])} skipped, "
-                  f"{report.get('folded', 0)} crossref parents folded into their children, "
+                  f"{report.get('folded', 0)} not entries of their own (crossref parents, "
+                  "inside @comment), "
                   f"{len(report['lost_words'])} titles lost words, re-import adds "
                   f"{report['reimport_adds']}")  # fmt: skip
             for key, reason in report["skipped"]:

@@ -77,6 +77,7 @@ def test_unpublished_papers_are_under_their_status_not_undated(page) -> None:
             under[title] = heading
     assert under["A Paper Under Review"] == "Under review"
     assert under["A Paper Being Written"] == "In preparation"
+    assert under["A Paper Whose Venue Says It Is Under Review"] == "Under review"
     assert under["A Book Without a Series"] == "2004"
     # A published paper without a year is still "Undated".
     assert under["A Title and Nothing Else"] == "Undated"

@@ -1239,7 +1239,8 @@ def _build_publication(
             if month is None and m.group(2) and 1 <= int(m.group(2)) <= 12:
                 month = int(m.group(2))
 
-    # Status: explicit field, then the note (or a "to appear" year), then the type.
+    # Status: explicit field, then the note (or a "to appear" year, or the venue), then the
+    # type.
     note = _decoded(fields, "note")
     status = None
     explicit = (fields.get("status") or fields.get("pubstate") or "").strip().lower()
@@ -1248,7 +1249,8 @@ def _build_publication(
         if status is None:
             warnings.append(f"status '{explicit}' is not one of {', '.join(STATUSES)}")
     if status is None:
-        for text in (note, year_text if year is None else None):
+        # al-folio sites write the status into the venue: "CVPR Under Review".
+        for text in (note, year_text if year is None else None, venue):
             if text:
                 m = _NOTE_STATUS_RE.search(text)
                 if m is not None:

@@ -30,6 +30,7 @@ from directory.services.access import (
     AREA_TREE,
     LISTED_ROLES,
     advising_clause,
+    advising_sides_clause,
     in_area,
     listed_notices,
     listed_people,
@@ -621,10 +622,7 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
     inside or outside the department), and people listed as alumni without such a record."""
     advisor = _ADVISOR
     student = _STUDENT
-    visible_sides = and_(
-        or_(m.AdvisingRelation.advisor_id.is_(None), person_clause(viewer, advisor)),
-        or_(m.AdvisingRelation.student_id.is_(None), person_clause(viewer, student)),
-    )
+    visible_sides = advising_sides_clause(viewer, m.AdvisingRelation, advisor, student)
     base = (
         select(m.AdvisingRelation)
         .outerjoin(advisor, advisor.id == m.AdvisingRelation.advisor_id)

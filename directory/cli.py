@@ -31,7 +31,7 @@ from directory.services.importing import import_plan, import_profiles, plan_sour
 from directory.services.pubimport import PlanRefused, resolve_decisions
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
-from directory.web.views.cv import CV_SECTIONS
+from directory.web.views.cv import CV_SECTIONS, NO_SIZE_LIMIT
 
 #: Who the history names for changes made with these commands (an operator of the server).
 COMMAND_LINE = Viewer(key=None, is_admin=True, name="command line")
@@ -509,7 +509,7 @@ def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
         raise click.ClickException("PDFs need WeasyPrint: pip install 'faculty-directory[pdf]'")
     with current_app.test_request_context():
         url = url_for("directory.cv_pdf", slug=slug, section=list(sections))
-    response = current_app.test_client().get(url)
+    response = current_app.test_client().get(url, environ_base={NO_SIZE_LIMIT: True})
     if response.status_code == 404:
         raise click.ClickException(f"No public profile {slug!r}.")
     if response.status_code != 200 or response.mimetype != "application/pdf":

@@ -31,7 +31,7 @@ from directory.services.importing import import_plan, import_profiles, plan_sour
 from directory.services.pubimport import PlanRefused, resolve_decisions
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
-from directory.web.views.cv import CV_SECTIONS
+from directory.web.views.cv import CV_SECTIONS, NO_SIZE_LIMIT
 
 #: Who the history names for changes made with these commands (an operator of the server).
 COMMAND_LINE = Viewer(key=None, is_admin=True, name="command line")
@@ -45,32 +45,50 @@ def _engine():
     return current_app.extensions["directory"].db.engine
 
 
+def _move(step, engine, revision: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Run ``step`` (:func:`migrate.upgrade` or ``downgrade``) and return the revisions
+    before and after; a revision it cannot go to is an error listing the migrations."""
+    before = migrate.current_revisions(engine)
+    try:
+        step(engine, revision)
+    except migrate.BadRevision as refused:
+        raise click.ClickException(refused.message) from refused
+    return before, migrate.current_revisions(engine)
+
+
+def _say_moved(engine, verb: str, before: tuple[str, ...], after: tuple[str, ...]) -> None:
+    if before == after:
+        click.echo(f"The directory's tables are already at {migrate.describe(engine, after)}.")
+    else:
+        click.echo(
+            f"{verb} the directory's tables from {migrate.describe(engine, before)} "
+            f"to {migrate.describe(engine, after)}."
+        )
+
+
 @db_cli.command("upgrade")
 @click.argument("revision", default="heads")
 def db_upgrade(revision: str) -> None:
-    """Upgrade the directory's tables to REVISION (default: the newest), and say what it did."""
+    """Upgrade the directory's tables to REVISION (default: the newest), and say what it did.
+    REVISION is a revision id or a migration's number (see `history`)."""
     engine = _engine()
-    before = migrate.current_revisions(engine)
-    migrate.upgrade(engine, revision)
-    after = migrate.current_revisions(engine)
-    if before == after:
-        click.echo(f"The directory's tables are already at {', '.join(after) or 'base'}.")
-    else:
-        click.echo(
-            f"Upgraded the directory's tables from {', '.join(before) or 'nothing'} "
-            f"to {', '.join(after)}."
-        )
+    before, after = _move(migrate.upgrade, engine, revision)
+    _say_moved(engine, "Upgraded", before, after)
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         built = search.rebuild_if_empty(uow.session)
     if built:
         click.echo("Built the search index.")
 
 
-@db_cli.command("downgrade")
+@db_cli.command("downgrade", context_settings={"ignore_unknown_options": True})
 @click.argument("revision", default="-1")
 def db_downgrade(revision: str) -> None:
-    """Downgrade the directory's tables to REVISION ("base" removes them all)."""
-    migrate.downgrade(_engine(), revision)
+    """Downgrade the directory's tables to REVISION ("base" removes them all; default: one
+    step), and say what it did. REVISION is a revision id or a migration's number (see
+    `history`): `downgrade 0006` leaves the tables as migration 0006 made them."""
+    engine = _engine()
+    before, after = _move(migrate.downgrade, engine, revision)
+    _say_moved(engine, "Downgraded", before, after)
 
 
 @db_cli.command("revision")
@@ -81,10 +99,19 @@ def db_revision(message: str, autogenerate: bool) -> None:
     migrate.revision(_engine(), message, autogenerate)
 
 
+@db_cli.command("history")
+def db_history() -> None:
+    """List the migrations, oldest first: number, revision id, what it does, and the one the
+    database is at."""
+    for line in migrate.history(_engine()):
+        click.echo(line)
+
+
 @db_cli.command("current")
 def db_current() -> None:
-    """Show the directory's current migration."""
-    migrate.current(_engine())
+    """Show the migration the directory's tables are at (number and revision id)."""
+    engine = _engine()
+    click.echo(migrate.describe(engine, migrate.current_revisions(engine)))
 
 
 def _import(documents: list[tuple[str, object]]) -> None:
@@ -482,7 +509,7 @@ def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
         raise click.ClickException("PDFs need WeasyPrint: pip install 'faculty-directory[pdf]'")
     with current_app.test_request_context():
         url = url_for("directory.cv_pdf", slug=slug, section=list(sections))
-    response = current_app.test_client().get(url)
+    response = current_app.test_client().get(url, environ_base={NO_SIZE_LIMIT: True})
     if response.status_code == 404:
         raise click.ClickException(f"No public profile {slug!r}.")
     if response.status_code != 200 or response.mimetype != "application/pdf":

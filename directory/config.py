@@ -110,6 +110,12 @@ DIRECTORY_ORCID_API_URL = "https://pub.orcid.org/v3.0"
 #: Number of items per page in listings and the JSON API.
 DIRECTORY_PAGE_SIZE = 50
 
+#: The longest CV made into a PDF (``cv.pdf``), in bytes of its HTML without the photo; a
+#: longer one is refused (422) with a page that offers the printable CV and fewer sections.
+#: WeasyPrint spends about 25 ms of CPU per KB, all in the worker that asked: 150 KB (some
+#: 250 papers and the rest of a long CV) is about 4 s on a slow core.
+DIRECTORY_CV_PDF_MAX_BYTES = 150_000
+
 #: Authors a paper's list shows before folding the rest into "and N more authors" (the
 #: profile's owner and co-first authors always stay in view; a paper's own page shows all).
 DIRECTORY_AUTHOR_LIST_LENGTH = 10

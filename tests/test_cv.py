@@ -94,3 +94,31 @@ def test_the_pdf_and_the_command_line_write_the_same_cv(client, runner, wei, tmp
     assert f"Wrote {out}" in result.output
     missing = runner.invoke(args=["directory", "cv", "nobody", "-o", str(tmp_path / "x.pdf")])
     assert missing.exit_code == 1 and "No public profile 'nobody'" in missing.output
+
+
+def test_a_cv_too_long_for_a_pdf_is_refused_with_the_way_out(app, client, wei, monkeypatch) -> None:
+    """WeasyPrint's time grows with the document (about 25 ms of CPU per KB here): past
+    DIRECTORY_CV_PDF_MAX_BYTES no PDF is made, and the page says what to do instead."""
+    printable = client.get(f"{P}/people/xingda-wei/cv").text
+    monkeypatch.setitem(app.config, "DIRECTORY_CV_PDF_MAX_BYTES", len(printable) // 4)
+    response = client.get(f"{P}/people/xingda-wei/cv.pdf?section=publications")
+    assert response.status_code == 422 and response.mimetype == "text/html"
+    assert "This CV is too long to make a PDF here" in response.text
+    assert f'href="{P}/people/xingda-wei/cv?section=publications"' in response.text
+    assert f'href="{P}/people/xingda-wei/cv"' in response.text
+    # A forged header cannot lift the limit (only the command line's WSGI environ can).
+    forged = client.get(
+        f"{P}/people/xingda-wei/cv.pdf", headers={"Directory-Cv-Pdf-No-Size-Limit": "1"}
+    )
+    assert forged.status_code == 422
+
+
+@pytest.mark.slow
+def test_the_command_line_makes_a_pdf_of_any_length(
+    app, runner, wei, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setitem(app.config, "DIRECTORY_CV_PDF_MAX_BYTES", 1000)
+    out = tmp_path / "wei.pdf"
+    result = runner.invoke(args=["directory", "cv", "xingda-wei", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(b"%PDF-")

@@ -15,6 +15,7 @@ from directory import models as m
 from directory.services import department
 from directory.services.access import listed_publications
 from directory.services.identity import ANONYMOUS
+from directory.web.views import sitemap as sitemap_view
 
 from .conftest import login
 from .page_helpers import (
@@ -239,6 +240,25 @@ def test_sitemap_lists_department_pages_and_public_profiles(client, db, make_per
     listed = select(func.count()).where(listed_publications(ANONYMOUS, m.Publication))
     assert len(papers) == db.scalar(listed.select_from(m.Publication)) > 0
     assert len(locs) == len(set(locs)) == 6 + 6 + 19 + len(papers)  # alumni: from /alumni
+
+
+def test_a_sitemap_past_the_protocols_limit_becomes_an_index_of_parts(client, monkeypatch) -> None:
+    """sitemaps.org: at most 50,000 URLs a sitemap (an importing department can pass it)."""
+    whole = ET.fromstring(client.get("/directory/sitemap.xml").data)  # noqa: S314 - our own
+    every = [url.findtext(f"{SITEMAP}loc") for url in whole.findall(f"{SITEMAP}url")]
+    monkeypatch.setattr(sitemap_view, "MAX_URLS", 20)
+    index = ET.fromstring(client.get("/directory/sitemap.xml").data)  # noqa: S314
+    assert index.tag == f"{SITEMAP}sitemapindex"
+    parts = [s.findtext(f"{SITEMAP}loc") for s in index.findall(f"{SITEMAP}sitemap")]
+    assert len(parts) == -(-len(every) // 20) >= 2
+    found = []
+    for part in parts:
+        urlset = ET.fromstring(client.get(part).data)  # noqa: S314
+        found += [url.findtext(f"{SITEMAP}loc") for url in urlset.findall(f"{SITEMAP}url")]
+        assert len(urlset) <= 20
+    assert found == every
+    for bad in ("0", str(len(parts) + 1), "one", "1%00"):
+        assert client.get(f"/directory/sitemap.xml?part={bad}").status_code == 404
 
 
 def test_department_pages_have_the_navigation_and_no_inline_styles_or_scripts(client) -> None:

@@ -1,7 +1,9 @@
 """The OpenAPI 3.1 document of the JSON API v1, served at ``<prefix>/api/v1/openapi.json``.
 
 Written by hand, except the profile entry schemas, which come from the same field lists the
-API renders (:data:`directory.formats.representations.ENTRY_FIELDS`). Schemas are strict (every key
+API renders (:data:`directory.formats.representations.ENTRY_FIELDS`), and the query
+parameters, which come from the filter classes the API reads them with (:data:`LIST_FILTERS`;
+each parameter's schema is the one the API checks a value against). Schemas are strict (every key
 required, no others) so that a test comparing them with real responses catches any drift.
 """
 
@@ -13,7 +15,8 @@ from flask import current_app
 
 from directory import models as m
 from directory.formats.representations import ENTRY_FIELDS, json_type
-from directory.services.access import LISTED_ROLES
+from directory.services import department
+from directory.services.parameters import MAX_PER_PAGE, Filters, Paging, Parameter
 
 STRING = {"type": "string"}
 NULLABLE_STRING = {"type": ["string", "null"]}
@@ -222,7 +225,7 @@ def _list(item: str) -> dict[str, Any]:
         {
             "items": array(ref(item)),
             "page": {"type": "integer", "minimum": 1},
-            "per_page": {"type": "integer", "minimum": 1, "maximum": 100},
+            "per_page": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
             "pages": {"type": "integer", "minimum": 1},
             "total": {"type": "integer", "minimum": 0},
             "links": ref("PageLinks"),
@@ -230,57 +233,73 @@ def _list(item: str) -> dict[str, Any]:
     )
 
 
-#: The highest page number a list accepts (a higher one is a 400, not an empty page).
-MAX_PAGE = 1_000_000
-#: The longest text a query parameter may hold (a longer one is a 400).
-MAX_PARAMETER_TEXT = 200
-#: Every query parameter: an empty (or blank) value, ``?funded=``, is the same as leaving it out.
-EMPTY = {"type": "string", "pattern": "^\\s*$"}
-#: Text a parameter may hold: at most MAX_PARAMETER_TEXT characters, no NUL.
-PARAMETER_TEXT = {"type": "string", "maxLength": MAX_PARAMETER_TEXT, "pattern": "^[^\\x00]*$"}
+#: What each list reads from the query string besides its paging (:class:`Paging`): the
+#: document lists these parameters with their schemas, and the API's views read the query
+#: string with the same classes, checking each value against the same schema.
+LIST_FILTERS: dict[str, type[Filters]] = {
+    "/people": department.ListingFilters,
+    "/positions": department.RecruitingFilters,
+    "/publications": department.PublicationSearch,
+    "/areas": Paging,
+}
+
+#: What each query parameter means (its schema comes from its filter class).
+PARAMETER_DESCRIPTIONS = {
+    "page": "Page number.",
+    "per_page": f"Items per page (default: the site's page size, at most {MAX_PER_PAGE}).",
+    "role": "Role category.",
+    "area": (
+        "Slug of a research area (see /areas); its sub-areas are included; an unknown slug is "
+        "a 400 naming the parameter."
+    ),
+    "person": "Slug of a person; an unknown (or hidden) one is a 400 naming the parameter.",
+    "unit": "Exact name of the unit (institute, group).",
+    "recruiting": "Whether they have an open position.",
+    "letter": "First letter of the sort name (surname), in either case.",
+    "q": (
+        "Words to search for (all must match; the last also as a prefix), as on the search page."
+    ),
+    "level": "Level recruited for.",
+    "term": 'Intake, e.g. "Fall 2027" (any case).',
+    "funded": "Whether funding is guaranteed.",
+    "year": "Year.",
+    "type": "Kind of publication.",
+    "venue": "Part of the name or short name of the venue (any case).",
+    "awards": "Whether the paper won an award.",
+}
+
+#: An empty value, ``?funded=``, is the same as leaving the parameter out.
+EMPTY = {"type": "string", "maxLength": 0}
 
 
-def whole_number(pattern: str, low: int, high: int) -> dict[str, Any]:
-    """A whole number from ``low`` to ``high`` written in ASCII digits, as the API reads it
-    (``4.0`` or ``+4`` are refused): a string whose ``pattern`` spells exactly that range."""
-    return {"type": "string", "pattern": pattern, "description": f"{low} to {high}."}
-
-
-PAGE_NUMBER = whole_number("^([1-9][0-9]{0,5}|1000000)$", 1, MAX_PAGE)
-PER_PAGE = whole_number("^([1-9][0-9]?|100)$", 1, 100)
-YEAR = whole_number("^[1-9][0-9]{3}$", 1000, 9999)
-
-
-def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
-    """A query parameter; an empty value of it means "not given", whatever its type."""
-    schema = {"anyOf": [schema, EMPTY]}
+def _query(name: str, parameter: Parameter) -> dict[str, Any]:
+    """A query parameter as the API reads it: valid against its schema, or empty."""
     return {
         "name": name,
         "in": "query",
         "required": False,
-        "schema": schema,
-        "description": f"{description} An empty value is the same as leaving it out.",
+        "schema": {"anyOf": [dict(parameter.schema), EMPTY]},
+        "description": (
+            f"{PARAMETER_DESCRIPTIONS[name]} An empty value is the same as leaving it out; "
+            "any other value not allowed here, or the parameter given twice, is a 400 naming "
+            "it."
+        ),
     }
 
 
-PAGING = [{"$ref": "#/components/parameters/page"}, {"$ref": "#/components/parameters/per_page"}]
-AREA_FILTER = _query(
-    "area",
-    PARAMETER_TEXT,
-    "Slug of a research area (see /areas); its sub-areas are included; an unknown slug is a "
-    "400 naming the parameter.",
-)
-PERSON_FILTER = _query(
-    "person",
-    PARAMETER_TEXT,
-    "Slug of a person; an unknown (or hidden) one is a 400 naming the parameter.",
-)
-Q_FILTER = _query(
-    "q",
-    PARAMETER_TEXT,
-    "Words to search for (all must match; the last also as a prefix), as on the search page.",
-)
-BOOLEAN_PARAM = {"type": "string", "enum": ["true", "false", "1", "0", "yes", "no"]}
+def _list_parameters(path: str) -> list[dict[str, Any]]:
+    """The paging (shared components) and then the filters of the list at ``path``."""
+    paging = Paging.parameters()
+    parameters: list[dict[str, Any]] = [
+        {"$ref": f"#/components/parameters/{name}"} for name in paging
+    ]
+    for name, parameter in LIST_FILTERS[path].parameters().items():
+        if name in paging:
+            if parameter is not paging[name]:  # a page's page number is the lists' own
+                raise ValueError(f"{path}: the filter {name} is not the paging's")
+            continue
+        parameters.append(_query(name, parameter))
+    return parameters
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -344,23 +363,7 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 "People of the department (active members, not alumni), by sort name",
                 "listPeople",
                 _list("PersonSummary"),
-                [
-                    *PAGING,
-                    _query(
-                        "role",
-                        enum(tuple(r for r in m.ROLES if r[0] in LISTED_ROLES)),
-                        "Role category.",
-                    ),
-                    AREA_FILTER,
-                    _query("unit", PARAMETER_TEXT, "Exact name of the unit (institute, group)."),
-                    _query("recruiting", BOOLEAN_PARAM, "Whether they have an open position."),
-                    _query(
-                        "letter",
-                        {"type": "string", "enum": list("ABCDEFGHIJKLMNOPQRSTUVWXYZ")},
-                        "First letter of the sort name (surname), in either case.",
-                    ),
-                    Q_FILTER,
-                ],
+                _list_parameters("/people"),
                 "400",
             ),
             "/people/{slug}": {
@@ -383,50 +386,23 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 "Open positions (recruiting notices), soonest deadline first",
                 "listPositions",
                 _list("Position"),
-                [
-                    *PAGING,
-                    _query("level", enum(m.RECRUITING_LEVELS), "Level recruited for."),
-                    _query("term", PARAMETER_TEXT, 'Intake, e.g. "Fall 2027" (any case).'),
-                    AREA_FILTER,
-                    PERSON_FILTER,
-                    _query("funded", BOOLEAN_PARAM, "Whether funding is guaranteed."),
-                ],
+                _list_parameters("/positions"),
                 "400",
             ),
             "/publications": _get(
                 "Publications of the department, newest first",
                 "listPublications",
                 _list("Publication"),
-                [
-                    *PAGING,
-                    _query("year", YEAR, "Year."),
-                    AREA_FILTER,
-                    PERSON_FILTER,
-                    _query("type", enum(m.PUBLICATION_TYPES), "Kind of publication."),
-                    _query(
-                        "venue",
-                        PARAMETER_TEXT,
-                        "Part of the name or short name of the venue (any case).",
-                    ),
-                    _query("awards", BOOLEAN_PARAM, "Whether the paper won an award."),
-                    Q_FILTER,
-                ],
+                _list_parameters("/publications"),
                 "400",
             ),
-            "/areas": _get("Research areas", "listAreas", _list("Area"), [*PAGING], "400"),
+            "/areas": _get(
+                "Research areas", "listAreas", _list("Area"), _list_parameters("/areas"), "400"
+            ),
         },
         "components": {
             "parameters": {
-                "page": _query(
-                    "page",
-                    PAGE_NUMBER,
-                    f"Page number, at most {MAX_PAGE:,}.",
-                ),
-                "per_page": _query(
-                    "per_page",
-                    PER_PAGE,
-                    "Items per page (default: the site's page size, at most 100).",
-                ),
+                name: _query(name, parameter) for name, parameter in Paging.parameters().items()
             },
             "responses": {
                 "400": {

@@ -242,11 +242,8 @@ def person_detail(profile: Profile, viewer: Viewer) -> dict[str, Any]:
         + students.current_other
         + students.past
     ]
-    data["advisors"] = [
-        _advising(rel, "advisor", viewer)
-        for rel in profile.advisors
-        if rel.advisor is None or person_ref(rel.advisor, viewer) is not None
-    ]
+    # The profile holds only relations the viewer may see (access.advising_visible).
+    data["advisors"] = [_advising(rel, "advisor", viewer) for rel in profile.advisors]
     data["publications"] = [
         {
             **publication(

@@ -14,6 +14,8 @@ listed open notices                    :func:`listed_notices`: open today, owner
 people in an area                      :func:`people_in_area`: the area and every area under it
 listed publications                    :func:`listed_publications`: on a visible profile
                                        (on one profile: :func:`listed_on_profile`)
+advising relations shown               :func:`advising_clause` and :func:`advising_sides_clause`
+                                       (one relation: :func:`advising_visible`)
 who may approve a person's changes     :func:`approvable` (one person: :func:`can_approve`)
 =====================================  ==========================================================
 
@@ -108,6 +110,47 @@ def owned_entry_clause(viewer: Viewer, entry: Any, owner: Any) -> ColumnElement:
     """Entries shown on department pages: visible themselves and owned by a visible profile
     (``owner`` is the Person entity the caller joined as the entry's owner)."""
     return and_(visibility_clause(viewer, entry), person_clause(viewer, owner))
+
+
+def advising_visible(viewer: Viewer, relation: Any) -> bool:
+    """Whether an advising relation may be shown to ``viewer`` on a profile, its CV, the API or
+    the alumni page: each side is a typed name or a profile the viewer may see (the one-object
+    form of :func:`advising_sides_clause`).
+
+    A relation linking a profile the viewer may not see (made private or members-only since)
+    is left out whole, not shown under a name: a linked side has no typed name (the form keeps
+    only the link), so the only name it could show is the hidden profile's own, and its
+    thesis, years and placement would still tell about that person."""
+    return all(
+        side is None or person_visible(viewer, side)
+        for side in (relation.advisor, relation.student)
+    )
+
+
+def advising_sides_clause(
+    viewer: Viewer, relation: Any, advisor: Any, student: Any
+) -> ColumnElement:
+    """:func:`advising_visible` in SQL; ``advisor`` and ``student`` are the Person entities
+    the caller outer-joined as the relation's sides."""
+    return and_(
+        or_(relation.advisor_id.is_(None), person_clause(viewer, advisor)),
+        or_(relation.student_id.is_(None), person_clause(viewer, student)),
+    )
+
+
+#: What the owner's own editing page calls the other side of an advising relation when that
+#: side's profile is hidden from them (the entry can still be edited or deleted).
+HIDDEN_PROFILE = "a profile you cannot see"
+
+
+def advising_side_name(viewer: Viewer, relation: Any, side: str) -> str:
+    """The name of ``side`` ("advisor" or "student") of a relation for its owner's editing
+    page: the typed name, the linked profile's name if ``viewer`` may see it, or
+    :data:`HIDDEN_PROFILE`."""
+    person = getattr(relation, side)
+    if person is not None and not person_visible(viewer, person):
+        return HIDDEN_PROFILE
+    return relation.advisor_display if side == "advisor" else relation.student_display
 
 
 def advising_clause(viewer: Viewer, relation: Any) -> ColumnElement:

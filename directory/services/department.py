@@ -8,8 +8,9 @@ publications), which the JSON API, search, feeds and fragments apply too.
 Every function here runs a fixed number of statements whatever the department's size (related
 rows come through ``selectinload``, never one query per row), so a page costs the same for ten
 people as for a thousand. Filters arrive as small dataclasses read from the query string by one
-parser for the pages and the API (:meth:`Filters.from_args`): the pages drop a bad value, so any
-bookmarked URL still opens; the API (``strict``) answers it with a 400 naming the parameter.
+parser for the pages and the API (:mod:`directory.services.parameters`): the pages drop a bad
+value, so any bookmarked URL still opens; the API (``strict``) answers it with a 400 naming the
+parameter.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, or_, select
 from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
@@ -30,6 +30,7 @@ from directory.services.access import (
     AREA_TREE,
     LISTED_ROLES,
     advising_clause,
+    advising_sides_clause,
     in_area,
     listed_notices,
     listed_people,
@@ -42,6 +43,16 @@ from directory.services.access import (
     publication_clause,
 )
 from directory.services.identity import Viewer
+from directory.services.parameters import (
+    PAGE,
+    BadFilter,
+    Filters,
+    read_boolean,
+    read_choice,
+    read_integer,
+    read_letter,
+    read_text,
+)
 from directory.services.profiles import publication_options
 
 T = TypeVar("T")
@@ -60,8 +71,6 @@ RANK_HEADINGS = {
 #: Papers shown on a research area's page.
 AREA_RECENT_PAPERS = 10
 
-LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-
 # Aliases for the joins below, built once (building an alias costs milliseconds). Each is used
 # at most once per SELECT scope.
 _OWNER = aliased(m.Person, name="owner")
@@ -79,122 +88,6 @@ def today() -> date:
 
 
 # ----------------------------------------------------------------------------- filters
-
-#: The longest text a filter takes (longer is a bad value, not a shorter one).
-MAX_FILTER_TEXT = 200
-#: The highest page number asked for by a page or the API.
-MAX_PAGE = 1_000_000
-
-
-class BadFilter(ValueError):
-    """A query parameter whose value its filter cannot take. The pages drop the value; the
-    API answers 400 with :attr:`message`, naming :attr:`name`."""
-
-    def __init__(self, name: str, message: str) -> None:
-        super().__init__(message)
-        self.name, self.message = name, message
-
-
-def _reader(read: Callable[[str, str], Any]) -> dict[str, Any]:
-    """Field metadata: how :meth:`Filters.from_args` reads the field's (stripped, non-empty)
-    value; ``read(name, value)`` returns it or raises :class:`BadFilter`."""
-    return {"read": read}
-
-
-def read_text(limit: int = MAX_FILTER_TEXT) -> dict[str, Any]:
-    def read(name: str, value: str) -> str:
-        # A NUL byte can match nothing, and PostgreSQL refuses it in any text parameter.
-        if "\x00" in value or len(value) > limit:
-            raise BadFilter(name, f"{name} must be text of at most {limit} characters")
-        return value
-
-    return _reader(read)
-
-
-def read_choice(allowed: tuple[str, ...]) -> dict[str, Any]:
-    def read(name: str, value: str) -> str:
-        if value not in allowed:
-            raise BadFilter(name, f"{name} must be one of: {', '.join(allowed)}")
-        return value
-
-    return _reader(read)
-
-
-def read_integer(low: int, high: int) -> dict[str, Any]:
-    def read(name: str, value: str) -> int:
-        if not (value.isascii() and value.isdigit() and low <= int(value) <= high):
-            raise BadFilter(name, f"{name} must be a whole number from {low} to {high}")
-        return int(value)
-
-    return _reader(read)
-
-
-def read_boolean() -> dict[str, Any]:
-    def read(name: str, value: str) -> bool:
-        if value.lower() in ("1", "true", "yes", "on"):
-            return True
-        if value.lower() in ("0", "false", "no", "off"):
-            return False
-        raise BadFilter(name, f"{name} must be true or false")
-
-    return _reader(read)
-
-
-def read_letter() -> dict[str, Any]:
-    def read(name: str, value: str) -> str:
-        if value.upper() not in LETTERS:
-            raise BadFilter(name, f"{name} must be a letter from A to Z")
-        return value.upper()
-
-    return _reader(read)
-
-
-@dataclass(frozen=True)
-class Filters:
-    """The query-parameter filters of a page or an API list. Subclasses declare the fields,
-    each with its reader (``field(default=..., metadata=read_text())``); ``to_args`` writes them
-    back for links (empty ones left out, so URLs stay short and bookmarkable)."""
-
-    @classmethod
-    def from_args(cls, args: Mapping[str, str], *, strict: bool = False) -> Self:
-        """The filters in ``args``. A bad value is dropped, or with ``strict`` raises
-        :class:`BadFilter`; a missing or blank one keeps the field's default."""
-        values = {}
-        for f in fields(cls):
-            value = (args.get(f.name) or "").strip()
-            if not value:
-                continue
-            try:
-                values[f.name] = f.metadata["read"](f.name, value)
-            except BadFilter:
-                if strict:
-                    raise
-        return cls(**values)
-
-    def to_args(self) -> dict[str, str]:
-        args = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is None or value == "" or (f.name == "page" and value == 1):
-                continue
-            if isinstance(value, bool):
-                value = "1" if value else "0"
-            args[f.name] = str(value)
-        return args
-
-    def without(self, *names: str) -> dict[str, str]:
-        """The args with ``names`` (and the page number, which a new filter resets) removed."""
-        return {k: v for k, v in self.to_args().items() if k not in names and k != "page"}
-
-    def with_page(self, page: int) -> dict[str, str]:
-        args = self.without()
-        if page > 1:
-            args["page"] = str(page)
-        return args
-
-    @property
-    def active(self) -> bool:
-        return bool(self.without())
 
 
 def check_references(session: Session, viewer: Viewer, filters: Filters) -> None:
@@ -689,7 +582,7 @@ class AlumniFilters(Filters):
     year: int | None = field(default=None, metadata=read_integer(1000, 9999))
     advisor: str = field(default="", metadata=read_text())
     degree: str = field(default="", metadata=read_choice(m.values(m.DEGREES)))
-    page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
+    page: int = field(default=1, metadata=PAGE)
 
 
 @dataclass
@@ -729,10 +622,7 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
     inside or outside the department), and people listed as alumni without such a record."""
     advisor = _ADVISOR
     student = _STUDENT
-    visible_sides = and_(
-        or_(m.AdvisingRelation.advisor_id.is_(None), person_clause(viewer, advisor)),
-        or_(m.AdvisingRelation.student_id.is_(None), person_clause(viewer, student)),
-    )
+    visible_sides = advising_sides_clause(viewer, m.AdvisingRelation, advisor, student)
     base = (
         select(m.AdvisingRelation)
         .outerjoin(advisor, advisor.id == m.AdvisingRelation.advisor_id)
@@ -822,7 +712,14 @@ class PublicationFilters(Filters):
     type: str = field(default="", metadata=read_choice(m.values(m.PUBLICATION_TYPES)))
     venue: str = field(default="", metadata=read_text())
     awards: bool | None = field(default=None, metadata=read_boolean())
-    page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
+    page: int = field(default=1, metadata=PAGE)
+
+
+@dataclass(frozen=True)
+class PublicationSearch(PublicationFilters):
+    """The API's publications filters: the department publications' and a search (``q``)."""
+
+    q: str = field(default="", metadata=read_text())
 
 
 def _papers_of(viewer: Viewer, *conditions: Any) -> ColumnElement:

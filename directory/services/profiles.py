@@ -15,9 +15,9 @@ from sqlalchemy.orm import Session, joinedload, selectinload
 from directory import models as m
 from directory.formats.interchange import profile_publication_order
 from directory.services.access import (
+    advising_visible,
     listed_notices,
     listed_on_profile,
-    person_visible,
     visibility_clause,
 )
 from directory.services.identity import Viewer
@@ -186,7 +186,8 @@ def group_publications(rows: list[Any]) -> list[PublicationGroup]:
 
 def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, Any, Any]:
     """Students of ``person``, their other advisors, and ``person``'s own advisors; a
-    department person whose profile the viewer may not see is left out of all three."""
+    relation linking a profile the viewer may not see is left out of all three
+    (:func:`directory.services.access.advising_visible`)."""
     confirmed_or_own = or_(
         and_(m.AdvisingRelation.advisor_confirmed, m.AdvisingRelation.student_confirmed),
         m.AdvisingRelation.owner_id == viewer.person_id if viewer.person_id else False,
@@ -218,11 +219,11 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
         for rel in others:
             # A department co-advisor's name only if their profile is visible (an external
             # name, typed in, stays).
-            if rel.advisor is None or _visible_person(rel.advisor, viewer):
+            if advising_visible(viewer, rel):
                 co_advisors[rel.student_id].append(rel.advisor_display)
     groups = StudentGroups()
     for rel in as_advisor:
-        if rel.student is not None and not _visible_person(rel.student, viewer):
+        if not advising_visible(viewer, rel):
             continue
         if rel.status != "current":
             groups.past.append(rel)
@@ -240,13 +241,9 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
             .options(selectinload(m.AdvisingRelation.advisor))
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
-        if rel.advisor is None or _visible_person(rel.advisor, viewer)
+        if advising_visible(viewer, rel)
     ]
     return groups, dict(co_advisors), advisors
-
-
-def _visible_person(person: m.Person, viewer: Viewer) -> bool:
-    return person_visible(viewer, person)
 
 
 def _service_groups(rows: list[m.Service]) -> list[tuple[str, list[tuple[int | None, list]]]]:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from directory import models as m
+from directory.services.access import advising_side_name
+from directory.services.identity import current_viewer
 from directory.services.snapshots import describe
 from directory.web import forms
 
@@ -21,8 +23,10 @@ def _default_summary(kind: str) -> Callable[[Any], str]:
 
 
 def _advising(entry: Any) -> str:
-    other = entry.student_display if entry.advisor_id == entry.owner_id else None
-    return f"Student: {other}" if other is not None else f"Advisor: {entry.advisor_display}"
+    # The other side's name, unless their profile is hidden from whoever edits this one.
+    if entry.advisor_id == entry.owner_id:
+        return f"Student: {advising_side_name(current_viewer(), entry, 'student')}"
+    return f"Advisor: {advising_side_name(current_viewer(), entry, 'advisor')}"
 
 
 def _recruiting(entry: Any) -> str:

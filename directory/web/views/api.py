@@ -4,9 +4,11 @@
 * Lists take ``page`` and ``per_page`` (at most 100) and answer
   ``{"items": [...], "page", "per_page", "pages", "total", "links": {"self", "first", "last",
   "next", "prev"}}``; their filters mirror the pages'.
-* Filters are read by the pages' own parser (:class:`directory.services.department.Filters`,
-  strictly): the same names and values as the pages. A bad filter value is a 400 and an
-  unknown (or hidden) object a 404, both as RFC 9457 problem details
+* Query parameters are read by the pages' own filter classes, strictly: each value must be
+  valid against the parameter's schema, the very one the OpenAPI document publishes
+  (:mod:`directory.services.parameters`; which class each list reads is
+  :data:`directory.formats.openapi.LIST_FILTERS`). A bad value is a 400 naming the parameter
+  and an unknown (or hidden) object a 404, both as RFC 9457 problem details
   (``application/problem+json``).
 * What a viewer sees follows the read rules of :mod:`directory.services.access`, as on the
   pages, through the same queries (:mod:`directory.services.department`). Email addresses go
@@ -17,7 +19,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Response, current_app, request, url_for
@@ -28,17 +29,16 @@ from werkzeug.http import HTTP_STATUS_CODES
 from directory import models as m
 from directory.db import get_session
 from directory.formats import representations as rep
-from directory.formats.openapi import openapi_document
+from directory.formats.openapi import LIST_FILTERS, openapi_document
 from directory.services import department
 from directory.services.access import person_visible
-from directory.services.department import BadFilter, Filters, read_integer, read_text
 from directory.services.identity import Viewer, current_viewer
+from directory.services.parameters import MAX_PER_PAGE, BadFilter, Paging
 from directory.services.profiles import load_profile, publication_options
 from directory.services.search import matching_ids, publication_urls
 from directory.web.blueprint import blueprint
 
 API = "/api/v1"
-MAX_PER_PAGE = 100
 
 
 class ApiError(Exception):
@@ -94,23 +94,11 @@ def _respond(data: Any) -> Response:
 # ----------------------------------------------------------------------------- parameters
 
 
-@dataclass(frozen=True)
-class Paging(Filters):
-    page: int = field(default=1, metadata=read_integer(1, department.MAX_PAGE))
-    per_page: int | None = field(default=None, metadata=read_integer(1, MAX_PER_PAGE))
-
-
-@dataclass(frozen=True)
-class PublicationQuery(department.PublicationFilters):
-    """The department publications' filters and a search (``q``)."""
-
-    q: str = field(default="", metadata=read_text())
-
-
-def _filters[F: Filters](cls: type[F], viewer: Viewer) -> F:
-    """The filters of ``cls`` in the query string, strictly: a bad value, an unknown area or a
-    person the viewer may not see is a 400 (:class:`BadFilter`)."""
-    filters = cls.from_args(request.args, strict=True)
+def _filters(path: str, viewer: Viewer) -> Any:
+    """The filters the list at ``path`` documents (:data:`LIST_FILTERS`), read strictly from
+    the query string: a bad value, an unknown area or a person the viewer may not see is a 400
+    (:class:`BadFilter`)."""
+    filters = LIST_FILTERS[path].from_args(request.args, strict=True)
     department.check_references(get_session(), viewer, filters)
     return filters
 
@@ -186,7 +174,7 @@ def api_openapi() -> Response:
 @blueprint.route(f"{API}/people")
 def api_people() -> Response:
     viewer, today = current_viewer(), department.today()
-    filters = _filters(department.ListingFilters, viewer)
+    filters = _filters("/people", viewer)
     clauses = department.people_conditions(viewer, today, filters)
     if filters.letter:
         clauses.append(department.letter_clause(filters.letter))
@@ -229,7 +217,7 @@ def api_person(slug: str) -> Response:
 def api_positions() -> Response:
     viewer = current_viewer()
     notice = m.RecruitingNotice
-    filters = _filters(department.RecruitingFilters, viewer)
+    filters = _filters("/positions", viewer)
     return _page(
         select(notice)
         .join(m.Person, m.Person.id == notice.owner_id)
@@ -245,7 +233,7 @@ def api_positions() -> Response:
 def api_publications() -> Response:
     viewer = current_viewer()
     pub = m.Publication
-    filters = _filters(PublicationQuery, viewer)
+    filters = _filters("/publications", viewer)
     clauses = department.publication_conditions(viewer, filters)
     if (matched := _query("publication", viewer, pub.id, filters.q)) is not None:
         clauses.append(matched)

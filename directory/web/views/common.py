@@ -5,9 +5,19 @@ from __future__ import annotations
 import json
 from contextlib import suppress
 from datetime import date
+from typing import Any
 from urllib.parse import quote
 
-from flask import Response, current_app, g, redirect, render_template, request, url_for
+from flask import (
+    Response,
+    abort,
+    current_app,
+    g,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from markupsafe import Markup, escape
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
@@ -19,6 +29,7 @@ from directory.services.access import can_view
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.blueprint import blueprint
 from directory.web.csrf import csrf_token
+from directory.web.views.api import ApiError
 
 MONTHS = (
     "Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Sep.", "Oct.", "Nov.", "Dec.",
@@ -133,6 +144,16 @@ def _security_headers(response: Response) -> Response:
         response.headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
         response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
     return response
+
+
+@blueprint.url_value_preprocessor
+def _refuse_nul_in_path(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """A NUL byte in a URL's slug or uid names nothing (PostgreSQL refuses it in any text
+    parameter: without this, ``/people/%00`` was a server error there)."""
+    if any(isinstance(value, str) and "\x00" in value for value in (values or {}).values()):
+        if endpoint and endpoint.startswith("directory.api_"):
+            raise ApiError(404, "there is no such thing")
+        abort(404)
 
 
 @blueprint.errorhandler(404)

@@ -10,7 +10,7 @@ import base64
 from datetime import date
 from typing import Any
 
-from flask import Response, abort, render_template, request, url_for
+from flask import Response, abort, current_app, render_template, request, url_for
 
 from directory import models as m
 from directory.db import get_session
@@ -34,6 +34,11 @@ CV_SECTIONS = (
     ("service", "Service"),
     ("students", "Students advised"),
 )
+
+
+#: A WSGI environ key (no HTTP header can set one) with which ``flask directory cv`` asks for a
+#: PDF of any length: it holds no web worker.
+NO_SIZE_LIMIT = "directory.cv_pdf_no_size_limit"
 
 
 def chosen_sections() -> list[str]:
@@ -67,12 +72,21 @@ def cv_pdf(slug: str) -> Response:
     if not pdf_available():
         abort(404)
     context = _context(slug)
+    context["photo_src"] = _photo_data_url(context["person"].photo)
     html = render_template(
         "directory/_cv_pdf.html",
         **context,
-        photo_src=_photo_data_url(context["person"].photo),
         page_url=url_for("directory.cv", slug=slug, _external=True),
     )
+    # The time WeasyPrint takes grows with the document: a huge profile must not hold the
+    # worker for long (the photo is one image, whatever its data URL's length).
+    size = len(html.encode("utf-8")) - len(context["photo_src"] or "")
+    limit = current_app.config["DIRECTORY_CV_PDF_MAX_BYTES"]
+    if size > limit and not request.environ.get(NO_SIZE_LIMIT):
+        page = render_template(
+            "directory/errors/cv_too_long.html", **context, size=size, limit=limit
+        )
+        return Response(page, status=422)
     css = [(resource_dir("static") / name).read_text(encoding="utf-8")
            for name in ("directory.css", "cv.css")]  # fmt: skip
     pdf = html_to_pdf(html, css, base_url=request.url_root)

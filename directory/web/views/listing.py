@@ -9,6 +9,7 @@ from directory.formats.structured import area_jsonld, listing_jsonld
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
+from directory.services.parameters import LETTERS
 from directory.web.blueprint import blueprint
 
 
@@ -21,7 +22,7 @@ def index() -> str:
         "directory/index.html",
         listing=data,
         filters=filters,
-        letters=department.LETTERS,
+        letters=LETTERS,
         jsonld=listing_jsonld(data.people, "People"),
     )
 

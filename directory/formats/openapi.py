@@ -127,7 +127,15 @@ POSITION = {
     "id": INTEGER,
     "level": enum(m.RECRUITING_LEVELS),
     "level_label": STRING,
-    "term": NULLABLE_STRING,
+    "term": {
+        **NULLABLE_STRING,
+        "description": 'The intake, e.g. "Fall 2026" (or text naming no term, as its owner wrote '
+        "it); null for a rolling notice.",
+    },
+    "term_season": {**enum(m.TERM_SEASONS, nullable=True)},
+    "term_year": NULLABLE_INTEGER,
+    "rolling": {**BOOLEAN, "description": "Open to any intake: matches every term filter."},
+    "term_label": {**STRING, "description": '"Fall 2026", or "Rolling / any time".'},
     "title": STRING,
     "description": {**STRING, "description": "Markdown."},
     "description_html": {**STRING, "description": "The Markdown rendered and sanitised."},
@@ -229,6 +237,13 @@ MAX_PARAMETER_TEXT = 200
 EMPTY = {"type": "string", "pattern": "^\\s*$"}
 #: Text a parameter may hold: at most MAX_PARAMETER_TEXT characters, no NUL.
 PARAMETER_TEXT = {"type": "string", "maxLength": MAX_PARAMETER_TEXT, "pattern": "^[^\\x00]*$"}
+#: An intake as the term filter reads it (the pattern gives its usual spellings; any case and
+#: "2026 fall" are read too).
+TERM_PARAM = {
+    "type": "string",
+    "pattern": "^(?:(?:[Ss]pring|[Ss]ummer|[Ff]all|[Aa]utumn|[Ww]inter) (?:19|20|21)[0-9]{2}"
+    "|[Rr]olling)$",
+}
 
 
 def whole_number(pattern: str, low: int, high: int) -> dict[str, Any]:
@@ -377,7 +392,12 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 [
                     *PAGING,
                     _query("level", enum(m.RECRUITING_LEVELS), "Level recruited for."),
-                    _query("term", PARAMETER_TEXT, 'Intake, e.g. "Fall 2027" (any case).'),
+                    _query(
+                        "term",
+                        TERM_PARAM,
+                        'Intake: a season and a year, e.g. "Fall 2027", or "rolling". Gives the '
+                        "notices of that term and every rolling notice (rolling: those only).",
+                    ),
                     AREA_FILTER,
                     PERSON_FILTER,
                     _query("funded", BOOLEAN_PARAM, "Whether funding is guaranteed."),

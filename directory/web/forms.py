@@ -136,6 +136,9 @@ class EntryForm(VersionedForm):
     def prepare(self, owner: m.Person, session: Any) -> None:
         """Set choices that depend on the database (areas, the owner's papers...)."""
 
+    def prepare_for(self, obj: Any) -> None:
+        """Adjust the form to the stored entry it edits (None for a new one)."""
+
     def load(self, obj: Any) -> None:
         """Fill extra fields from ``obj`` when showing a stored entry."""
 
@@ -269,9 +272,24 @@ class CustomSectionForm(EntryForm):
     body = markdown("Text", required=True)
 
 
+#: The intake select's value for a notice whose old free-text intake names no term.
+KEEP_TERM_TEXT = "keep"
+
+
 class RecruitingNoticeForm(EntryForm):
     level = SelectField("Recruiting", choices=vocab(m.RECRUITING_LEVELS))
-    term = text("Intake", 40, description="e.g. Fall 2027; empty for rolling recruitment")
+    term_season = SelectField(
+        "Start",
+        choices=options([("", m.ROLLING_LABEL), *m.TERM_SEASONS]),
+        default="",
+        description="A rolling notice is shown to students asking for any term.",
+    )
+    term_year = IntegerField(
+        "Year of start",
+        [Optional(), NumberRange(*m.TERM_YEARS, message="Enter a year such as 2027.")],
+        description="With a season; empty for a rolling notice.",
+        render_kw={"inputmode": "numeric"},
+    )
     title = text("Title", 300)
     description = markdown("Description", required=True)
     how_to_apply = markdown("How to apply")
@@ -282,7 +300,9 @@ class RecruitingNoticeForm(EntryForm):
     funding_note = text("Funding", 400)
     funded = BooleanField("Funded positions")
     areas = MultiCheckboxField("Research areas", coerce=int)
-    extra_fields = ("areas",)
+    extra_fields = ("areas", "term_season", "term_year")
+    #: The stored intake text that names no term, shown as a choice to keep (None if none).
+    unreadable_term: str | None = None
 
     def prepare(self, owner: m.Person, session: Any) -> None:
         from sqlalchemy import select
@@ -290,13 +310,46 @@ class RecruitingNoticeForm(EntryForm):
         areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
         self.areas.choices = options([(a.id, a.name) for a in areas])
 
+    def prepare_for(self, obj: Any) -> None:
+        """A stored notice whose intake is old text naming no term: flag it next to the
+        field and offer to keep it as written (choosing a term replaces it)."""
+        if obj is None or not obj.term_unreadable:
+            return
+        self.unreadable_term = obj.term
+        self.term_season.choices = options(
+            [("", m.ROLLING_LABEL), *m.TERM_SEASONS,
+             (KEEP_TERM_TEXT, f"Keep as written: “{obj.term}”")]
+        )  # fmt: skip
+        self.term_season.description = (
+            f"“{obj.term}” names no season and year, so students filtering by term do not "
+            "see this notice. Choose a season and a year, or rolling."
+        )
+
     def load(self, obj: Any) -> None:
         self.areas.data = [a.id for a in obj.areas]
+        self.term_season.data = KEEP_TERM_TEXT if obj.term_unreadable else (obj.term_season or "")
+        self.term_year.data = obj.term_year
+
+    def validate_term_year(self, field: Any) -> None:
+        season = self.term_season.data
+        if season in ("", KEEP_TERM_TEXT) and field.data is not None:
+            raise ValidationError(
+                "Choose a season for this year, or leave the year empty for a rolling notice."
+            )
+        if season not in ("", KEEP_TERM_TEXT) and field.data is None and not field.errors:
+            raise ValidationError("Enter the year the position starts, e.g. 2027.")
 
     def fill(self, obj: Any, session: Any) -> None:
         from sqlalchemy import select
 
         super().fill(obj, session)
+        season = self.term_season.data
+        if season == KEEP_TERM_TEXT and obj.term_unreadable:
+            pass  # kept as it was written
+        elif season in ("", KEEP_TERM_TEXT):
+            obj.set_intake(m.ROLLING)
+        else:
+            obj.set_intake(m.Term(season, self.term_year.data))
         ids = self.areas.data or []
         obj.areas = (
             list(session.scalars(select(m.ResearchArea).where(m.ResearchArea.id.in_(ids))))

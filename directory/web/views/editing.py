@@ -273,6 +273,7 @@ def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
         abort(404)
     form = spec.form(obj=entry if request.method == "GET" else None)
     form.prepare(person, session)
+    form.prepare_for(entry)
     form._editing_id = entry_id
     new_url = url_for("directory.edit_entry", slug=slug, kind=kind)
     action = request.path

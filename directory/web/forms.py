@@ -7,6 +7,7 @@ model columns onto the record, so most kinds need nothing but their field list.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -165,13 +166,53 @@ class DateRangeFields:
     is_current = BooleanField("Ongoing (shown as “– present”)")
 
 
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")  # fmt: skip
+
+
+def _month_or_none(value: Any) -> int | None:
+    """A month select's value: 1 to 12, or None for "no month"."""
+    if value in (None, ""):
+        return None
+    return int(value)
+
+
 class NewsItemForm(EntryForm):
-    year = IntegerField("Year", [InputRequired(message="Enter the year."), *YEAR[1:]])
-    month = IntegerField("Month", MONTH)
-    day = IntegerField("Day", [Optional(), NumberRange(1, 31)])
+    year = IntegerField(
+        "Year",
+        [InputRequired(message="Enter the year."), *YEAR[1:]],
+        render_kw={"inputmode": "numeric"},
+    )
+    month = SelectField(
+        "Month",
+        choices=options([("", "—"), *((str(i), name) for i, name in enumerate(MONTHS, 1))]),
+        coerce=_month_or_none,
+        default=None,
+    )
+    day = IntegerField(
+        "Day", [Optional(), NumberRange(1, 31, message="Enter a day from 1 to 31.")],
+        render_kw={"inputmode": "numeric"},
+    )  # fmt: skip
+    #: One date, its parts side by side ("[July 2026] I will attend OSDI '26": a month is enough).
+    field_groups = {"year": ("Date (a year, or a month, or a day)", ("year", "month", "day"))}
     body = markdown("News", required=True)
     url = url_field("Link")
     archived = BooleanField("Show under “older news”")
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        valid = super().validate(extra_validators)
+        year, month, day = self.year.data, self.month.data, self.day.data
+        if self.day.errors or day is None or year is None or self.year.errors:
+            return valid
+        if month is None:
+            self.day.errors.append("Choose the month of this day, or leave the day empty.")
+            return False
+        try:
+            date(year, month, day)
+        except ValueError:
+            self.day.errors.append(f"{MONTHS[month - 1]} {year} has no day {day}.")
+            return False
+        return valid
 
 
 class EducationForm(EntryForm, DateRangeFields):
@@ -285,7 +326,7 @@ class RecruitingNoticeForm(EntryForm):
         description="A rolling notice is shown to students asking for any term.",
     )
     term_year = IntegerField(
-        "Year of start",
+        "Year",
         [Optional(), NumberRange(*m.TERM_YEARS, message="Enter a year such as 2027.")],
         description="With a season; empty for a rolling notice.",
         render_kw={"inputmode": "numeric"},
@@ -301,6 +342,7 @@ class RecruitingNoticeForm(EntryForm):
     funded = BooleanField("Funded positions")
     areas = MultiCheckboxField("Research areas", coerce=int)
     extra_fields = ("areas", "term_season", "term_year")
+    field_groups = {"term_season": ("When the position starts", ("term_season", "term_year"))}
     #: The stored intake text that names no term, shown as a choice to keep (None if none).
     unreadable_term: str | None = None
 
@@ -330,14 +372,22 @@ class RecruitingNoticeForm(EntryForm):
         self.term_season.data = KEEP_TERM_TEXT if obj.term_unreadable else (obj.term_season or "")
         self.term_year.data = obj.term_year
 
-    def validate_term_year(self, field: Any) -> None:
-        season = self.term_season.data
-        if season in ("", KEEP_TERM_TEXT) and field.data is not None:
-            raise ValidationError(
+    def validate(self, extra_validators: Any = None) -> bool:
+        # Season and year are checked together here: an empty year's Optional() ends its own
+        # validators before an inline validate_term_year could run.
+        valid = super().validate(extra_validators)
+        season, year = self.term_season.data, self.term_year
+        if year.errors:
+            return False
+        if season in ("", KEEP_TERM_TEXT) and year.data is not None:
+            year.errors.append(
                 "Choose a season for this year, or leave the year empty for a rolling notice."
             )
-        if season not in ("", KEEP_TERM_TEXT) and field.data is None and not field.errors:
-            raise ValidationError("Enter the year the position starts, e.g. 2027.")
+        elif season not in ("", KEEP_TERM_TEXT) and year.data is None:
+            year.errors.append("Enter the year the position starts, e.g. 2027.")
+        else:
+            return valid
+        return False
 
     def fill(self, obj: Any, session: Any) -> None:
         from sqlalchemy import select
@@ -402,9 +452,17 @@ class AdvisingRelationForm(EntryForm):
         self.other_id.data = str(other_id) if other_id else ""
         self.other_name.data = obj.student_name if owner_is_advisor else obj.advisor_name
 
-    def validate_other_name(self, field: Any) -> None:
-        if not self.other_id.data and not (field.data or "").strip():
-            raise ValidationError("Choose a department member or type a name.")
+    def validate(self, extra_validators: Any = None) -> bool:
+        # Checked here, not in a validate_other_name: an empty name's Optional() ends that
+        # field's validators, so an inline check never ran and a nameless relation was saved.
+        valid = super().validate(extra_validators)
+        if not self.other_id.data and not (self.other_name.data or "").strip():
+            self.other_name.errors = [
+                *self.other_name.errors,
+                "Choose a department member or type a name.",
+            ]
+            return False
+        return valid
 
     def fill(self, obj: Any, session: Any) -> None:
         super().fill(obj, session)
@@ -491,8 +549,10 @@ class ProfileForm(VersionedForm):
     office = text("Office", 200)
     address = TextAreaField("Postal address", [Optional(), Length(max=1000)])
     phone = text("Phone", 64)
-    interests = TextAreaField(
-        "Research interests (one line)", [Optional(), Length(max=1000)], render_kw={"rows": 2}
+    interests = text(
+        "Research interests",
+        1000,
+        description="One line, e.g. operating systems, machine learning systems.",
     )
     bio = markdown("Biography")
     links = TextAreaField(

@@ -79,21 +79,129 @@ def test_the_migration_reads_the_old_text_and_the_downgrade_writes_it_back(tmp_p
                     (None, None, "when funding allows"),
                 ]
             migrate.downgrade(engine, "speed_1")
-            columns = {c["name"] for c in inspect(engine).get_columns("directory_recruiting_notices") } assert "term_season" not in columns and "term_year" not in columns with engine.connect() as conn: terms = conn.execute( text("SELECT term FROM directory_recruiting_notices ORDER BY id") ).scalars() assert list(terms) == [ "Fall 2027", "Spring 2027", "Fall 2027", None, None, "when funding allows", ] finally: engine.dispose() # ----------------------------------------------------------------------------- the form def _form_errors(html: str) -> dict[str, list[str]]: """The error messages shown next to each field, by field id.""" return { field: re.findall(r"<li>(.*?)</li>", block) for field, block in re.findall( r'<ul class="field__errors" id="([a-z_]+)-errors">(.*?)</ul>', html, re.S ) } def test_the_notice_form_takes_a_season_and_a_year_or_rolling(client, db, make_person) -> None: ada = make_person(user_key="ada") login(client, "ada") form = get(client, f"{BASE}/new") assert 'id="term_season" name="term_season"><option selected value="">Rolling' in form assert '<option selected value="">Rolling / any time</option>' in form assert 'name="term_year"' in form and 'inputmode="numeric"' in form response = post(client, f"{BASE}/new", {"level": "phd", "term_season": "fall", "description": "Join us."})
+            columns = {
+                c["name"] for c in inspect(engine).get_columns("directory_recruiting_notices")
+            }
+            assert "term_season" not in columns and "term_year" not in columns
+            with engine.connect() as conn:
+                terms = conn.execute(
+                    text("SELECT term FROM directory_recruiting_notices ORDER BY id")
+                ).scalars()
+                assert list(terms) == [
+                    "Fall 2027",
+                    "Spring 2027",
+                    "Fall 2027",
+                    None,
+                    None,
+                    "when funding allows",
+                ]
+        finally:
+            engine.dispose()
+
+
+# ----------------------------------------------------------------------------- the form
+
+
+def _form_errors(html: str) -> dict[str, list[str]]:
+    """The error messages shown next to each field, by field id."""
+    return {
+        field: re.findall(r"<li>(.*?)</li>", block)
+        for field, block in re.findall(
+            r'<ul class="field__errors" id="([a-z_]+)-errors">(.*?)</ul>', html, re.S
+        )
+    }
+
+
+def test_the_notice_form_takes_a_season_and_a_year_or_rolling(client, db, make_person) -> None:
+    ada = make_person(user_key="ada")
+    login(client, "ada")
+    form = get(client, f"{BASE}/new")
+    assert 'id="term_season" name="term_season"><option selected value="">Rolling' in form
+    assert '<option selected value="">Rolling / any time</option>' in form
+    assert 'name="term_year"' in form and 'inputmode="numeric"' in form
+
+    response = post(
+        client, f"{BASE}/new", {"level": "phd", "term_season": "fall", "description": "Join us."}
+    )
     assert response.status_code == 400
-    assert _form_errors(response.text) == {"term_year": ["Enter the year the position starts, e.g. 2027."] } response = post(client, f"{BASE}/new", {"level": "phd", "term_year": "2027", "description": "Join us."})
+    assert _form_errors(response.text) == {
+        "term_year": ["Enter the year the position starts, e.g. 2027."]
+    }
+    response = post(
+        client, f"{BASE}/new", {"level": "phd", "term_year": "2027", "description": "Join us."}
+    )
     assert response.status_code == 400
-    assert _form_errors(response.text) == {"term_year": [ "Choose a season for this year, or leave the year empty for a rolling notice." ] } response = post(client, f"{BASE}/new", {"level": "phd", "term_season": "fall", "term_year": "3000", "description": "Join us."})
-    assert _form_errors(response.text) == {"term_year": ["Enter a year such as 2027."]} assert db.scalars(select(m.RecruitingNotice)).all() == [] response = post(client, f"{BASE}/new", {"level": "phd", "term_season": "fall", "term_year": "2027", "description": "Join us."})
+    assert _form_errors(response.text) == {
+        "term_year": [
+            "Choose a season for this year, or leave the year empty for a rolling notice."
+        ]
+    }
+    response = post(
+        client,
+        f"{BASE}/new",
+        {"level": "phd", "term_season": "fall", "term_year": "3000", "description": "Join us."},
+    )
+    assert _form_errors(response.text) == {"term_year": ["Enter a year such as 2027."]}
+    assert db.scalars(select(m.RecruitingNotice)).all() == []
+
+    response = post(
+        client,
+        f"{BASE}/new",
+        {"level": "phd", "term_season": "fall", "term_year": "2027", "description": "Join us."},
+    )
     assert response.status_code == 302
-    post(client, f"{BASE}/new", {"level": "intern", "description": "Any time."}) notices = db.scalars(select(m.RecruitingNotice).order_by(m.RecruitingNotice.level)).all() assert [(n.level, n.term_season, n.term_year, n.term) for n in notices] == [ ("intern", None, None, None), ("phd", "fall", 2027, None), ] assert notices[0].is_rolling and notices[1].term_label == "Fall 2027" assert ada.id == notices[0].owner_id def test_an_unreadable_old_intake_is_flagged_kept_or_replaced(client, db, make_person) -> None: ada = make_person(user_key="ada") notice = m.RecruitingNotice( owner_id=ada.id, level="phd", term="when funding allows", description="Join us." ) db.add(notice) db.commit() assert notice.term_unreadable and notice.term == "when funding allows" login(client, "ada") editor = get(client, "/directory/me") assert "“when funding allows”: names no term, choose one" in editor form = get(client, f"{BASE}/{notice.id}") assert 'id="unreadable-term"' in form and "names no season and year" in form assert '<option selected value="keep">Keep as written: “when funding allows”</option>' in form # Saving something else keeps the text as it was written. post(client, f"{BASE}/{notice.id}", {"level": "phd", "term_season": "keep", "description": "Join us soon.", "version": "1"})
+    post(client, f"{BASE}/new", {"level": "intern", "description": "Any time."})
+    notices = db.scalars(select(m.RecruitingNotice).order_by(m.RecruitingNotice.level)).all()
+    assert [(n.level, n.term_season, n.term_year, n.term) for n in notices] == [
+        ("intern", None, None, None),
+        ("phd", "fall", 2027, None),
+    ]
+    assert notices[0].is_rolling and notices[1].term_label == "Fall 2027"
+    assert ada.id == notices[0].owner_id
+
+
+def test_an_unreadable_old_intake_is_flagged_kept_or_replaced(client, db, make_person) -> None:
+    ada = make_person(user_key="ada")
+    notice = m.RecruitingNotice(
+        owner_id=ada.id, level="phd", term="when funding allows", description="Join us."
+    )
+    db.add(notice)
+    db.commit()
+    assert notice.term_unreadable and notice.term == "when funding allows"
+
+    login(client, "ada")
+    editor = get(client, "/directory/me")
+    assert "“when funding allows”: names no term, choose one" in editor
+    form = get(client, f"{BASE}/{notice.id}")
+    assert 'id="unreadable-term"' in form and "names no season and year" in form
+    assert '<option selected value="keep">Keep as written: “when funding allows”</option>' in form
+
+    # Saving something else keeps the text as it was written.
+    post(
+        client,
+        f"{BASE}/{notice.id}",
+        {"level": "phd", "term_season": "keep", "description": "Join us soon.", "version": "1"},
+    )
     db.refresh(notice)
     assert (notice.description, notice.term) == ("Join us soon.", "when funding allows")
     # Admins see it listed too, with a link to the notice.
     login(client, "admin")
     admin = get(client, "/directory/admin/")
     assert "Recruiting notices with no term" in admin
-    assert f'{BASE}/{notice.id}">Ada Lovelace: PhD students, “when funding allows”' in admin login(client, "ada") post(client, f"{BASE}/{notice.id}", {"level": "phd", "term_season": "spring", "term_year": "2027", "description": "Join us soon.", "version": str(notice.version)})
+    assert f'{BASE}/{notice.id}">Ada Lovelace: PhD students, “when funding allows”' in admin
+
+    login(client, "ada")
+    post(
+        client,
+        f"{BASE}/{notice.id}",
+        {
+            "level": "phd",
+            "term_season": "spring",
+            "term_year": "2027",
+            "description": "Join us soon.",
+            "version": str(notice.version),
+        },
+    )
     db.refresh(notice)
     assert (notice.term_season, notice.term_year, notice.term) == ("spring", 2027, None)
     login(client, "admin")

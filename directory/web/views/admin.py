@@ -22,9 +22,9 @@ from directory.services.changes import (
     CannotApply,
     Conflict,
     apply_pending,
+    changed_since_proposed,
     decide,
     display_rows,
-    load_entity,
 )
 from directory.services.identity import current_viewer
 from directory.services.invitations import (
@@ -356,12 +356,7 @@ def approvals() -> str:
     session = get_session()
     items = []
     for pending in _approvable(viewer):
-        current = load_entity(session, pending.entity_kind, pending.entity_id)
-        changed_since = (
-            current is not None
-            and pending.base_version is not None
-            and current.version != pending.base_version
-        )
+        changed_since = changed_since_proposed(session, pending)
         items.append(
             {
                 "pending": pending,

@@ -32,6 +32,7 @@ from directory.services.changes import (
     Conflict,
     changes_since,
     display_rows,
+    proposal_fields,
     revert,
     revertable,
 )
@@ -251,7 +252,7 @@ def editor_page(person: m.Person) -> str:
         publications=publications,
         to_confirm=to_confirm,
         pending=[p for p in pending if p.status == "pending"],
-        decided=[p for p in pending if p.status == "rejected"][:5],
+        decided=[(p, proposal_fields(p)) for p in pending if p.status == "rejected"][:5],
         kinds=KINDS,
         action_form=forms.ActionForm(),
         needs_approval=access.needs_approval(viewer, person),

@@ -290,10 +290,10 @@ def test_recruiting_badges_say_level_and_term_once_each(client) -> None:
     badges = re.findall(r'class="badge badge--recruiting"[^>]*>(.*?)<span', cards)
     assert sorted(badges) == [
         "Recruiting: PhD students (Fall 2026)",
-        "Recruiting: PhD students (any time); Research interns (any time)",
+        "Recruiting: PhD students, Research interns (any time)",
     ]
     profile = get(client, "/directory/people/xingda-wei")
     badge = re.search(
         r'<p class="badge badge--recruiting"><a href="#recruiting">(.*?)</a>', profile
     )
-    assert badge.group(1) == "Recruiting: PhD students (any time); Research interns (any time)"
+    assert badge.group(1) == "Recruiting: PhD students, Research interns (any time)"

@@ -258,7 +258,8 @@ def card_options() -> tuple[Any, ...]:
 
 def recruiting_summary(notices: Any) -> str:
     """What someone recruits for, each level and each term named once, in the levels' order:
-    "PhD students (Fall 2026, any time); Research interns (any time)". ``notices`` are
+    "PhD students (Fall 2026, any time); Research interns (any time)", or "PhD students,
+    Research interns (any time)" when both are for the same terms. ``notices`` are
     RecruitingNotice objects, or (level, intake, term_label) triples."""
     levels = m.values(m.RECRUITING_LEVELS)
     by_level: dict[str, list[tuple[m.Term | None, str]]] = defaultdict(list)
@@ -277,8 +278,13 @@ def recruiting_summary(notices: Any) -> str:
         terms += sorted({label for t, label in found if t is None})
         if any(t is not None and t.rolling for t, _ in found):
             terms.append("any time")
-        parts.append(f"{m.label(m.RECRUITING_LEVELS, level)} ({', '.join(terms)})")
-    return "; ".join(parts)
+        parts.append((m.label(m.RECRUITING_LEVELS, level), ", ".join(terms)))
+    # Levels recruited for the same terms share them: "PhD students, Research interns (any
+    # time)", not "(any time)" twice.
+    by_terms: dict[str, list[str]] = {}
+    for level_label, terms_text in parts:
+        by_terms.setdefault(terms_text, []).append(level_label)
+    return "; ".join(f"{', '.join(labels)} ({terms})" for terms, labels in by_terms.items())
 
 
 def recruiting_people(viewer: Viewer, day: date) -> Select:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy import func, inspect, select, text
 
 from directory import migrate
 from directory import models as m
+from directory.db import make_engine
 from directory.formats.interchange import export_person
 
 from .conftest import login, scratch_database
@@ -46,7 +47,7 @@ def test_typed_intakes_are_read_as_a_season_and_a_year(typed, expected) -> None:
 
 def test_the_migration_reads_the_old_text_and_the_downgrade_writes_it_back(tmp_path) -> None:
     with scratch_database(tmp_path) as url:
-        engine = create_engine(url)
+        engine = make_engine(url)  # as the CLI's: SQLite enforces foreign keys
         try:
             migrate.upgrade(engine, "speed_1")
             typed = ["Fall 2027", "Spring 2027", "2027 fall", "", None, "when funding allows"]
@@ -64,6 +65,12 @@ def test_the_migration_reads_the_old_text_and_the_downgrade_writes_it_back(tmp_p
                             id=i, owner_id=1, level="phd", term=term, description="x", position=i
                         )  # fmt: skip
                     )
+                area = m.ResearchArea.__table__
+                conn.execute(area.insert().values(id=1, slug="systems", name="Systems"))
+                conn.execute(
+                    m.notice_areas.insert(), [{"notice_id": i, "area_id": 1} for i in (1, 2)]
+                )
+            tagged = select(func.count()).select_from(m.notice_areas)
             migrate.upgrade(engine, "terms_1")
             query = text(
                 "SELECT term_season, term_year, term FROM directory_recruiting_notices ORDER BY id"
@@ -78,7 +85,11 @@ def test_the_migration_reads_the_old_text_and_the_downgrade_writes_it_back(tmp_p
                     # Names no term: kept as written, flagged on the editor.
                     (None, None, "when funding allows"),
                 ]
+            with engine.connect() as conn:
+                assert conn.scalar(tagged) == 2  # the notices' areas are still there
             migrate.downgrade(engine, "speed_1")
+            with engine.connect() as conn:
+                assert conn.scalar(tagged) == 2  # and still there (no table copy cascaded)
             columns = {
                 c["name"] for c in inspect(engine).get_columns("directory_recruiting_notices")
             }

@@ -29,6 +29,7 @@ from io import BytesIO
 from pathlib import Path
 
 import pytest
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, func, inspect, select, table
 
 from directory import migrate
@@ -61,6 +62,13 @@ DOWNGRADE_DROPS = {
         {},
     ),
     "embedding_1": ({"directory_local_accounts"}, {}),
+}
+
+#: Steps above 0.1.0's head that drop columns or tables, and what they drop. What the dropped
+#: columns held is written back in the older form first, so nothing is lost: terms_1 writes a
+#: notice's season and year back as its intake text ("Fall 2026"; 0.1.0 shows the same page).
+DOWNGRADE_ABOVE_RELEASE = {
+    "terms_1": (set(), {"directory_recruiting_notices": {"term_season", "term_year"}}),
 }
 
 #: Run by 0.1.0's code: migrate, load the demo, make edits, render every profile page.
@@ -284,6 +292,18 @@ def test_a_release_0_1_0_database_upgrades_and_downgrades_with_its_content(
         # and today's code shows what it showed after the first upgrade.
         engine = make_engine(url)
         try:
+            # The steps above 0.1.0's head that drop a column: each alone, and back up.
+            scripts = ScriptDirectory.from_config(migrate.alembic_config(engine))
+            for revision, drops in DOWNGRADE_ABOVE_RELEASE.items():
+                migrate.downgrade(engine, revision)
+                schema = _schema(engine)
+                migrate.downgrade(engine, scripts.get_revision(revision).down_revision)
+                remaining = _schema(engine)
+                columns = {name: schema[name] - remaining[name] for name in remaining
+                           if schema[name] - remaining[name]}  # fmt: skip
+                assert (set(schema) - set(remaining), columns) == drops, revision
+                migrate.upgrade(engine)
+            assert render_head(url) == after
             migrate.downgrade(engine, RELEASE_HEAD)
             assert run_release(release_tree, url, "render", tmp_path / "down.json") == before
             assert render_head(url) == after

@@ -6,6 +6,10 @@ upgrade reads each text as a season and a year; empty or "rolling" becomes rolli
 columns empty). Text naming no term is kept in ``term`` as it was written (flagged to its
 owner), never dropped. The downgrade writes the terms back as text ("Fall 2027").
 
+The columns are added and dropped in place (SQLite 3.35 or newer drops a column itself), not
+by a batch copy of the table: dropping the old copy would delete every notice's areas through
+directory_notice_areas' ON DELETE CASCADE.
+
 The reader is a copy, frozen here, of ``directory.models.parse_term`` as it was when this
 migration was written (a migration must not change when the package does).
 
@@ -58,9 +62,8 @@ def _parse(text):
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("directory_recruiting_notices") as batch:
-        batch.add_column(sa.Column("term_season", sa.String(length=16), nullable=True))
-        batch.add_column(sa.Column("term_year", sa.Integer(), nullable=True))
+    op.add_column("directory_recruiting_notices", sa.Column("term_season", sa.String(length=16)))
+    op.add_column("directory_recruiting_notices", sa.Column("term_year", sa.Integer()))
     bind = op.get_bind()
     for notice_id, text in bind.execute(sa.select(notices.c.id, notices.c.term)).all():
         parsed = _parse(text)
@@ -87,6 +90,5 @@ def downgrade() -> None:
             .where(notices.c.id == notice_id)
             .values(term=f"{_LABELS.get(season, season.title())} {year}")
         )
-    with op.batch_alter_table("directory_recruiting_notices") as batch:
-        batch.drop_column("term_year")
-        batch.drop_column("term_season")
+    op.drop_column("directory_recruiting_notices", "term_year")
+    op.drop_column("directory_recruiting_notices", "term_season")

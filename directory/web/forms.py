@@ -320,15 +320,11 @@ KEEP_TERM_TEXT = "keep"
 class RecruitingNoticeForm(EntryForm):
     level = SelectField("Recruiting", choices=vocab(m.RECRUITING_LEVELS))
     term_season = SelectField(
-        "Start",
-        choices=options([("", m.ROLLING_LABEL), *m.TERM_SEASONS]),
-        default="",
-        description="A rolling notice is shown to students asking for any term.",
+        "Season", choices=options([("", m.ROLLING_LABEL), *m.TERM_SEASONS]), default=""
     )
     term_year = IntegerField(
         "Year",
         [Optional(), NumberRange(*m.TERM_YEARS, message="Enter a year such as 2027.")],
-        description="With a season; empty for a rolling notice.",
         render_kw={"inputmode": "numeric"},
     )
     title = text("Title", 300)
@@ -342,7 +338,14 @@ class RecruitingNoticeForm(EntryForm):
     funded = BooleanField("Funded positions")
     areas = MultiCheckboxField("Research areas", coerce=int)
     extra_fields = ("areas", "term_season", "term_year")
-    field_groups = {"term_season": ("When the position starts", ("term_season", "term_year"))}
+    field_groups = {
+        "term_season": (
+            "When the position starts",
+            ("term_season", "term_year"),
+            "A season and its year, or rolling: open at any time, shown to students asking "
+            "for any term.",
+        )
+    }
     #: The stored intake text that names no term, shown as a choice to keep (None if none).
     unreadable_term: str | None = None
 

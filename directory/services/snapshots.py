@@ -293,7 +293,12 @@ FIELD_LABELS = {
     "title_translation": "Translation",
     "giver": "Given by",
     "hosts_label": "Introduce hosts as",
+    "archived": "Under “older news”",
+    "visibility": "Who sees this",
 }
+
+#: Fields holding a month's number (1 to 12), shown by its name.
+_MONTH_FIELDS = {"month", "start_month", "end_month"}
 
 #: Fields holding a vocabulary's value, by kind (None: any kind), shown by their labels.
 _VOCABULARIES: dict[tuple[str | None, str], tuple[tuple[str, str], ...]] = {
@@ -366,6 +371,8 @@ def readable_rows(session: Session, kind: str, rows: list[dict[str, Any]]) -> li
         vocabulary = _lookup(_VOCABULARIES, kind, name)
         if vocabulary is not None:
             return m.label(vocabulary, value)
+        if name in _MONTH_FIELDS and isinstance(value, int) and 1 <= value <= 12:
+            return m.MONTHS[value - 1]
         if name == "authors":
             return [_author_text(a) for a in value]
         if name == "links":

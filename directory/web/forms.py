@@ -166,10 +166,6 @@ class DateRangeFields:
     is_current = BooleanField("Ongoing (shown as “– present”)")
 
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")  # fmt: skip
-
-
 def _month_or_none(value: Any) -> int | None:
     """A month select's value: 1 to 12, or None for "no month"."""
     if value in (None, ""):
@@ -185,7 +181,7 @@ class NewsItemForm(EntryForm):
     )
     month = SelectField(
         "Month",
-        choices=options([("", "—"), *((str(i), name) for i, name in enumerate(MONTHS, 1))]),
+        choices=options([("", "—"), *((str(i), name) for i, name in enumerate(m.MONTHS, 1))]),
         coerce=_month_or_none,
         default=None,
     )
@@ -210,7 +206,7 @@ class NewsItemForm(EntryForm):
         try:
             date(year, month, day)
         except ValueError:
-            self.day.errors.append(f"{MONTHS[month - 1]} {year} has no day {day}.")
+            self.day.errors.append(f"{m.MONTHS[month - 1]} {year} has no day {day}.")
             return False
         return valid
 

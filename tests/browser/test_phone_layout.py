@@ -48,6 +48,15 @@ def test_the_first_position_is_in_the_first_screen_of_a_phone(demo, page, path) 
     assert "No open position matches these filters." in page.content()
 
 
+@pytest.mark.parametrize("path", ["/directory/", "/directory/?recruiting=1"])
+def test_the_first_person_is_in_the_first_screen_of_a_phone(demo, page, path) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(path)
+    top = page.evaluate("() => document.querySelector('article.card').getBoundingClientRect().top")
+    assert top + 120 < PHONE["height"], top
+    assert not page.locator("#filter-role").is_visible()
+
+
 def test_on_a_wide_screen_the_filters_are_open(demo, page) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(RECRUITING[0])

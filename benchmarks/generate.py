@@ -565,7 +565,10 @@ def generate(session: Session, sizes: Sizes, seed: int = 1, prefix: str = "") ->
                 "position": i // len(faculty),
                 "visibility": "public",
                 "level": rng.choice(("phd", "phd", "masters", "postdoc", "intern")),
-                "term": f"Fall {today.year + 1}",
+                # Structured terms (a bulk insert is not read by the model): most for next
+                # fall, some rolling.
+                "term_season": None if i % 4 == 3 else "fall",
+                "term_year": None if i % 4 == 3 else today.year + 1,
                 "title": f"{_sentence(rng, 4)}",
                 "description": "\n".join(
                     (

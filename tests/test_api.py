@@ -212,13 +212,23 @@ def test_positions_filters(client, db) -> None:
     assert [p["person"]["slug"] for p in get(client, "/positions", level="intern")["items"]] == [
         "xingda-wei"
     ]
-    fall = get(client, "/positions", term="FALL 2026")["items"]
-    assert [(p["person"]["slug"], p["term"]) for p in fall] == [("danyang-zhuo", "Fall 2026")]
+    # Fall 2026: Danyang Zhuo's notice for it, and Xingda Wei's rolling ones (any time).
+    fall = get(client, "/positions", term="Fall 2026")["items"]
+    assert sorted((p["person"]["slug"], p["term"], p["rolling"]) for p in fall) == [
+        ("danyang-zhuo", "Fall 2026", False),
+        ("xingda-wei", None, True),
+        ("xingda-wei", None, True),
+    ]
+    # The API reads a term as written, in its one spelling; the pages read "2026 fall" too.
+    for loose in ("FALL 2026", "2026 fall"):
+        response = client.get("/directory/api/v1/positions", query_string={"term": loose})
+        assert response.status_code == 400 and response.get_json()["parameter"] == "term"
+    assert get(client, "/positions", term="rolling")["total"] == 2
     assert get(client, "/positions", person="xingda-wei")["total"] == 2
     assert get(client, "/positions", funded="true")["total"] == 0
 
     notice = db.scalars(
-        select(m.RecruitingNotice).where(m.RecruitingNotice.term == "Fall 2026")
+        select(m.RecruitingNotice).where(m.RecruitingNotice.term_year == 2026)
     ).one()
     notice.funded = True
     notice.deadline = date.today() + timedelta(days=30)

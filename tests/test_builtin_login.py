@@ -84,7 +84,8 @@ def test_signing_in_shows_the_name_and_members_content(client, account) -> None:
 
     response = sign_in(client, "Ada", PASSWORD)  # usernames are not case-sensitive
     assert response.status_code == 302
-    assert response.headers["Location"] == "/directory/"
+    # No page to come back to: Ada lands on her own editor.
+    assert response.headers["Location"] == "/directory/me"
 
     html = profile(client)
     assert "members news" in html
@@ -213,14 +214,23 @@ def test_signing_in_starts_a_fresh_session(client, account) -> None:
     "target, expected",
     [
         ("/directory/people/ada-lovelace", "/directory/people/ada-lovelace"),
-        ("//evil.example/", "/directory/"),
-        ("https://evil.example/", "/directory/"),
-        ("/\\evil.example", "/directory/"),
+        # Anywhere else is ignored: Ada lands on her own editor, never off the site.
+        ("//evil.example/", "/directory/me"),
+        ("https://evil.example/", "/directory/me"),
+        ("/\\evil.example", "/directory/me"),
     ],
 )
 def test_next_only_leads_to_this_site(client, account, target, expected) -> None:
     response = sign_in(client, "ada", PASSWORD, next_url=target)
     assert response.headers["Location"] == expected
+
+
+def test_an_account_without_a_profile_lands_on_the_listing(client, db) -> None:
+    save_account(db, "visitor", PASSWORD)
+    db.commit()
+    for target in (None, "https://evil.example/"):
+        response = sign_in(client, "visitor", PASSWORD, next_url=target)
+        assert response.headers["Location"] == "/directory/"
 
 
 def test_the_sign_in_link_comes_back_to_the_page(client) -> None:

@@ -86,14 +86,18 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
             )
         )
 
-    notice("olive", "QzNoticeOpen")
-    notice("olive", "QzNoticeExpiresToday", expires_on=TODAY)
+    # Intakes: rolling unless given (a rolling notice is open to every term).
+    fall, spring = {"term_season": "fall", "term_year": 2026}, {"term": "Spring 2027"}
+    notice("olive", "QzNoticeOpen", **fall)
+    notice("olive", "QzNoticeExpiresToday", expires_on=TODAY, **fall)
     notice("olive", "QzNoticeExpired", expires_on=TODAY - timedelta(days=1))
-    notice("olive", "QzNoticeExpiresTomorrow", expires_on=TODAY + timedelta(days=1))
-    notice("olive", "QzNoticeMembers", visibility="members")
-    notice("olive", "QzNoticePrivate", visibility="private")
+    notice("olive", "QzNoticeExpiresTomorrow", expires_on=TODAY + timedelta(days=1), **spring)
+    notice("olive", "QzNoticeMembers", visibility="members", **spring)
+    notice("olive", "QzNoticePrivate", visibility="private", **fall)
+    # Old free text naming no term: listed, but matching no term filter.
+    notice("olive", "QzNoticeUnreadableTerm", term="when funding allows")
     notice("sam", "QzNoticeSubarea")
-    notice("mel", "QzNoticeOnMembersProfile")
+    notice("mel", "QzNoticeOnMembersProfile", **fall)
     notice("pia", "QzNoticeOnPrivateProfile")
     notice("alma", "QzNoticeAlumna")
     notice("alex", "QzNoticeAlumnus")
@@ -167,6 +171,16 @@ QUESTIONS: dict[str, Question] = {
             db.scalars(select(m.RecruitingNotice.title).where(access.listed_notices(viewer, TODAY)))
         )
     ),
+    "listed notices for Fall 2026": Question(
+        lambda db, viewer: set(
+            db.scalars(
+                select(m.RecruitingNotice.title).where(
+                    access.listed_notices(viewer, TODAY),
+                    access.notice_for_term(m.Term("fall", 2026)),
+                )
+            )
+        )
+    ),
     "people in Systems": Question(
         lambda db, viewer: set(
             db.scalars(select(m.Person.slug).where(access.people_in_area(viewer, "systems")))
@@ -189,7 +203,12 @@ QUESTIONS: dict[str, Question] = {
 }
 
 _PEOPLE = {"olive-owner", "sam-subarea", "theo-theory"}
-_NOTICES = {"QzNoticeOpen", "QzNoticeExpiresTomorrow", "QzNoticeSubarea"}
+_NOTICES = {
+    "QzNoticeOpen",
+    "QzNoticeExpiresTomorrow",
+    "QzNoticeSubarea",
+    "QzNoticeUnreadableTerm",
+}
 _MEMBERS_NOTICES = {"QzNoticeMembers", "QzNoticeOnMembersProfile"}
 _PAPERS = {"QzPaperPublic", "QzPaperShared", "QzPaperAlumna"}
 _MEMBERS_PAPERS = {"QzPaperMembers", "QzPaperOnMembersProfile"}
@@ -209,6 +228,19 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "member": _NOTICES | _MEMBERS_NOTICES,
         "admin": _NOTICES | _MEMBERS_NOTICES | {"QzNoticePrivate", "QzNoticeOnPrivateProfile"},
         "owner": _NOTICES | _MEMBERS_NOTICES | {"QzNoticePrivate"},
+    },
+    # Fall 2026's notices and the rolling ones (Sam's); not Spring 2027's, not unreadable text.
+    "listed notices for Fall 2026": {
+        "anonymous": {"QzNoticeOpen", "QzNoticeSubarea"},
+        "member": {"QzNoticeOpen", "QzNoticeSubarea", "QzNoticeOnMembersProfile"},
+        "admin": {
+            "QzNoticeOpen",
+            "QzNoticeSubarea",
+            "QzNoticeOnMembersProfile",
+            "QzNoticePrivate",
+            "QzNoticeOnPrivateProfile",
+        },
+        "owner": {"QzNoticeOpen", "QzNoticeSubarea", "QzNoticeOnMembersProfile", "QzNoticePrivate"},
     },
     # Sub-areas included: Sam works in Operating systems only.
     "people in Systems": {
@@ -342,7 +374,7 @@ OUTPUTS: list[Output] = [
     Output(
         "listed notices",
         "API positions",
-        lambda r: {n["title"] for n in _api_items(r, "/api/v1/positions")},
+        lambda r: {n["title"].split(" · ")[0] for n in _api_items(r, "/api/v1/positions")},
     ),
     Output(
         "listed notices",
@@ -355,10 +387,34 @@ OUTPUTS: list[Output] = [
         "listed notices",
         "API profiles",
         lambda r: {
-            n["title"]
+            n["title"].split(" · ")[0]
             for p in _api_items(r, "/api/v1/people")
             for n in r.json(f"/api/v1/people/{p['slug']}")["positions"]
         },
+    ),
+    # listed notices open to an intake
+    Output(
+        "listed notices for Fall 2026",
+        "recruiting page",
+        lambda r: notices_in(r.text("/recruiting?term=Fall+2026")),
+    ),
+    Output(
+        "listed notices for Fall 2026",
+        "recruiting feed",
+        lambda r: notices_in(_feed_titles(r, "/recruiting.atom?term=fall+2026")),
+        public=True,
+    ),
+    Output(
+        "listed notices for Fall 2026",
+        "API positions",
+        lambda r: {
+            n["title"].split(" · ")[0] for n in _api_items(r, "/api/v1/positions?term=Fall+2026")
+        },
+    ),
+    Output(
+        "listed notices for Fall 2026",
+        "recruiting fragment",
+        lambda r: notices_in(r.fragment('{{ directory_recruiting_now(None, term="Fall 2026") }}')),
     ),
     # people in an area
     Output("people in Systems", "area page", lambda r: set(card_slugs(r.text("/areas/systems")))),

@@ -66,6 +66,8 @@ DOWNGRADE_DROPS = {
 #: What each downgrade step above 0.1.0's head drops (tables; columns of tables that stay),
 #: from head down, for the steps that drop something a user entered.
 UNRELEASED_DROPS = {
+    # terms_1 writes a notice's season and year back as its intake text ("Fall 2026") first.
+    "terms_1": (set(), {"directory_recruiting_notices": {"term_season", "term_year"}}),
     "names_1": (
         set(),
         {

@@ -151,6 +151,15 @@ def validate_document(doc: Any, source: str) -> list[Problem]:
                     source, path, f"the profile's own person ({slug}) must be advisor or student"
                 )
             )
+    for i, notice in enumerate(doc.get("recruiting", [])):
+        if (notice.get("term_season") is None) != (notice.get("term_year") is None):
+            problems.append(
+                Problem(
+                    source,
+                    f"$.recruiting[{i}]",
+                    "term_season and term_year go together (both null for a rolling notice)",
+                )
+            )
     photo = doc["person"].get("photo")
     if photo:
         try:
@@ -384,9 +393,27 @@ class _Importer:
         for i, data in enumerate(doc.get("recruiting", [])):
             notice = m.RecruitingNotice(owner_id=person.id, position=i)
             _copy_fields(notice, data, notice_fields)
+            self.read_term(person, notice, data)
             notice.areas = [self.area(name) for name in data.get("areas", [])]
             session.add(notice)
         session.flush()
+
+    def read_term(self, person: m.Person, notice: m.RecruitingNotice, data: dict) -> None:
+        """The notice's intake: term_season and term_year when the document gives them;
+        else its text ``term`` (documents before them) read as a season and year, or kept
+        as written, with a note, when it names none."""
+        season, year = data.get("term_season"), data.get("term_year")
+        if season and year:
+            notice.set_intake(m.Term(season, year))
+            return
+        text = data.get("term")
+        intake = m.parse_term(text)
+        notice.set_intake(intake, text)
+        if intake is None:
+            self.result.notes.append(
+                f"{person.slug}: recruiting intake {text!r} names no season and year; kept as "
+                "written (the owner's editor asks for a term)"
+            )
 
 
 def profile_publication_order() -> tuple:

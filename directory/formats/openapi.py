@@ -139,7 +139,15 @@ POSITION = {
     "id": INTEGER,
     "level": enum(m.RECRUITING_LEVELS),
     "level_label": STRING,
-    "term": NULLABLE_STRING,
+    "term": {
+        **NULLABLE_STRING,
+        "description": 'The intake, e.g. "Fall 2026" (or text naming no term, as its owner wrote '
+        "it); null for a rolling notice.",
+    },
+    "term_season": {**enum(m.TERM_SEASONS, nullable=True)},
+    "term_year": NULLABLE_INTEGER,
+    "rolling": {**BOOLEAN, "description": "Open to any intake: matches every term filter."},
+    "term_label": {**STRING, "description": '"Fall 2026", or "Rolling / any time".'},
     "title": STRING,
     "description": {**STRING, "description": "Markdown."},
     "description_html": {**STRING, "description": "The Markdown rendered and sanitised."},
@@ -260,7 +268,10 @@ PARAMETER_DESCRIPTIONS = {
         "Words to search for (all must match; the last also as a prefix), as on the search page."
     ),
     "level": "Level recruited for.",
-    "term": 'Intake, e.g. "Fall 2027" (any case).',
+    "term": (
+        'Intake: a season and a year, e.g. "Fall 2027", or "rolling". Gives the notices of that '
+        "term and every rolling notice (rolling: those only)."
+    ),
     "funded": "Whether funding is guaranteed.",
     "year": "Year.",
     "type": "Kind of publication.",

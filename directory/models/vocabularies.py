@@ -113,6 +113,10 @@ DEGREES = (
 )
 ADVISING_STATUSES = (("current", "Current"), ("graduated", "Graduated"), ("left", "Left"))
 
+#: Month names, January first (a month's number is its place here plus 1).
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")  # fmt: skip
+
 RECRUITING_LEVELS = (
     ("phd", "PhD students"),
     ("masters", "Master's students"),

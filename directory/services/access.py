@@ -11,6 +11,7 @@ visibility levels a viewer may see     :func:`visible_levels` (SQL: :func:`visib
 profiles a viewer may open             :func:`person_clause` (one object: :func:`person_visible`)
 listed people                          :func:`listed_people`: current members, not alumni
 listed open notices                    :func:`listed_notices`: open today, owner listed
+notices open to an intake              :func:`notice_for_term`: that term, or rolling
 people in an area                      :func:`people_in_area`: the area and every area under it
 listed publications                    :func:`listed_publications`: on a visible profile
                                        (on one profile: :func:`listed_on_profile`)
@@ -197,6 +198,28 @@ def listed_notices(viewer: Viewer, today: date, notice: Any = m.RecruitingNotice
         visibility_clause(viewer, notice),
         notice.owner_id.in_(select(owner.id).where(listed_people(viewer, owner)).correlate(None)),
     )
+
+
+def rolling_notice_clause(notice: Any = m.RecruitingNotice) -> ColumnElement:
+    """Notices open to any intake: no season and year, and no unreadable intake text."""
+    return and_(
+        notice.term_season.is_(None),
+        notice.term_year.is_(None),
+        or_(notice.term.is_(None), notice.term == ""),
+    )
+
+
+def notice_for_term(term: m.Term, notice: Any = m.RecruitingNotice) -> ColumnElement:
+    """Notices a visitor asking for the intake ``term`` (e.g. Fall 2026) is shown, with
+    :func:`listed_notices`, on the recruiting page and feed, fragments and the API: those for
+    that season and year, and every rolling notice (recruiting at any time, so for that term
+    too; pages label it as rolling). Asking for :data:`~directory.models.ROLLING` gives the
+    rolling notices only. A notice whose intake is unreadable text matches no term (its owner
+    is asked to pick one)."""
+    rolling = rolling_notice_clause(notice)
+    if term.rolling:
+        return rolling
+    return or_(rolling, and_(notice.term_season == term.season, notice.term_year == term.year))
 
 
 # ----------------------------------------------------------------------------- areas

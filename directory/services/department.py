@@ -35,6 +35,7 @@ from directory.services.access import (
     listed_notices,
     listed_people,
     listed_publications,
+    notice_for_term,
     notice_in_area,
     owned_entry_clause,
     people_in_area,
@@ -44,9 +45,11 @@ from directory.services.access import (
 )
 from directory.services.identity import Viewer
 from directory.services.parameters import (
+    MAX_FILTER_TEXT,
     PAGE,
     BadFilter,
     Filters,
+    Parameter,
     read_boolean,
     read_choice,
     read_integer,
@@ -148,14 +151,56 @@ def card_options() -> tuple[Any, ...]:
     )
 
 
+def recruiting_summary(notices: Any) -> str:
+    """What someone recruits for, each level and each term named once, in the levels' order:
+    "PhD students (Fall 2026, any time); Research interns (any time)", or "PhD students,
+    Research interns (any time)" when both are for the same terms. ``notices`` are
+    RecruitingNotice objects, or (level, intake, term_label) triples."""
+    levels = m.values(m.RECRUITING_LEVELS)
+    by_level: dict[str, list[tuple[m.Term | None, str]]] = defaultdict(list)
+    for notice in notices:
+        if isinstance(notice, tuple):
+            level, intake, label = notice
+        else:
+            level, intake, label = notice.level, notice.intake, notice.term_label
+        by_level[level].append((intake, label))
+    seasons = m.values(m.TERM_SEASONS)
+    parts = []
+    for level in sorted(by_level, key=lambda v: levels.index(v) if v in levels else len(levels)):
+        found = by_level[level]
+        dated = {t for t, _ in found if t is not None and not t.rolling}
+        terms = [t.label for t in sorted(dated, key=lambda t: (t.year, seasons.index(t.season)))]
+        terms += sorted({label for t, label in found if t is None})
+        if any(t is not None and t.rolling for t, _ in found):
+            terms.append("any time")
+        parts.append((m.label(m.RECRUITING_LEVELS, level), ", ".join(terms)))
+    # Levels recruited for the same terms share them: "PhD students, Research interns (any
+    # time)", not "(any time)" twice.
+    by_terms: dict[str, list[str]] = {}
+    for level_label, terms_text in parts:
+        by_terms.setdefault(terms_text, []).append(level_label)
+    return "; ".join(f"{', '.join(labels)} ({terms})" for terms, labels in by_terms.items())
+
+
 def recruiting_people(viewer: Viewer, day: date) -> Select:
     """Ids of the people with at least one listed notice (:func:`listed_notices`)."""
     return select(m.RecruitingNotice.owner_id).where(listed_notices(viewer, day)).correlate(None)
 
 
-def recruiting_owner_ids(session: Session, viewer: Viewer, day: date) -> set[int]:
-    """Ids of the people with at least one open notice the viewer may see (card badges)."""
-    return set(session.scalars(recruiting_people(viewer, day).distinct()))
+def recruiting_owner_ids(session: Session, viewer: Viewer, day: date) -> dict[int, str]:
+    """The people with at least one open notice the viewer may see (card badges): their ids,
+    each with what they recruit for (:func:`recruiting_summary`). One statement."""
+    notice = m.RecruitingNotice
+    rows = session.execute(
+        select(notice.owner_id, notice.level, notice.term_season, notice.term_year, notice.term)
+        .where(listed_notices(viewer, day))
+        .order_by(notice.owner_id, notice.position, notice.id)
+    ).all()
+    by_owner: dict[int, list[tuple[str, m.Term | None, str]]] = defaultdict(list)
+    for owner_id, level, season, year, term in rows:
+        intake = m.stored_term(season, year, term)
+        by_owner[owner_id].append((level, intake, intake.label if intake else term.strip()))
+    return {owner: recruiting_summary(found) for owner, found in by_owner.items()}
 
 
 @dataclass(frozen=True)
@@ -209,7 +254,8 @@ class PeopleGroup:
 class Listing:
     groups: list[PeopleGroup]
     people: list[m.Person]
-    recruiting_ids: set[int]
+    #: The recruiting people's ids, each with what they recruit for.
+    recruiting_ids: dict[int, str]
     areas: list[m.ResearchArea]
     units: list[str]
     letters: set[str]
@@ -402,7 +448,8 @@ class AreaPage:
     children: list[m.ResearchArea]
     groups: list[PeopleGroup]
     people: list[m.Person]
-    recruiting_ids: set[int]
+    #: The recruiting people's ids, each with what they recruit for.
+    recruiting_ids: dict[int, str]
     notices: list[m.RecruitingNotice]
     publications: list[m.Publication]
 
@@ -451,15 +498,45 @@ def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPag
 # ----------------------------------------------------------------------------- recruiting
 
 
+#: An intake as the API takes it, in its one spelling ("Fall 2026", or "rolling"), so that a
+#: URL names a selection once; the pages read any case and order ("2026 fall") first.
+TERM_SCHEMA = {
+    "type": "string",
+    "pattern": "^(?:(?:Spring|Summer|Fall|Winter) (?:19[0-9]{2}|2[01][0-9]{2}|2200)|rolling)$",
+}
+
+
+def _tidy_term(text: str) -> str:
+    term = m.parse_term(text) if text.strip() and len(text) <= MAX_FILTER_TEXT else None
+    return term.arg if term is not None else text.strip()
+
+
+def read_term() -> dict[str, Any]:
+    """An intake: a season and a year ("Fall 2026") or "rolling"."""
+    return {
+        "parameter": Parameter(
+            TERM_SCHEMA,
+            '{name} must be a season and a year, e.g. "Fall 2026", or "rolling"',
+            tidy=_tidy_term,
+        )
+    }
+
+
 @dataclass(frozen=True)
 class RecruitingFilters(Filters):
     """The recruiting page's and feed's filters, and the API's positions filters."""
 
     level: str = field(default="", metadata=read_choice(m.values(m.RECRUITING_LEVELS)))
-    term: str = field(default="", metadata=read_text())
+    #: An intake: shows that term's notices and the rolling ones (:func:`notice_for_term`).
+    term: str = field(default="", metadata=read_term())
     area: str = field(default="", metadata=read_text())
     person: str = field(default="", metadata=read_text())
     funded: bool | None = field(default=None, metadata=read_boolean())
+
+    @property
+    def intake(self) -> m.Term | None:
+        """The term asked for, if any."""
+        return m.parse_term(self.term) if self.term else None
 
 
 def notice_conditions(viewer: Viewer, day: date, filters: RecruitingFilters) -> list[Any]:
@@ -468,8 +545,8 @@ def notice_conditions(viewer: Viewer, day: date, filters: RecruitingFilters) -> 
     conditions: list[Any] = [listed_notices(viewer, day)]
     if filters.level:
         conditions.append(notice.level == filters.level)
-    if filters.term:
-        conditions.append(func.lower(notice.term) == filters.term.lower())
+    if filters.intake is not None:
+        conditions.append(notice_for_term(filters.intake))
     if filters.area:
         conditions.append(notice_in_area(filters.area))
     if filters.person:
@@ -510,15 +587,19 @@ def recruiting_notices(
 
 
 def notices_by_deadline(
-    session: Session, viewer: Viewer, day: date, limit: int | None = None
+    session: Session,
+    viewer: Viewer,
+    day: date,
+    limit: int | None = None,
+    filters: RecruitingFilters | None = None,
 ) -> list[m.RecruitingNotice]:
-    """Listed notices for a host page's "recruiting now": soonest deadline first, then the
-    rolling ones."""
+    """Listed notices (matching ``filters``, if given) for a host page's "recruiting now":
+    soonest deadline first, then those without a deadline."""
     owner = _OWNER
     stmt = (
         select(m.RecruitingNotice)
         .join(owner, owner.id == m.RecruitingNotice.owner_id)
-        .where(listed_notices(viewer, day))
+        .where(*notice_conditions(viewer, day, filters or RecruitingFilters()))
         .options(contains_eager(m.RecruitingNotice.owner.of_type(owner)))
         .order_by(
             m.RecruitingNotice.deadline.is_(None),
@@ -536,23 +617,34 @@ def notices_by_deadline(
 class RecruitingChoices:
     """The values offered by the recruiting filters: taken from the open notices themselves."""
 
-    terms: list[str]
+    #: The terms of the open notices, soonest first (rolling notices match each of them).
+    terms: list[m.Term]
     areas: list[m.ResearchArea]
     people: list[m.Person]
+    #: Whether some open notice is rolling (the filter then offers "rolling only").
+    rolling: bool = False
 
 
 def recruiting_choices(session: Session, viewer: Viewer, day: date) -> RecruitingChoices:
     listed = select(m.RecruitingNotice.id).where(listed_notices(viewer, day)).correlate(None)
-    terms = session.scalars(
-        select(m.RecruitingNotice.term)
-        .where(
-            m.RecruitingNotice.id.in_(listed),
-            m.RecruitingNotice.term.isnot(None),
-            m.RecruitingNotice.term != "",
+    notice = m.RecruitingNotice
+    season_order = case(
+        {season: i for i, (season, _) in enumerate(m.TERM_SEASONS)}, value=notice.term_season
+    )
+    terms = [
+        m.Term(season, year)
+        for season, year, _order in session.execute(
+            select(notice.term_season, notice.term_year, season_order)
+            .where(
+                notice.id.in_(listed), notice.term_season.isnot(None), notice.term_year.isnot(None)
+            )
+            .distinct()
+            .order_by(notice.term_year, season_order)
         )
-        .distinct()
-        .order_by(m.RecruitingNotice.term)
-    ).all()
+    ]
+    rolling = session.scalar(
+        select(notice.id).where(notice.id.in_(listed), notice_for_term(m.ROLLING)).limit(1)
+    )
     areas = session.scalars(
         select(m.ResearchArea)
         .where(
@@ -571,7 +663,7 @@ def recruiting_choices(session: Session, viewer: Viewer, day: date) -> Recruitin
         )
         .order_by(m.Person.sort_name)
     ).all()
-    return RecruitingChoices(list(terms), list(areas), list(people))
+    return RecruitingChoices(terms, list(areas), list(people), rolling is not None)
 
 
 # ----------------------------------------------------------------------------- alumni

@@ -251,9 +251,12 @@ def _publication_document(pub: m.Publication) -> dict[str, Any]:
 
 
 def notice_title(notice: m.RecruitingNotice) -> str:
-    """'Recruiting PhD students · Fall 2027' unless the owner gave a title."""
+    """'Recruiting PhD students · Fall 2027' unless the owner gave a title (a rolling notice
+    names no term)."""
     level = m.label(m.RECRUITING_LEVELS, notice.level)
-    return _join(notice.title or f"Recruiting {level}", notice.term)
+    return _join(
+        notice.title or f"Recruiting {level}", None if notice.is_rolling else notice.term_label
+    )
 
 
 def _notice_document(notice: m.RecruitingNotice) -> dict[str, Any]:
@@ -278,7 +281,7 @@ def _notice_document(notice: m.RecruitingNotice) -> dict[str, Any]:
         "body_tokens": tokenize(
             owner.full_name,
             owner.native_name,
-            notice.term,
+            notice.term_label,
             description,
             plain_text(notice.how_to_apply),
             notice.funding_note,

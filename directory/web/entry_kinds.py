@@ -31,7 +31,10 @@ def _advising(entry: Any) -> str:
 
 def _recruiting(entry: Any) -> str:
     level = m.label(m.RECRUITING_LEVELS, entry.level)
-    term = f" · {entry.term}" if entry.term else ""
+    if entry.term_unreadable:
+        term = f" · “{entry.term}”: names no term, choose one"
+    else:
+        term = f" · {entry.term_label}"
     return f"{entry.title or 'Recruiting ' + level}{term}"
 
 

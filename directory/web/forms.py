@@ -7,6 +7,7 @@ model columns onto the record, so most kinds need nothing but their field list.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -136,6 +137,9 @@ class EntryForm(VersionedForm):
     def prepare(self, owner: m.Person, session: Any) -> None:
         """Set choices that depend on the database (areas, the owner's papers...)."""
 
+    def prepare_for(self, obj: Any) -> None:
+        """Adjust the form to the stored entry it edits (None for a new one)."""
+
     def load(self, obj: Any) -> None:
         """Fill extra fields from ``obj`` when showing a stored entry."""
 
@@ -162,13 +166,49 @@ class DateRangeFields:
     is_current = BooleanField("Ongoing (shown as “– present”)")
 
 
+def _month_or_none(value: Any) -> int | None:
+    """A month select's value: 1 to 12, or None for "no month"."""
+    if value in (None, ""):
+        return None
+    return int(value)
+
+
 class NewsItemForm(EntryForm):
-    year = IntegerField("Year", [InputRequired(message="Enter the year."), *YEAR[1:]])
-    month = IntegerField("Month", MONTH)
-    day = IntegerField("Day", [Optional(), NumberRange(1, 31)])
+    year = IntegerField(
+        "Year",
+        [InputRequired(message="Enter the year."), *YEAR[1:]],
+        render_kw={"inputmode": "numeric"},
+    )
+    month = SelectField(
+        "Month",
+        choices=options([("", "—"), *((str(i), name) for i, name in enumerate(m.MONTHS, 1))]),
+        coerce=_month_or_none,
+        default=None,
+    )
+    day = IntegerField(
+        "Day", [Optional(), NumberRange(1, 31, message="Enter a day from 1 to 31.")],
+        render_kw={"inputmode": "numeric"},
+    )  # fmt: skip
+    #: One date, its parts side by side ("[July 2026] I will attend OSDI '26": a month is enough).
+    field_groups = {"year": ("Date (a year, or a month, or a day)", ("year", "month", "day"))}
     body = markdown("News", required=True)
     url = url_field("Link")
     archived = BooleanField("Show under “older news”")
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        valid = super().validate(extra_validators)
+        year, month, day = self.year.data, self.month.data, self.day.data
+        if self.day.errors or day is None or year is None or self.year.errors:
+            return valid
+        if month is None:
+            self.day.errors.append("Choose the month of this day, or leave the day empty.")
+            return False
+        try:
+            date(year, month, day)
+        except ValueError:
+            self.day.errors.append(f"{m.MONTHS[month - 1]} {year} has no day {day}.")
+            return False
+        return valid
 
 
 class EducationForm(EntryForm, DateRangeFields):
@@ -269,9 +309,20 @@ class CustomSectionForm(EntryForm):
     body = markdown("Text", required=True)
 
 
+#: The intake select's value for a notice whose old free-text intake names no term.
+KEEP_TERM_TEXT = "keep"
+
+
 class RecruitingNoticeForm(EntryForm):
     level = SelectField("Recruiting", choices=vocab(m.RECRUITING_LEVELS))
-    term = text("Intake", 40, description="e.g. Fall 2027; empty for rolling recruitment")
+    term_season = SelectField(
+        "Season", choices=options([("", m.ROLLING_LABEL), *m.TERM_SEASONS]), default=""
+    )
+    term_year = IntegerField(
+        "Year",
+        [Optional(), NumberRange(*m.TERM_YEARS, message="Enter a year such as 2027.")],
+        render_kw={"inputmode": "numeric"},
+    )
     title = text("Title", 300)
     description = markdown("Description", required=True)
     how_to_apply = markdown("How to apply")
@@ -282,7 +333,17 @@ class RecruitingNoticeForm(EntryForm):
     funding_note = text("Funding", 400)
     funded = BooleanField("Funded positions")
     areas = MultiCheckboxField("Research areas", coerce=int)
-    extra_fields = ("areas",)
+    extra_fields = ("areas", "term_season", "term_year")
+    field_groups = {
+        "term_season": (
+            "When the position starts",
+            ("term_season", "term_year"),
+            "A season and its year, or rolling: open at any time, shown to students asking "
+            "for any term.",
+        )
+    }
+    #: The stored intake text that names no term, shown as a choice to keep (None if none).
+    unreadable_term: str | None = None
 
     def prepare(self, owner: m.Person, session: Any) -> None:
         from sqlalchemy import select
@@ -290,13 +351,54 @@ class RecruitingNoticeForm(EntryForm):
         areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
         self.areas.choices = options([(a.id, a.name) for a in areas])
 
+    def prepare_for(self, obj: Any) -> None:
+        """A stored notice whose intake is old text naming no term: flag it next to the
+        field and offer to keep it as written (choosing a term replaces it)."""
+        if obj is None or not obj.term_unreadable:
+            return
+        self.unreadable_term = obj.term
+        self.term_season.choices = options(
+            [("", m.ROLLING_LABEL), *m.TERM_SEASONS,
+             (KEEP_TERM_TEXT, f"Keep as written: “{obj.term}”")]
+        )  # fmt: skip
+        self.term_season.description = (
+            f"“{obj.term}” names no season and year, so students filtering by term do not "
+            "see this notice. Choose a season and a year, or rolling."
+        )
+
     def load(self, obj: Any) -> None:
         self.areas.data = [a.id for a in obj.areas]
+        self.term_season.data = KEEP_TERM_TEXT if obj.term_unreadable else (obj.term_season or "")
+        self.term_year.data = obj.term_year
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        # Season and year are checked together here: an empty year's Optional() ends its own
+        # validators before an inline validate_term_year could run.
+        valid = super().validate(extra_validators)
+        season, year = self.term_season.data, self.term_year
+        if year.errors:
+            return False
+        if season in ("", KEEP_TERM_TEXT) and year.data is not None:
+            year.errors.append(
+                "Choose a season for this year, or leave the year empty for a rolling notice."
+            )
+        elif season not in ("", KEEP_TERM_TEXT) and year.data is None:
+            year.errors.append("Enter the year the position starts, e.g. 2027.")
+        else:
+            return valid
+        return False
 
     def fill(self, obj: Any, session: Any) -> None:
         from sqlalchemy import select
 
         super().fill(obj, session)
+        season = self.term_season.data
+        if season == KEEP_TERM_TEXT and obj.term_unreadable:
+            pass  # kept as it was written
+        elif season in ("", KEEP_TERM_TEXT):
+            obj.set_intake(m.ROLLING)
+        else:
+            obj.set_intake(m.Term(season, self.term_year.data))
         ids = self.areas.data or []
         obj.areas = (
             list(session.scalars(select(m.ResearchArea).where(m.ResearchArea.id.in_(ids))))
@@ -349,9 +451,17 @@ class AdvisingRelationForm(EntryForm):
         self.other_id.data = str(other_id) if other_id else ""
         self.other_name.data = obj.student_name if owner_is_advisor else obj.advisor_name
 
-    def validate_other_name(self, field: Any) -> None:
-        if not self.other_id.data and not (field.data or "").strip():
-            raise ValidationError("Choose a department member or type a name.")
+    def validate(self, extra_validators: Any = None) -> bool:
+        # Checked here, not in a validate_other_name: an empty name's Optional() ends that
+        # field's validators, so an inline check never ran and a nameless relation was saved.
+        valid = super().validate(extra_validators)
+        if not self.other_id.data and not (self.other_name.data or "").strip():
+            self.other_name.errors = [
+                *self.other_name.errors,
+                "Choose a department member or type a name.",
+            ]
+            return False
+        return valid
 
     def fill(self, obj: Any, session: Any) -> None:
         super().fill(obj, session)
@@ -438,8 +548,10 @@ class ProfileForm(VersionedForm):
     office = text("Office", 200)
     address = TextAreaField("Postal address", [Optional(), Length(max=1000)])
     phone = text("Phone", 64)
-    interests = TextAreaField(
-        "Research interests (one line)", [Optional(), Length(max=1000)], render_kw={"rows": 2}
+    interests = text(
+        "Research interests",
+        1000,
+        description="One line, e.g. operating systems, machine learning systems.",
     )
     bio = markdown("Biography")
     links = TextAreaField(

@@ -9,6 +9,7 @@ from typing import Any
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.wrappers import Response
 
@@ -21,9 +22,9 @@ from directory.services.changes import (
     CannotApply,
     Conflict,
     apply_pending,
+    changed_since_proposed,
     decide,
     display_rows,
-    load_entity,
 )
 from directory.services.identity import current_viewer
 from directory.services.invitations import (
@@ -66,7 +67,16 @@ def admin_index() -> str:
         "stale": len(stale_people()),
         "areas": session.scalar(select(func.count(m.ResearchArea.id))),
     }
-    return render_template("directory/admin/index.html", counts=counts)
+    # Notices whose old free-text intake names no term: no term filter finds them.
+    unreadable_terms = session.scalars(
+        select(m.RecruitingNotice)
+        .where(m.RecruitingNotice.term.isnot(None), m.RecruitingNotice.term != "")
+        .options(selectinload(m.RecruitingNotice.owner))
+        .order_by(m.RecruitingNotice.owner_id, m.RecruitingNotice.id)
+    ).all()
+    return render_template(
+        "directory/admin/index.html", counts=counts, unreadable_terms=unreadable_terms
+    )
 
 
 # ----------------------------------------------------------------------------- people
@@ -346,17 +356,13 @@ def approvals() -> str:
     session = get_session()
     items = []
     for pending in _approvable(viewer):
-        current = load_entity(session, pending.entity_kind, pending.entity_id)
-        changed_since = (
-            current is not None
-            and pending.base_version is not None
-            and current.version != pending.base_version
-        )
+        changed_since = changed_since_proposed(session, pending)
         items.append(
             {
                 "pending": pending,
-                "rows": display_rows(session, pending.entity_kind, pending.before,
-                                     pending.proposed),  # fmt: skip
+                "rows": display_rows(
+                    session, pending.entity_kind, pending.before, pending.proposed
+                ),  # fmt: skip
                 "changed_since": changed_since,
             }
         )

@@ -25,6 +25,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from directory import models
 from directory.db import close_session
 from directory.formats.markdown import render_inline, render_markdown
+from directory.services import department
 from directory.services.access import can_view
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.blueprint import blueprint
@@ -111,6 +112,7 @@ def _template_globals(state) -> None:
     state.app.jinja_env.globals.update(
         directory_viewer=current_viewer,
         directory_label=models.label,
+        directory_recruiting_summary=department.recruiting_summary,
         directory_vocab=models,
         directory_month_year=month_year,
         directory_date_range=date_range,

@@ -32,6 +32,7 @@ from directory.services.changes import (
     Conflict,
     changes_since,
     display_rows,
+    proposal_fields,
     revert,
     revertable,
 )
@@ -265,7 +266,7 @@ def editor_page(person: m.Person) -> str:
         to_confirm=to_confirm,
         suggested=suggested,
         pending=[p for p in pending if p.status == "pending"],
-        decided=[p for p in pending if p.status == "rejected"][:5],
+        decided=[(p, proposal_fields(p)) for p in pending if p.status == "rejected"][:5],
         kinds=KINDS,
         action_form=forms.ActionForm(),
         needs_approval=access.needs_approval(viewer, person),
@@ -287,6 +288,7 @@ def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
         abort(404)
     form = spec.form(obj=entry if request.method == "GET" else None)
     form.prepare(person, session)
+    form.prepare_for(entry)
     form._editing_id = entry_id
     new_url = url_for("directory.edit_entry", slug=slug, kind=kind)
     action = request.path

@@ -30,10 +30,11 @@ def recruiting() -> str:
 
 
 def notice_title(notice: m.RecruitingNotice) -> str:
-    """'PhD students with Xingda Wei (Fall 2026)', or the notice's own title."""
+    """'PhD students with Xingda Wei (Fall 2026)', or the notice's own title; a rolling notice
+    names no term here (its entry's categories say "Rolling / any time")."""
     level = m.label(m.RECRUITING_LEVELS, notice.level)
     title = notice.title or f"{level} with {notice.owner.full_name}"
-    return f"{title} ({notice.term})" if notice.term else title
+    return title if notice.is_rolling else f"{title} ({notice.term_label})"
 
 
 def _notice_html(notice: m.RecruitingNotice) -> str:
@@ -71,7 +72,7 @@ def recruiting_feed() -> Response:
             updated=notice.updated_at,
             published=notice.created_at,
             author=notice.owner.full_name,
-            categories=(m.label(m.RECRUITING_LEVELS, notice.level),)
+            categories=(m.label(m.RECRUITING_LEVELS, notice.level), notice.term_label)
             + tuple(area.name for area in notice.areas),
             content_html=_notice_html(notice),
         )

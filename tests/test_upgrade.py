@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -261,7 +262,7 @@ def _down_revision(revision: str) -> str:
     """The revision below ``revision`` in the migrations folder."""
     for path in (ROOT / "migrations" / "versions").glob("*.py"):
         text = path.read_text()
-        if f'revision = "{revision}"' in text:
+        if re.search(rf'^revision = "{re.escape(revision)}"$', text, re.MULTILINE):
             return text.split('down_revision = "', 1)[1].split('"', 1)[0]
     raise AssertionError(f"no migration {revision}")
 

@@ -40,6 +40,7 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
     SelectChoice = None
 
 from directory import models as m
+from directory.formats.placements import parse_placement, structure_placement
 from directory.services.access import person_clause
 from directory.services.identity import current_viewer
 from directory.web.csrf import DirectoryForm
@@ -326,7 +327,19 @@ class AdvisingRelationForm(EntryForm):
     end_year = IntegerField("End year", YEAR)
     status = SelectField("Status", choices=vocab(m.ADVISING_STATUSES), default="current")
     thesis = text("Thesis", 400)
-    placement = text("Placement", 300, description="Where they went, e.g. Assistant Professor, X")
+    placement = text(
+        "Placement",
+        300,
+        description="Where they went, as you would write it, e.g. Assistant Professor, CMU "
+        "(2024). Leave the three placement fields below empty to have them read from it.",
+    )
+    placement_organisation = text("Placement: organisation", 200, description="e.g. CMU")
+    placement_kind = SelectField(
+        "Placement: kind of position",
+        choices=options([("", "—"), *m.PLACEMENT_KINDS]),
+        default="",
+    )
+    placement_year = IntegerField("Placement: year", YEAR, description="When they started there.")
     note = text("Note", 300)
     extra_fields = ("side", "other_id", "other_name")
 
@@ -343,6 +356,21 @@ class AdvisingRelationForm(EntryForm):
         self.other_id.choices = options([("", "—")] + [(str(p.id), p.full_name) for p in people])
 
     def load(self, obj: Any) -> None:
+        if obj.placement and not (
+            obj.placement_organisation or obj.placement_kind or obj.placement_year
+        ):
+            # A suggestion read from the text, shown for the editor to check and save (only
+            # a whole one: half a suggestion would refuse a save of something else).
+            found = parse_placement(obj.placement)
+            if found.understood:
+                self.placement_organisation.data = found.organisation
+                self.placement_kind.data = found.kind
+                self.placement_year.data = found.year
+        if obj.placement_unparsed:
+            self.placement.description = (
+                "This placement could not be read: please give its organisation and kind of "
+                "position below (the text is kept as written)."
+            )
         owner_is_advisor = obj.advisor_id == obj.owner_id
         self.side.data = "student" if owner_is_advisor else "advisor"
         other_id = obj.student_id if owner_is_advisor else obj.advisor_id
@@ -353,8 +381,22 @@ class AdvisingRelationForm(EntryForm):
         if not self.other_id.data and not (field.data or "").strip():
             raise ValidationError("Choose a department member or type a name.")
 
+    def _placement_given(self) -> bool:
+        return bool((self.placement_organisation.data or "").strip()) or bool(
+            self.placement_kind.data or self.placement_year.data
+        )
+
+    def validate_placement_organisation(self, field: Any) -> None:
+        if self._placement_given() and not (field.data or "").strip():
+            raise ValidationError("Name the organisation they went to (or clear the placement).")
+
+    def validate_placement_kind(self, field: Any) -> None:
+        if self._placement_given() and not field.data:
+            raise ValidationError("Choose the kind of position (or clear the placement).")
+
     def fill(self, obj: Any, session: Any) -> None:
         super().fill(obj, session)
+        structure_placement(obj)
         other = int(self.other_id.data) if self.other_id.data else None
         name = None if other else (self.other_name.data or "").strip() or None
         owner = obj.owner_id

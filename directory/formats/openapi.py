@@ -153,9 +153,87 @@ ADVISING = strict(
         "start_year": NULLABLE_INTEGER,
         "end_year": NULLABLE_INTEGER,
         "thesis": NULLABLE_STRING,
-        "placement": NULLABLE_STRING,
+        "placement": {**NULLABLE_STRING, "description": "Where they went, as written."},
+        "placement_organisation": NULLABLE_STRING,
+        "placement_kind": enum(m.PLACEMENT_KINDS, nullable=True),
+        "placement_year": NULLABLE_INTEGER,
         "note": NULLABLE_STRING,
     }
+)
+
+#: A kind of placement, with "unknown" for alumni whose placement has no kind.
+SUMMARY_KIND = {
+    "type": "string",
+    "enum": [*m.values(m.PLACEMENT_KINDS), "unknown"],
+}
+
+ALUMNUS = strict(
+    {
+        "name": STRING,
+        "person": {"type": ["string", "null"], "description": "Slug, when there is a profile."},
+        "degree": enum(m.DEGREES, nullable=True),
+        "degree_label": NULLABLE_STRING,
+        "year": {**NULLABLE_INTEGER, "description": "Year of graduation."},
+        "advisors": array(
+            strict(
+                {
+                    "name": STRING,
+                    "person": {
+                        "type": ["string", "null"],
+                        "description": "Slug, if in the department.",
+                    },
+                    "role": enum(m.ADVISING_ROLES),
+                }
+            )
+        ),
+        "thesis": NULLABLE_STRING,
+        "placement": strict(
+            {
+                "text": {**NULLABLE_STRING, "description": "As written."},
+                "organisation": NULLABLE_STRING,
+                "kind": enum(m.PLACEMENT_KINDS, nullable=True),
+                "kind_label": NULLABLE_STRING,
+                "year": {**NULLABLE_INTEGER, "description": "When they started there."},
+            },
+            "Where they went: the text as written, and its structure.",
+        ),
+        "url": {**NULLABLE_URL, "description": "The alumnus's profile page, if any."},
+    }
+)
+
+ALUMNI_SUMMARY = strict(
+    {
+        "total": {**INTEGER, "description": "Alumni the filters keep."},
+        "no_year": {**INTEGER, "description": "Of them, those without a year of graduation."},
+        "years": array(
+            strict(
+                {
+                    "year": INTEGER,
+                    "count": INTEGER,
+                    "kinds": array(strict({"kind": SUMMARY_KIND, "count": INTEGER})),
+                }
+            )
+        ),
+        "degrees": array(
+            strict(
+                {
+                    "degree": enum(m.DEGREES, nullable=True),
+                    "degree_label": NULLABLE_STRING,
+                    "count": INTEGER,
+                }
+            )
+        ),
+        "kinds": array(
+            strict({"kind": SUMMARY_KIND, "kind_label": NULLABLE_STRING, "count": INTEGER})
+        ),
+        "advisors": array(
+            strict({"person": NULLABLE_STRING, "name": STRING, "count": INTEGER}),
+        ),
+        "links": strict({"alumni": URL, "page": URL, "csv": URL}),
+    },
+    "Counts of the alumni per year of graduation (every year from the first to the last, "
+    "split by kind of position), degree, kind of position and department advisor (an alumnus "
+    "counts once for each of their advisors).",
 )
 
 #: Component names of the profile entry kinds.
@@ -272,6 +350,34 @@ Q_FILTER = _query(
     "Words to search for (all must match; the last also as a prefix), as on the search page.",
 )
 BOOLEAN_PARAM = {"type": "string", "enum": ["true", "false", "1", "0", "yes", "no"]}
+ALUMNI_YEAR = whole_number("^(19[0-9]{2}|2[01][0-9]{2}|2200)$", 1900, 2200)
+#: The alumni page's filters (the list and the summary take the same).
+ALUMNI_FILTERS = [
+    _query("year", ALUMNI_YEAR, "Year of graduation."),
+    _query("year_from", ALUMNI_YEAR, "Graduated in this year or later."),
+    _query(
+        "year_to",
+        ALUMNI_YEAR,
+        "Graduated in this year or earlier; before year_from it is a 400 naming year_to.",
+    ),
+    _query(
+        "advisor",
+        PARAMETER_TEXT,
+        "Slug of a department advisor; an unknown (or hidden) one is a 400 naming the parameter.",
+    ),
+    _query("degree", enum(m.DEGREES), "Degree."),
+    _query(
+        "kind",
+        SUMMARY_KIND,
+        "Kind of position they went to; unknown: a placement with no kind (or none).",
+    ),
+    _query(
+        "area",
+        PARAMETER_TEXT,
+        "Slug of a research area: the alumnus or a department advisor of theirs works in it "
+        "or in an area under it; an unknown slug is a 400 naming the parameter.",
+    ),
+]
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -326,6 +432,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                         "positions": URL,
                         "publications": URL,
                         "areas": URL,
+                        "alumni": URL,
+                        "alumni_summary": URL,
                     }
                 ),
                 [],
@@ -405,6 +513,20 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 "400",
             ),
             "/areas": _get("Research areas", "listAreas", _list("Area"), [*PAGING], "400"),
+            "/alumni": _get(
+                "Alumni: past students of the department, most recent first",
+                "listAlumni",
+                _list("Alumnus"),
+                [*PAGING, *ALUMNI_FILTERS],
+                "400",
+            ),
+            "/alumni/summary": _get(
+                "Alumni counted per year, degree, kind of position and advisor",
+                "getAlumniSummary",
+                ref("AlumniSummary"),
+                ALUMNI_FILTERS,
+                "400",
+            ),
         },
         "components": {
             "parameters": {
@@ -479,6 +601,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 ),
                 "Position": strict(POSITION),
                 "Advising": ADVISING,
+                "Alumnus": ALUMNUS,
+                "AlumniSummary": ALUMNI_SUMMARY,
                 **_entry_schemas(),
             },
         },

@@ -928,12 +928,15 @@ def alumni_summary(shown: list[Alumnus]) -> AlumniSummary:
         kinds[kind] += 1
         for person in {a.person.id: a.person for a in record.advisors if a.person}.values():
             advisors.setdefault(person.id, [person, 0])[1] += 1
+    order = [*m.values(m.PLACEMENT_KINDS), UNKNOWN_KIND]
     years = (
-        [(y, dict(per_year.get(y, {}))) for y in range(min(per_year), max(per_year) + 1)]
+        [
+            (y, {k: per_year[y][k] for k in order if per_year.get(y, {}).get(k)})
+            for y in range(min(per_year), max(per_year) + 1)
+        ]
         if per_year
         else []
     )
-    order = [*m.values(m.PLACEMENT_KINDS), UNKNOWN_KIND]
     return AlumniSummary(
         total=len(shown),
         years=years,

@@ -381,18 +381,24 @@ class AdvisingRelationForm(EntryForm):
         if not self.other_id.data and not (field.data or "").strip():
             raise ValidationError("Choose a department member or type a name.")
 
-    def _placement_given(self) -> bool:
-        return bool((self.placement_organisation.data or "").strip()) or bool(
-            self.placement_kind.data or self.placement_year.data
-        )
-
-    def validate_placement_organisation(self, field: Any) -> None:
-        if self._placement_given() and not (field.data or "").strip():
-            raise ValidationError("Name the organisation they went to (or clear the placement).")
-
-    def validate_placement_kind(self, field: Any) -> None:
-        if self._placement_given() and not field.data:
-            raise ValidationError("Choose the kind of position (or clear the placement).")
+    def validate(self, extra_validators: Any = None) -> bool:
+        valid = super().validate(extra_validators)
+        # A placement's structure is whole or absent: an organisation needs its kind and a
+        # kind its organisation (the fields' own validators stop at an empty field).
+        organisation = (self.placement_organisation.data or "").strip()
+        kind = self.placement_kind.data
+        if organisation or kind or self.placement_year.data:
+            if not organisation and not self.placement_organisation.errors:
+                self.placement_organisation.errors = [
+                    "Name the organisation they went to (or clear the placement)."
+                ]
+                valid = False
+            if not kind and not self.placement_kind.errors:
+                self.placement_kind.errors = [
+                    "Choose the kind of position (or clear the placement)."
+                ]
+                valid = False
+        return valid
 
     def fill(self, obj: Any, session: Any) -> None:
         super().fill(obj, session)

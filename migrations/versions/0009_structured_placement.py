@@ -35,9 +35,7 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("placement_kind", sa.String(length=24)))
         batch_op.add_column(sa.Column("placement_year", sa.Integer()))
         batch_op.add_column(
-            sa.Column(
-                "placement_unparsed", sa.Boolean(), nullable=False, server_default=sa.false()
-            )
+            sa.Column("placement_unparsed", sa.Boolean(), nullable=False, server_default=sa.false())
         )
     with op.batch_alter_table("directory_advising", schema=None) as batch_op:
         batch_op.alter_column("placement_unparsed", server_default=None)

@@ -4,9 +4,10 @@ against it: status codes, content types, bodies, no 5xx, invalid requests refuse
 against the app itself on the test database (SQLite or PostgreSQL), with the demo department
 loaded so that lists and profiles have content.
 
-Schema-valid requests must be accepted, with one documented exception: a filter naming an
-area or person that does not exist (or is hidden) is a 400 naming that parameter; a string
-schema cannot say which slugs exist.
+Schema-valid requests must be accepted, with two documented exceptions: a filter naming an
+area, person or advisor that does not exist (or is hidden) is a 400 naming that parameter (a
+string schema cannot say which slugs exist), and so is an alumni ``year_to`` before
+``year_from`` (a schema cannot compare two parameters).
 
 Not yet checked: invalid requests (GenerationMode.NEGATIVE). The API's parameter parsing
 (web/views/api.py) is more lenient than any schema says: it strips whitespace and reads
@@ -25,12 +26,14 @@ from schemathesis.checks import positive_data_acceptance
 API = "/directory/api/v1"
 #: Generated requests per operation (the bound keeps the suite fast).
 EXAMPLES = 25
-#: The parameters whose valid-looking values may name nothing (documented 400).
-REFERENCES = ("area", "person")
+#: The parameters whose valid-looking values may name nothing, or contradict another
+#: (documented 400).
+REFERENCES = ("area", "person", "advisor", "year_to")
 
 
 def refused_only_for_unknown_references(ctx, response, case) -> None:
-    """A schema-valid request is answered, unless it names an unknown area or person."""
+    """A schema-valid request is answered, unless it names an unknown area, person or advisor,
+    or ends a year range before it starts."""
     if response.status_code == 400:
         problem = json.loads(response.content)
         assert problem.get("parameter") in REFERENCES, f"valid request refused: {problem}"

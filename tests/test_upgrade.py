@@ -29,6 +29,7 @@ from io import BytesIO
 from pathlib import Path
 
 import pytest
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, func, inspect, select, table
 
 from directory import migrate
@@ -61,6 +62,23 @@ DOWNGRADE_DROPS = {
         {},
     ),
     "embedding_1": ({"directory_local_accounts"}, {}),
+}
+
+#: What each downgrade step since 0.1.0 drops that 0.1.0 did not have, from head down (walked
+#: before the downgrade to 0.1.0's head; a step dropping nothing is not listed).
+DOWNGRADE_DROPS_SINCE_RELEASE = {
+    # The placement's structure (its free text stays; the next upgrade reads it again).
+    "alumni_1": (
+        set(),
+        {
+            "directory_advising": {
+                "placement_organisation",
+                "placement_kind",
+                "placement_year",
+                "placement_unparsed",
+            }
+        },
+    ),
 }
 
 #: Run by 0.1.0's code: migrate, load the demo, make edits, render every profile page.
@@ -179,7 +197,7 @@ def release_tree(tmp_path_factory) -> Path:
     if archive.returncode != 0:
         pytest.fail(
             f"The upgrade test needs release 0.1.0's commit {RELEASE} in {ROOT} "
-                "(a full clone, not a shallow one; `git fetch --unshallow`): "
+            "(a full clone, not a shallow one; `git fetch --unshallow`): "
             + archive.stderr.decode(errors="replace")
         )
     with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
@@ -228,6 +246,14 @@ def render_head(url: str) -> dict[str, tuple[int, str]]:
         return contents(pages)
     finally:
         state.dispose()
+
+
+def _down_revision(engine: Engine, revision: str) -> str:
+    """The revision ``revision`` follows (as the lead re-chains the branches, not a constant)."""
+    script = ScriptDirectory.from_config(migrate.alembic_config(engine))
+    down = script.get_revision(revision).down_revision
+    assert isinstance(down, str), (revision, down)
+    return down
 
 
 def _schema(engine: Engine) -> dict[str, set[str]]:
@@ -284,6 +310,18 @@ def test_a_release_0_1_0_database_upgrades_and_downgrades_with_its_content(
         # and today's code shows what it showed after the first upgrade.
         engine = make_engine(url)
         try:
+            # The steps since 0.1.0 that drop something, each alone.
+            for revision, drops in DOWNGRADE_DROPS_SINCE_RELEASE.items():
+                migrate.downgrade(engine, revision)
+                schema = _schema(engine)
+                migrate.downgrade(engine, _down_revision(engine, revision))
+                remaining = _schema(engine)
+                columns = {
+                    name: schema[name] - remaining[name]
+                    for name in remaining
+                    if schema[name] - remaining[name]
+                }
+                assert (set(schema) - set(remaining), columns) == drops, revision
             migrate.downgrade(engine, RELEASE_HEAD)
             assert run_release(release_tree, url, "render", tmp_path / "down.json") == before
             assert render_head(url) == after

@@ -212,7 +212,7 @@ def check_references(session: Session, viewer: Viewer, filters: Filters) -> None
         if slug:
             person = session.scalar(select(m.Person).where(m.Person.slug == slug))
             if person is None or not person_visible(viewer, person):
-                raise BadFilter(name, f"there is no person {slug!r}")
+                raise BadFilter(name, f"there is no {name} {slug!r}")
 
 
 @dataclass

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from directory import migrate
 from directory import models as m
 from directory.db import make_engine
+from directory.formats.charts import stacked_bar_chart
 from directory.formats.interchange import export_person, import_documents
 from directory.formats.placements import structure_placement
 
@@ -610,3 +611,20 @@ def test_the_migration_reads_existing_placements_and_flags_the_rest(tmp_path) ->
                 assert [r[0] for r in kept] == texts  # the text is never dropped
         finally:
             engine.dispose()
+
+
+def test_the_stacked_chart_s_segments_add_up_to_each_bar() -> None:
+    chart = stacked_bar_chart(
+        [(2020, {"faculty": 2, "industry": 1}), (2021, {}), (2022, {"unknown": 6, "gone": 9})],
+        ("faculty", "industry", "unknown"),
+    )
+    first, empty, last = chart.bars
+    assert (first.value, empty.value, last.value, chart.total) == (3, 0, 6, 9)
+    assert [s.series for s in first.segments] == ["faculty", "industry"]  # bottom up
+    assert first.segments[0].y + first.segments[0].height == chart.baseline
+    assert first.segments[1].y + first.segments[1].height == first.segments[0].y
+    # The tallest bar (6, twice the first) fills the plot; the others are in proportion.
+    first_height = first.segments[0].height + first.segments[1].height
+    assert last.segments[0].height == round(2 * first_height, 1) == chart.baseline - 18
+    assert empty.segments == [] and chart.series == ["faculty", "industry", "unknown"]
+    assert not stacked_bar_chart([(2020, {})], ("faculty",))

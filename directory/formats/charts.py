@@ -158,7 +158,9 @@ def stacked_bar_chart(
                 width=round(slot * 0.7, 1),
                 segments=segments,
                 show_label=(len(counts) - 1 - i) % every == 0,
-                minor_label=(len(counts) - 1 - i) % (2 * every) != 0,
+                # Every other label gives way on a narrow screen, when there are many.
+                minor_label=len(counts) > max_labels // 2
+                and (len(counts) - 1 - i) % (2 * every) != 0,
             )
         )
     used = [name for name in series if any(parts.get(name) for _, parts in counts)]

@@ -52,7 +52,7 @@ def alumni_summary() -> str:
         data=data,
         filters=filters,
         summary=summary,
-        chart=stacked_bar_chart(summary.years, KIND_ORDER),
+        chart=stacked_bar_chart(summary.years, KIND_ORDER, slot=56, height=220),
         kind_label=kind_label,
     )
 

@@ -413,8 +413,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
             "title": f"{department}: faculty directory API",
             "version": "1",
             "description": (
-                "Read-only access to the directory's people, open positions, publications "
-                "and research areas. Answers show what the caller may see on the web pages: "
+                "Read-only access to the directory's people, open positions, publications, "
+                "research areas and alumni. Answers show what the caller may see on the web pages: "
                 "anonymous callers get public entries only; signed-in members (by the site's "
                 "session cookie) also get members-only entries and email addresses. Lists "
                 "are paginated; anonymous answers carry an ETag and may be cached."

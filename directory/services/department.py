@@ -719,9 +719,9 @@ class AlumniFilters(Filters):
             filters = replace(filters, year_to=None)
         return filters
 
-    def matches(self, record: Alumnus, in_area: set[int] | None) -> bool:
-        """Whether ``record`` passes every filter (``in_area``: the ids of the people working
-        in the area asked for, when one is)."""
+    def matches(self, record: Alumnus, area_people: set[int] | None) -> bool:
+        """Whether ``record`` passes every filter (``area_people``: the ids of the people
+        working in the area asked for, or under it, when one is)."""
         year = record.year
         return (
             (self.year is None or year == self.year)
@@ -730,7 +730,7 @@ class AlumniFilters(Filters):
             and (not self.degree or record.degree == self.degree)
             and (not self.advisor or self.advisor in record.advisor_slugs)
             and (not self.kind or (record.placement_kind or UNKNOWN_KIND) == self.kind)
-            and (in_area is None or bool(record.people_ids & in_area))
+            and (area_people is None or bool(record.people_ids & area_people))
         )
 
 

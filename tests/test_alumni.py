@@ -412,10 +412,24 @@ def test_an_entry_with_text_only_gets_the_structure_suggested_in_its_form(
     )
 
 
+def test_an_organisation_without_its_kind_is_kept_and_flagged(client, db, world) -> None:
+    login(client, "ada")
+    response = post(
+        client,
+        f"{P}/people/ada-advisor/edit/advising/new",
+        _relation_form(placement="Stanford", placement_organisation="Stanford University"),
+    )
+    assert response.status_code == 302
+    rel = _saved(db)
+    assert (rel.placement_organisation, rel.placement_kind) == ("Stanford University", None)
+    assert rel.placement_unparsed is True
+    assert "Placement to complete" in text(client, "/me")
+
+
 @pytest.mark.parametrize(
     ("values", "field", "message"),
     [
-        ({"placement_organisation": "CMU"}, "placement_kind", "Choose the kind of position"),
+        ({"placement_year": "2024"}, "placement_organisation", "Name the organisation"),
         ({"placement_kind": "faculty"}, "placement_organisation", "Name the organisation"),
         (
             {"placement_kind": "astronaut", "placement_organisation": "NASA"},

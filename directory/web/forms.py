@@ -383,21 +383,17 @@ class AdvisingRelationForm(EntryForm):
 
     def validate(self, extra_validators: Any = None) -> bool:
         valid = super().validate(extra_validators)
-        # A placement's structure is whole or absent: an organisation needs its kind and a
-        # kind its organisation (the fields' own validators stop at an empty field).
+        # A kind or year of position is at an organisation (the field's own validators stop
+        # at an empty field). An organisation without its kind is kept, and flagged to
+        # complete, like a text that could not be read: refusing it would refuse saving
+        # anything else of the relation.
         organisation = (self.placement_organisation.data or "").strip()
-        kind = self.placement_kind.data
-        if organisation or kind or self.placement_year.data:
-            if not organisation and not self.placement_organisation.errors:
+        if (self.placement_kind.data or self.placement_year.data) and not organisation:
+            if not self.placement_organisation.errors:
                 self.placement_organisation.errors = [
-                    "Name the organisation they went to (or clear the placement)."
+                    "Name the organisation they went to (or clear the kind and year)."
                 ]
-                valid = False
-            if not kind and not self.placement_kind.errors:
-                self.placement_kind.errors = [
-                    "Choose the kind of position (or clear the placement)."
-                ]
-                valid = False
+            valid = False
         return valid
 
     def fill(self, obj: Any, session: Any) -> None:

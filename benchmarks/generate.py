@@ -20,6 +20,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from directory import models as m
+from directory.formats.placements import parse_placement
 from directory.services.cache import invalidate
 
 # fmt: off
@@ -161,6 +162,28 @@ class _Writer:
         name = getattr(target, "__tablename__", None) or target.name
         self.summary.counts[name] = self.summary.counts.get(name, 0) + n
         self.summary.rows += n
+
+
+#: Where the generated alumni went, as written ({} is a made-up name).
+PLACEMENTS = (
+    "Assistant Professor, {} University",
+    "Postdoc at {} University",
+    "Research Scientist, {} Labs",
+    "Software Engineer @ {}",
+    "{} University",
+)
+
+
+def _placement(text: str) -> dict[str, Any]:
+    """A placement's columns: the text and its structure, as the editor would store them."""
+    found = parse_placement(text)
+    return {
+        "placement": text,
+        "placement_organisation": found.organisation,
+        "placement_kind": found.kind,
+        "placement_year": found.year,
+        "placement_unparsed": not found.understood,
+    }
 
 
 def _sentence(rng: random.Random, words: int) -> str:
@@ -433,7 +456,7 @@ def generate(session: Session, sizes: Sizes, seed: int = 1, prefix: str = "") ->
                 "status": "graduated",
                 "start_year": 2010,
                 "end_year": today.year - rng.randrange(1, 12),
-                "placement": f"{rng.choice(FAMILY)} University",
+                **_placement(rng.choice(PLACEMENTS).format(rng.choice(FAMILY))),
                 "thesis": _sentence(rng, 6),
             }
         )

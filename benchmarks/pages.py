@@ -48,4 +48,11 @@ PAGES: list[Page] = [
     Page("API: publications", lambda f: "/api/v1/publications", cached=False),
     Page("API: positions", lambda f: "/api/v1/positions", cached=False),
     Page("API: areas", lambda f: "/api/v1/areas", cached=False),
+    Page("alumni summary", lambda f: "/alumni/summary"),
+    Page(
+        "alumni summary, filtered", lambda f: f"/alumni/summary?kind=faculty&area={f.people_area}"
+    ),
+    Page("alumni CSV", lambda f: "/alumni.csv", cached=False),
+    Page("API: alumni", lambda f: "/api/v1/alumni", cached=False),
+    Page("API: alumni summary", lambda f: "/api/v1/alumni/summary", cached=False),
 ]

@@ -100,9 +100,10 @@ def _sample(parameter: dict, document: dict) -> tuple[str, str]:
     schema = parameter["schema"]["anyOf"][0]  # the other choice: empty, as if not given
     if "enum" in schema:
         return parameter["name"], str(schema["enum"][0])
-    if parameter["name"] in ("year", "page", "per_page"):
-        return parameter["name"], "2024" if parameter["name"] == "year" else "1"
-    samples = {"area": "storage-systems", "person": "xingda-wei", "q": "rdma", "unit": "x"}
+    if parameter["name"] in ("year", "year_from", "year_to", "page", "per_page"):
+        return parameter["name"], "2024" if parameter["name"].startswith("year") else "1"
+    samples = {"area": "storage-systems", "person": "xingda-wei", "q": "rdma", "unit": "x",
+               "advisor": "danyang-zhuo"}  # fmt: skip
     return parameter["name"], samples.get(parameter["name"], "Fall 2026")
 
 
@@ -135,6 +136,11 @@ def test_every_documented_parameter_is_accepted(client, openapi) -> None:
         ("/publications", {"year": "２０２４"}, "year"),
         ("/publications", {"type": "novel"}, "type"),
         ("/areas", {"page": "-1"}, "page"),
+        ("/alumni", {"kind": "astronaut"}, "kind"),
+        ("/alumni", {"advisor": "nobody"}, "advisor"),
+        ("/alumni", {"year_from": "2024", "year_to": "2023"}, "year_to"),
+        ("/alumni/summary", {"degree": "knighthood"}, "degree"),
+        ("/alumni/summary", {"year_to": "2201"}, "year_to"),
     ],
 )
 def test_bad_filter_values_are_a_400_problem(client, openapi, path, params, parameter) -> None:

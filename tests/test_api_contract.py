@@ -8,9 +8,10 @@ runs on every answer: no 5xx, documented status codes, content types and headers
 match their schemas, invalid requests refused (``negative_data_rejection``), undocumented
 methods answered 405 with ``Allow`` (``unsupported_method``).
 
-Schema-valid requests must be accepted, with one documented exception: a filter naming an
-area or person that does not exist (or is hidden) is a 400 naming that parameter; a string
-schema cannot say which slugs exist.
+Schema-valid requests must be accepted, with two documented exceptions: a filter naming an
+area, person or advisor that does not exist (or is hidden) is a 400 naming that parameter (a
+string schema cannot say which slugs exist), and so is an alumni ``year_to`` before
+``year_from`` (a schema cannot compare two parameters).
 
 The second test checks the one source of truth from the outside: for every documented query
 parameter of every list and any text, the API reads the value exactly when the published
@@ -33,8 +34,9 @@ API = "/directory/api/v1"
 #: Generated requests per operation and generation mode in the fuzzing phase (the bound keeps
 #: the suite fast; the coverage phase adds its own fixed set of a few hundred requests).
 EXAMPLES = 25
-#: The parameters whose valid-looking values may name nothing (documented 400).
-REFERENCES = ("area", "person")
+#: The parameters whose valid-looking values may name nothing, or contradict another
+#: (documented 400).
+REFERENCES = ("area", "person", "advisor", "year_to")
 
 CONFIG = f"""
 seed = 20260601
@@ -53,7 +55,8 @@ enabled = false
 
 @schemathesis.check
 def refused_only_for_unknown_references(ctx, response, case) -> None:
-    """A schema-valid request is answered, unless it names an unknown area or person."""
+    """A schema-valid request is answered, unless it names an unknown area, person or advisor,
+    or ends a year range before it starts."""
     if case.meta is None or case.meta.generation.mode.is_negative:
         return
     if response.status_code == 400:

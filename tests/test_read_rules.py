@@ -12,6 +12,8 @@ every output of each question, one line each. A new output is one more line ther
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from collections.abc import Callable
@@ -136,6 +138,30 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
         )
         relation.student_confirmed = confirmed
         db.add(relation)
+
+    # Graduations: one public, members-only and private ones, under advisors with a members-
+    # only and a private profile, and one with no department advisor (no alumnus of ours).
+    def graduate(advisor: str | None, token: str, year: int, **values: Any) -> None:
+        owner = people[advisor or "olive"]
+        db.add(
+            m.AdvisingRelation(
+                owner_id=owner.id,
+                advisor_id=owner.id if advisor else None,
+                advisor_name=None if advisor else "Prof. Elsewhere",
+                student_name=token,
+                status="graduated",
+                end_year=year,
+                **values,
+            )
+        )
+
+    graduate("olive", "QzGradPublic", 2024)
+    graduate("olive", "QzGradMembers", 2023, visibility="members")
+    graduate("olive", "QzGradPrivate", 2023, visibility="private")
+    graduate("olive", "QzGradUnconfirmed", 2023, student_confirmed=False)
+    graduate("mel", "QzGradOfMembersProfile", 2022)
+    graduate("pia", "QzGradOfPrivateProfile", 2022)
+    graduate(None, "QzGradOutside", 2022)
     for key in ("sam", "theo", "mel"):
         db.add(
             m.PendingChange(
@@ -160,7 +186,28 @@ class Question:
     rule: Callable[[Any, Viewer], set[str]]
 
 
+def _alumni(db, viewer: Viewer) -> dict[str, int | None]:
+    """The alumni the rules list, with their year: graduations under a department advisor
+    (:func:`access.listed_graduations`, :func:`access.department_graduation`), and the people
+    listed as alumni without one (:func:`access.listed_alumni_people`)."""
+    graduations = db.execute(
+        select(m.AdvisingRelation.student_name, m.AdvisingRelation.end_year).where(
+            access.listed_graduations(viewer), access.department_graduation()
+        )
+    ).all()
+    people = db.scalars(select(m.Person.full_name).where(access.listed_alumni_people(viewer)))
+    return {**dict.fromkeys(people), **dict(graduations)}
+
+
+def _alumni_counts(db, viewer: Viewer) -> set[str]:
+    """What the alumni summary counts: every listed alumnus, and those of each year."""
+    years = [year for year in _alumni(db, viewer).values() if year]
+    return {f"total {len(_alumni(db, viewer))}"} | {f"{y}: {years.count(y)}" for y in years}
+
+
 QUESTIONS: dict[str, Question] = {
+    "listed alumni": Question(lambda db, viewer: set(_alumni(db, viewer))),
+    "alumni counted": Question(_alumni_counts),
     "listed people": Question(
         lambda db, viewer: set(
             db.scalars(select(m.Person.slug).where(access.listed_people(viewer)))
@@ -213,6 +260,9 @@ _MEMBERS_NOTICES = {"QzNoticeMembers", "QzNoticeOnMembersProfile"}
 _PAPERS = {"QzPaperPublic", "QzPaperShared", "QzPaperAlumna"}
 _MEMBERS_PAPERS = {"QzPaperMembers", "QzPaperOnMembersProfile"}
 
+_ALUMNI = {"QzGradPublic", "Alma Alumna", "Alex Alumnus"}
+_MEMBERS_ALUMNI = {"QzGradMembers", "QzGradOfMembersProfile"}
+
 #: What each rule decides, for each viewer. Never listed, for anyone: alumni (active or not)
 #: and inactive people, their notices, expired notices (a notice expiring today is gone
 #: today), hidden papers and papers on no profile.
@@ -256,6 +306,20 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         | _MEMBERS_PAPERS
         | {"QzPaperPrivate", "QzPaperOnPrivateProfile", "QzPaperCoauthorPrivate"},
         "owner": _PAPERS | _MEMBERS_PAPERS | {"QzPaperPrivate"},
+    },
+    # Confirmed graduations under a department advisor whose profile one may see, visible
+    # themselves (the owner sees their own private one); and people listed as alumni.
+    "listed alumni": {
+        "anonymous": _ALUMNI,
+        "member": _ALUMNI | _MEMBERS_ALUMNI,
+        "admin": _ALUMNI | _MEMBERS_ALUMNI | {"QzGradPrivate", "QzGradOfPrivateProfile"},
+        "owner": _ALUMNI | _MEMBERS_ALUMNI | {"QzGradPrivate"},
+    },
+    "alumni counted": {
+        "anonymous": {"total 3", "2024: 1"},
+        "member": {"total 5", "2024: 1", "2023: 1", "2022: 1"},
+        "admin": {"total 7", "2024: 1", "2023: 2", "2022: 2"},
+        "owner": {"total 6", "2024: 1", "2023: 2", "2022: 1"},
     },
     # A confirmed advisor (Olive, of Sam only: Theo has not confirmed), or an admin.
     "people whose waiting changes one may approve": {
@@ -337,6 +401,39 @@ def _search_hits(reader: Reader, kind: str) -> str:
     return "\n".join(
         re.findall(rf'<li class="search-hit search-hit--{kind}">(.*?)</li>', html, re.S)
     )
+
+
+def _alumni_page(reader: Reader) -> set[str]:
+    html = reader.text("/alumni")
+    names = re.findall(r'<th scope="row" data-label="Name">(?:<a [^>]*>)?([^<]+)', html)
+    assert f"{len(names)} alumn" in html  # one page holds them all
+    return set(names)
+
+
+def _alumni_csv(reader: Reader) -> set[str]:
+    rows = csv.DictReader(io.StringIO(reader.text("/alumni.csv").lstrip("\ufeff")))
+    return {row["Name"] for row in rows}
+
+
+def _summary_counts(reader: Reader) -> set[str]:
+    html = reader.text("/alumni/summary")
+    total = re.search(r"(\d+) alumn(?:us|i)\.", html).group(1)
+    table = html.split("Alumni per year as a table", 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r'<th scope="row"><a [^>]*>(\d+)</a></th>.*?<td>(\d+)</td></tr>', table)
+    return {f"total {total}"} | {f"{year}: {count}" for year, count in rows}
+
+
+def _chart_counts(reader: Reader) -> set[str]:
+    html = reader.text("/alumni/summary")
+    desc = re.search(r'<desc id="alumni-chart-desc">(.*?)</desc>', html, re.S).group(1)
+    total = re.search(r"(\d+) alumn(?:us|i)\.", html).group(1)
+    return {f"total {total}"} | set(re.findall(r"\d{4}: \d+", desc))
+
+
+def _api_summary_counts(reader: Reader) -> set[str]:
+    body = reader.json("/api/v1/alumni/summary")
+    years = {f"{y['year']}: {y['count']}" for y in body["years"] if y["count"]}
+    return {f"total {body['total']}"} | years
 
 
 @dataclass(frozen=True)
@@ -463,6 +560,17 @@ OUTPUTS: list[Output] = [
         "search, publications",
         lambda r: papers_in(_search_hits(r, "publication")),
     ),
+    # alumni
+    Output("listed alumni", "alumni page", _alumni_page),
+    Output("listed alumni", "alumni CSV", _alumni_csv),
+    Output(
+        "listed alumni",
+        "API alumni",
+        lambda r: {a["name"] for a in _api_items(r, "/api/v1/alumni")},
+    ),
+    Output("alumni counted", "alumni summary's table", _summary_counts),
+    Output("alumni counted", "alumni summary's chart", _chart_counts),
+    Output("alumni counted", "API alumni summary", _api_summary_counts),
     # who may approve
     Output("people whose waiting changes one may approve", "approval queue", _approval_queue),
     Output(

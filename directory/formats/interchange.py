@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
+from directory.formats.placements import structure_placement
 from directory.services.photos import photo_from_bytes
 from directory.services.publication_rows import author_dicts, new_authorships, set_children
 from directory.services.publications import link_coauthor_profiles
@@ -375,6 +376,8 @@ class _Importer:
         for i, data in enumerate(doc.get("advising", [])):
             rel = m.AdvisingRelation(owner_id=person.id, position=i)
             _copy_fields(rel, data, advising_fields)
+            # A document without the placement's structure (older ones): read from its text.
+            structure_placement(rel)
             for side in ("advisor", "student"):
                 other = self.person_by_slug(data.get(side))
                 setattr(rel, side, other)

@@ -173,9 +173,87 @@ ADVISING = strict(
         "start_year": NULLABLE_INTEGER,
         "end_year": NULLABLE_INTEGER,
         "thesis": NULLABLE_STRING,
-        "placement": NULLABLE_STRING,
+        "placement": {**NULLABLE_STRING, "description": "Where they went, as written."},
+        "placement_organisation": NULLABLE_STRING,
+        "placement_kind": enum(m.PLACEMENT_KINDS, nullable=True),
+        "placement_year": NULLABLE_INTEGER,
         "note": NULLABLE_STRING,
     }
+)
+
+#: A kind of placement, with "unknown" for alumni whose placement has no kind.
+SUMMARY_KIND = {
+    "type": "string",
+    "enum": [*m.values(m.PLACEMENT_KINDS), "unknown"],
+}
+
+ALUMNUS = strict(
+    {
+        "name": STRING,
+        "person": {"type": ["string", "null"], "description": "Slug, when there is a profile."},
+        "degree": enum(m.DEGREES, nullable=True),
+        "degree_label": NULLABLE_STRING,
+        "year": {**NULLABLE_INTEGER, "description": "Year of graduation."},
+        "advisors": array(
+            strict(
+                {
+                    "name": STRING,
+                    "person": {
+                        "type": ["string", "null"],
+                        "description": "Slug, if in the department.",
+                    },
+                    "role": enum(m.ADVISING_ROLES),
+                }
+            )
+        ),
+        "thesis": NULLABLE_STRING,
+        "placement": strict(
+            {
+                "text": {**NULLABLE_STRING, "description": "As written."},
+                "organisation": NULLABLE_STRING,
+                "kind": enum(m.PLACEMENT_KINDS, nullable=True),
+                "kind_label": NULLABLE_STRING,
+                "year": {**NULLABLE_INTEGER, "description": "When they started there."},
+            },
+            "Where they went: the text as written, and its structure.",
+        ),
+        "url": {**NULLABLE_URL, "description": "The alumnus's profile page, if any."},
+    }
+)
+
+ALUMNI_SUMMARY = strict(
+    {
+        "total": {**INTEGER, "description": "Alumni the filters keep."},
+        "no_year": {**INTEGER, "description": "Of them, those without a year of graduation."},
+        "years": array(
+            strict(
+                {
+                    "year": INTEGER,
+                    "count": INTEGER,
+                    "kinds": array(strict({"kind": SUMMARY_KIND, "count": INTEGER})),
+                }
+            )
+        ),
+        "degrees": array(
+            strict(
+                {
+                    "degree": enum(m.DEGREES, nullable=True),
+                    "degree_label": NULLABLE_STRING,
+                    "count": INTEGER,
+                }
+            )
+        ),
+        "kinds": array(
+            strict({"kind": SUMMARY_KIND, "kind_label": NULLABLE_STRING, "count": INTEGER})
+        ),
+        "advisors": array(
+            strict({"person": NULLABLE_STRING, "name": STRING, "count": INTEGER}),
+        ),
+        "links": strict({"alumni": URL, "page": URL, "csv": URL}),
+    },
+    "Counts of the alumni per year of graduation (every year from the first to the last, "
+    "split by kind of position), degree, kind of position and department advisor (an alumnus "
+    "counts once for each of their advisors).",
 )
 
 #: Component names of the profile entry kinds.
@@ -249,6 +327,8 @@ LIST_FILTERS: dict[str, type[Filters]] = {
     "/positions": department.RecruitingFilters,
     "/publications": department.PublicationSearch,
     "/areas": Paging,
+    "/alumni": department.AlumniFilters,
+    "/alumni/summary": department.AlumniFilters,
 }
 
 #: What each query parameter means (its schema comes from its filter class).
@@ -277,6 +357,13 @@ PARAMETER_DESCRIPTIONS = {
     "type": "Kind of publication.",
     "venue": "Part of the name or short name of the venue (any case).",
     "awards": "Whether the paper won an award.",
+    "year_from": "Graduated in this year or later.",
+    "year_to": "Graduated in this year or earlier; before year_from it is a 400 naming year_to.",
+    "advisor": (
+        "Slug of a department advisor; an unknown (or hidden) one is a 400 naming the parameter."
+    ),
+    "degree": "Degree.",
+    "kind": "Kind of position they went to; unknown: a placement with no kind (or none).",
 }
 
 #: An empty value, ``?funded=``, is the same as leaving the parameter out.
@@ -313,6 +400,16 @@ def _list_parameters(path: str) -> list[dict[str, Any]]:
     return parameters
 
 
+def _filter_parameters(path: str) -> list[dict[str, Any]]:
+    """The filters of ``path`` without the paging (an answer that is not a list)."""
+    paging = Paging.parameters()
+    return [
+        _query(name, parameter)
+        for name, parameter in LIST_FILTERS[path].parameters().items()
+        if name not in paging
+    ]
+
+
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
@@ -346,8 +443,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
             "title": f"{department}: faculty directory API",
             "version": "1",
             "description": (
-                "Read-only access to the directory's people, open positions, publications "
-                "and research areas. Answers show what the caller may see on the web pages: "
+                "Read-only access to the directory's people, open positions, publications, "
+                "research areas and alumni. Answers show what the caller may see on the web pages: "
                 "anonymous callers get public entries only; signed-in members (by the site's "
                 "session cookie) also get members-only entries and email addresses. Lists "
                 "are paginated; anonymous answers carry an ETag and may be cached."
@@ -365,6 +462,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                         "positions": URL,
                         "publications": URL,
                         "areas": URL,
+                        "alumni": URL,
+                        "alumni_summary": URL,
                     }
                 ),
                 [],
@@ -409,6 +508,20 @@ def openapi_document(server_url: str) -> dict[str, Any]:
             ),
             "/areas": _get(
                 "Research areas", "listAreas", _list("Area"), _list_parameters("/areas"), "400"
+            ),
+            "/alumni": _get(
+                "Alumni: past students of the department, most recent first",
+                "listAlumni",
+                _list("Alumnus"),
+                _list_parameters("/alumni"),
+                "400",
+            ),
+            "/alumni/summary": _get(
+                "Alumni counted per year, degree, kind of position and advisor",
+                "getAlumniSummary",
+                ref("AlumniSummary"),
+                _filter_parameters("/alumni/summary"),
+                "400",
             ),
         },
         "components": {
@@ -475,6 +588,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 ),
                 "Position": strict(POSITION),
                 "Advising": ADVISING,
+                "Alumnus": ALUMNUS,
+                "AlumniSummary": ALUMNI_SUMMARY,
                 **_entry_schemas(),
             },
         },

@@ -57,7 +57,8 @@ PUBLICATION_FIELDS = (
     "volume", "number", "pages", "publisher", "location", "note",
 )  # fmt: skip
 ADVISING_FIELDS = (
-    "role", "degree", "status", "start_year", "end_year", "thesis", "placement", "note",
+    "role", "degree", "status", "start_year", "end_year", "thesis", "placement",
+    "placement_organisation", "placement_kind", "placement_year", "note",
 )  # fmt: skip
 
 
@@ -264,3 +265,65 @@ def person_detail(profile: Profile, viewer: Viewer) -> dict[str, Any]:
         for row in group.items
     ]
     return data
+
+
+# ----------------------------------------------------------------------------- alumni
+
+
+def _kind(kind: str | None) -> dict[str, Any]:
+    known = kind if kind in m.values(m.PLACEMENT_KINDS) else None
+    return {"kind": kind, "kind_label": m.label(m.PLACEMENT_KINDS, known) if known else None}
+
+
+def alumnus(record: Any, viewer: Viewer) -> dict[str, Any]:
+    """One alumnus of the alumni list (a :class:`directory.services.department.Alumnus`)."""
+    person = person_ref(record.person, viewer)
+    return {
+        "name": record.name,
+        "person": person,
+        "degree": record.degree,
+        "degree_label": m.label(m.DEGREES, record.degree) if record.degree else None,
+        "year": record.year,
+        "advisors": [
+            {"name": a.name, "person": person_ref(a.person, viewer), "role": a.role}
+            for a in record.advisors
+        ],
+        "thesis": record.thesis,
+        "placement": {
+            "text": record.placement,
+            "organisation": record.placement_organisation,
+            **_kind(record.placement_kind),
+            "year": record.placement_year,
+        },
+        "url": _external("directory.profile", slug=person) if person else None,
+    }
+
+
+def alumni_summary(summary: Any, viewer: Viewer) -> dict[str, Any]:
+    """The counts of the alumni summary (a :class:`directory.services.department.AlumniSummary`);
+    a kind "unknown" counts the alumni whose placement has no kind."""
+    return {
+        "total": summary.total,
+        "no_year": summary.no_year,
+        "years": [
+            {
+                "year": year,
+                "count": sum(parts.values()),
+                "kinds": [{"kind": k, "count": n} for k, n in parts.items()],
+            }
+            for year, parts in summary.years
+        ],
+        "degrees": [
+            {
+                "degree": degree,
+                "degree_label": m.label(m.DEGREES, degree) if degree else None,
+                "count": count,
+            }
+            for degree, count in summary.degrees
+        ],
+        "kinds": [{**_kind(kind), "count": count} for kind, count in summary.kinds],
+        "advisors": [
+            {"person": person_ref(person, viewer), "name": person.full_name, "count": count}
+            for person, count in summary.advisors
+        ],
+    }

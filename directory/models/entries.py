@@ -207,7 +207,16 @@ class AdvisingRelation(EntryMixin, Base):
     end_year: Mapped[int | None] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="current", nullable=False)
     thesis: Mapped[str | None] = mapped_column(String(400))
+    #: Where the student went, as they wrote it ("Assistant Professor, CMU (2024)"); kept
+    #: beside its structure below, which is read from it where it can be.
     placement: Mapped[str | None] = mapped_column(String(300))
+    placement_organisation: Mapped[str | None] = mapped_column(String(200))
+    #: One of PLACEMENT_KINDS.
+    placement_kind: Mapped[str | None] = mapped_column(String(24))
+    placement_year: Mapped[int | None] = mapped_column(Integer)
+    #: The placement text could not be read into an organisation and a kind: the editor asks
+    #: for them (nothing of the text is dropped).
+    placement_unparsed: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
     note: Mapped[str | None] = mapped_column(String(300))
     advisor_confirmed: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
     student_confirmed: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)

@@ -112,6 +112,15 @@ DEGREES = (
     ("visiting", "Visiting"),
 )
 ADVISING_STATUSES = (("current", "Current"), ("graduated", "Graduated"), ("left", "Left"))
+#: The kind of position an alumnus went to (the placement's structure; its text is kept too).
+PLACEMENT_KINDS = (
+    ("faculty", "Faculty"),
+    ("postdoc", "Postdoc"),
+    ("industry_research", "Industry research"),
+    ("industry", "Industry"),
+    ("government", "Government"),
+    ("other", "Other"),
+)
 
 #: Month names, January first (a month's number is its place here plus 1).
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",

@@ -17,6 +17,9 @@ listed publications                    :func:`listed_publications`: on a visible
                                        (on one profile: :func:`listed_on_profile`)
 advising relations shown               :func:`advising_clause` and :func:`advising_sides_clause`
                                        (one relation: :func:`advising_visible`)
+listed alumni                          :func:`listed_graduations` with a department advisor
+                                       (:func:`department_graduation`), and
+                                       :func:`listed_alumni_people` without one
 who may approve a person's changes     :func:`approvable` (one person: :func:`can_approve`)
 =====================================  ==========================================================
 
@@ -49,6 +52,8 @@ _LISTING_AUTHOR = aliased(m.Person, name="listing_author")
 _WITHIN_AREA = aliased(m.ResearchArea, name="within_area")
 _APPROVING = aliased(m.AdvisingRelation, name="approving_relation")
 _APPROVED = aliased(m.Person, name="approved_person")
+_GRADUATE_ADVISOR = aliased(m.Person, name="graduate_advisor")
+_GRADUATE_STUDENT = aliased(m.Person, name="graduate_student")
 
 
 # ----------------------------------------------------------------------------- visibility
@@ -175,6 +180,41 @@ def listed_people(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
     return and_(
         person.active.is_(True), person.role.in_(LISTED_ROLES), person_clause(viewer, person)
     )
+
+
+# ----------------------------------------------------------------------------- alumni
+
+
+def _side_visible(viewer: Viewer, column: Any, person: Any) -> ColumnElement:
+    """A side of an advising relation that is a plain name, or a profile ``viewer`` may see."""
+    visible = select(person.id).where(person_clause(viewer, person)).correlate(None)
+    return or_(column.is_(None), column.in_(visible))
+
+
+def listed_graduations(viewer: Viewer, relation: Any = m.AdvisingRelation) -> ColumnElement:
+    """Graduations (advising relations marked graduated) shown to ``viewer`` by every alumni
+    output: the alumni page, its summary and chart, the CSV and the API. Visible and confirmed
+    by both sides (:func:`advising_clause`), and each side that is a department person a
+    profile the viewer may see, so that an alumnus or advisor with a hidden profile leaves no
+    trace. Needs no join: the sides are checked through subqueries."""
+    return and_(
+        advising_clause(viewer, relation),
+        relation.status == "graduated",
+        _side_visible(viewer, relation.advisor_id, _GRADUATE_ADVISOR),
+        _side_visible(viewer, relation.student_id, _GRADUATE_STUDENT),
+    )
+
+
+def department_graduation(relation: Any = m.AdvisingRelation) -> ColumnElement:
+    """Graduations that make someone an alumnus of the department: under a department
+    advisor (their advisors outside the department are shown on the same record)."""
+    return relation.advisor_id.isnot(None)
+
+
+def listed_alumni_people(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
+    """People listed as alumni (role "alumni", active or not) whose profile ``viewer`` may
+    see: alumni of the department even without a graduation record."""
+    return and_(person.role == "alumni", person_clause(viewer, person))
 
 
 # ----------------------------------------------------------------------------- notices

@@ -41,6 +41,7 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
     SelectChoice = None
 
 from directory import models as m
+from directory.formats.placements import parse_placement, structure_placement
 from directory.services.access import person_clause
 from directory.services.identity import current_viewer
 from directory.web.csrf import DirectoryForm
@@ -428,7 +429,19 @@ class AdvisingRelationForm(EntryForm):
     end_year = IntegerField("End year", YEAR)
     status = SelectField("Status", choices=vocab(m.ADVISING_STATUSES), default="current")
     thesis = text("Thesis", 400)
-    placement = text("Placement", 300, description="Where they went, e.g. Assistant Professor, X")
+    placement = text(
+        "Placement",
+        300,
+        description="Where they went, as you would write it, e.g. Assistant Professor, CMU "
+        "(2024). Leave the three placement fields below empty to have them read from it.",
+    )
+    placement_organisation = text("Placement: organisation", 200, description="e.g. CMU")
+    placement_kind = SelectField(
+        "Placement: kind of position",
+        choices=options([("", "—"), *m.PLACEMENT_KINDS]),
+        default="",
+    )
+    placement_year = IntegerField("Placement: year", YEAR, description="When they started there.")
     note = text("Note", 300)
     extra_fields = ("side", "other_id", "other_name")
 
@@ -445,6 +458,21 @@ class AdvisingRelationForm(EntryForm):
         self.other_id.choices = options([("", "—")] + [(str(p.id), p.full_name) for p in people])
 
     def load(self, obj: Any) -> None:
+        if obj.placement and not (
+            obj.placement_organisation or obj.placement_kind or obj.placement_year
+        ):
+            # A suggestion read from the text, shown for the editor to check and save (only
+            # a whole one: half a suggestion would refuse a save of something else).
+            found = parse_placement(obj.placement)
+            if found.understood:
+                self.placement_organisation.data = found.organisation
+                self.placement_kind.data = found.kind
+                self.placement_year.data = found.year
+        if obj.placement_unparsed:
+            self.placement.description = (
+                "This placement could not be read: please give its organisation and kind of "
+                "position below (the text is kept as written)."
+            )
         owner_is_advisor = obj.advisor_id == obj.owner_id
         self.side.data = "student" if owner_is_advisor else "advisor"
         other_id = obj.student_id if owner_is_advisor else obj.advisor_id
@@ -460,11 +488,23 @@ class AdvisingRelationForm(EntryForm):
                 *self.other_name.errors,
                 "Choose a department member or type a name.",
             ]
-            return False
+            valid = False
+        # A kind or year of position is at an organisation (the field's own validators stop
+        # at an empty field). An organisation without its kind is kept, and flagged to
+        # complete, like a text that could not be read: refusing it would refuse saving
+        # anything else of the relation.
+        organisation = (self.placement_organisation.data or "").strip()
+        if (self.placement_kind.data or self.placement_year.data) and not organisation:
+            if not self.placement_organisation.errors:
+                self.placement_organisation.errors = [
+                    "Name the organisation they went to (or clear the kind and year)."
+                ]
+            valid = False
         return valid
 
     def fill(self, obj: Any, session: Any) -> None:
         super().fill(obj, session)
+        structure_placement(obj)
         other = int(self.other_id.data) if self.other_id.data else None
         name = None if other else (self.other_name.data or "").strip() or None
         owner = obj.owner_id

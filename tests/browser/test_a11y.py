@@ -35,6 +35,8 @@ A11Y_PAGES = [
     ("research areas", None, "/directory/areas/", 200),
     ("recruiting", None, "/directory/recruiting", 200),
     ("alumni", None, "/directory/alumni", 200),
+    ("alumni summary", None, "/directory/alumni/summary", 200),
+    ("alumni summary, filtered", None, "/directory/alumni/summary?degree=phd&year_from=2020", 200),
     ("news", None, "/directory/news", 200),
     ("department publications", None, "/directory/publications", 200),
     ("not found", None, "/directory/people/nobody-here", 404),

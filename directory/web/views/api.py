@@ -112,9 +112,7 @@ def _page(
     stmt: Select, key: Any, order_by: Sequence[Any], options: Sequence[Any], item: Callable
 ) -> Response:
     """One page of the filtered ``stmt`` (counted by its ``key`` column), in the envelope."""
-    paging = Paging.from_args(request.args, strict=True)
-    page = paging.page
-    per_page = paging.per_page or min(current_app.config["DIRECTORY_PAGE_SIZE"], MAX_PER_PAGE)
+    page, per_page = _paging()
     session = get_session()
     total = session.scalar(
         select(func.count()).select_from(stmt.with_only_columns(key).distinct().subquery())
@@ -124,6 +122,19 @@ def _page(
             stmt.options(*options).order_by(*order_by).limit(per_page).offset((page - 1) * per_page)
         )
     )
+    return _envelope(item(rows), page, per_page, total)
+
+
+def _paging() -> tuple[int, int]:
+    """The page asked for and the page size."""
+    paging = Paging.from_args(request.args, strict=True)
+    return paging.page, paging.per_page or min(
+        current_app.config["DIRECTORY_PAGE_SIZE"], MAX_PER_PAGE
+    )
+
+
+def _envelope(items: list[Any], page: int, per_page: int, total: int) -> Response:
+    """A list's page in the envelope: the items, the counts and the links to other pages."""
     pages = max(1, -(-total // per_page))
 
     def link(number: int | None) -> str | None:
@@ -134,7 +145,7 @@ def _page(
 
     return _respond(
         {
-            "items": item(rows),
+            "items": items,
             "page": page,
             "per_page": per_page,
             "pages": pages,
@@ -162,6 +173,8 @@ def api_index() -> Response:
             "positions": url_for("directory.api_positions", _external=True),
             "publications": url_for("directory.api_publications", _external=True),
             "areas": url_for("directory.api_areas", _external=True),
+            "alumni": url_for("directory.api_alumni", _external=True),
+            "alumni_summary": url_for("directory.api_alumni_summary", _external=True),
         }
     )
 
@@ -289,6 +302,41 @@ def api_areas() -> Response:
         (area.position, area.name, area.id),
         (selectinload(area.parent),),
         items,
+    )
+
+
+def _alumni(path: str) -> department.AlumniPage:
+    """The alumni the filters of ``path`` keep, read strictly."""
+    viewer = current_viewer()
+    filters = _filters(path, viewer)
+    return department.alumni(get_session(), viewer, filters, MAX_PER_PAGE)
+
+
+@blueprint.route(f"{API}/alumni")
+def api_alumni() -> Response:
+    viewer = current_viewer()
+    shown = _alumni("/alumni").shown
+    page, per_page = _paging()
+    start = (page - 1) * per_page
+    items = [rep.alumnus(a, viewer) for a in shown[start : start + per_page]]
+    return _envelope(items, page, per_page, len(shown))
+
+
+@blueprint.route(f"{API}/alumni/summary")
+def api_alumni_summary() -> Response:
+    viewer = current_viewer()
+    data = _alumni("/alumni/summary")
+    args = {k: v for k, v in request.args.items() if k not in ("page", "per_page")}
+    summary = department.alumni_summary(data.shown)
+    return _respond(
+        {
+            **rep.alumni_summary(summary, viewer),
+            "links": {
+                "alumni": url_for("directory.api_alumni", _external=True, **args),
+                "page": url_for("directory.alumni_summary", _external=True, **args),
+                "csv": url_for("directory.alumni_csv", _external=True, **args),
+            },
+        }
     )
 
 

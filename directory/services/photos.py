@@ -8,7 +8,7 @@ import io
 import warnings
 
 from flask import current_app, has_app_context
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageDraw, ImageFont, ImageOps, UnidentifiedImageError
 
 from directory import config
 from directory.models import PersonPhoto
@@ -70,3 +70,39 @@ def photo_from_bytes(data: bytes, alt_text: str | None = None) -> PersonPhoto:
         etag=hashlib.sha256(encoded).hexdigest()[:32],
         alt_text=alt_text,
     )
+
+
+#: Background and figure colours of the demo's placeholder portraits (muted, never skin tones).
+_PLACEHOLDER_COLOURS = (
+    ((214, 226, 240), (52, 86, 128)),
+    ((224, 236, 222), (48, 98, 72)),
+    ((238, 228, 214), (120, 78, 40)),
+    ((232, 222, 238), (92, 62, 122)),
+)
+#: Where the placeholder's figure stands, in percent from the left and the top: its focal point.
+PLACEHOLDER_FOCUS = (70, 40)
+
+
+def placeholder_portrait(full_name: str) -> PersonPhoto:
+    """A clearly synthetic portrait for demo data, never a picture of anyone: a flat
+    silhouette with the person's initials, standing off-centre in a landscape frame (as in
+    many real photos), with its focal point set on the head so that square and round crops
+    keep it in view. Made by the code, deterministic for a name."""
+    width, height = 600, 400
+    digest = hashlib.sha256(full_name.encode("utf-8")).digest()
+    background, figure = _PLACEHOLDER_COLOURS[digest[0] % len(_PLACEHOLDER_COLOURS)]
+    image = Image.new("RGB", (width, height), background)
+    draw = ImageDraw.Draw(image)
+    x, y = width * PLACEHOLDER_FOCUS[0] // 100, height * PLACEHOLDER_FOCUS[1] // 100
+    draw.rectangle((0, height * 3 // 4, width, height), fill=tuple(c - 18 for c in background))
+    draw.ellipse((x - 150, y + 95, x + 150, y + 395), fill=figure)  # shoulders
+    draw.ellipse((x - 70, y - 85, x + 70, y + 75), fill=figure)  # head
+    initials = "".join(part[0] for part in full_name.split()[:2]).upper()
+    font = ImageFont.load_default(size=54)
+    draw.text((x, y + 170), initials, fill=background, font=font, anchor="mm")
+    draw.text((16, 14), "Demo placeholder", fill=figure, font=ImageFont.load_default(size=22))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    photo = photo_from_bytes(out.getvalue(), f"Placeholder portrait of {full_name} (demo data)")
+    photo.focus_x, photo.focus_y = PLACEHOLDER_FOCUS
+    return photo

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from flask import Response, abort, render_template, request
 from sqlalchemy import select
@@ -39,7 +40,8 @@ def profile(slug: str) -> str:
     viewer = current_viewer()
     data = load_profile(get_session(), person, viewer, date.today())
     rows = [*data.selected_publications, *(row for g in data.publications for row in g.items)]
-    papers = articles([row.publication for row in rows])  # what the page shows, in its order
+    # What the page shows, in its order, each paper once (the owner may list selected ones twice).
+    papers = articles(list(dict.fromkeys(row.publication for row in rows)))
     return render_template(
         "directory/profile.html",
         profile=data,
@@ -62,3 +64,26 @@ def photo(slug: str) -> Response:
     response.cache_control.public = person.visibility == "public"
     response.cache_control.max_age = 3600
     return response
+
+
+#: The focal point's step, in percent: the stylesheet has a class for each multiple of it.
+PHOTO_FOCUS_STEP = 5
+
+
+def photo_focus(photo: m.PersonPhoto | None) -> str:
+    """The classes that keep ``photo``'s focal point in view wherever it is cropped (profile,
+    cards, CV). The stylesheet turns them into ``object-position``: a ``style`` attribute would
+    be refused by the pages' Content-Security-Policy."""
+    if photo is None:
+        return ""
+
+    def step(value: int | None) -> int:
+        value = 50 if value is None else min(100, max(0, value))
+        return round(value / PHOTO_FOCUS_STEP) * PHOTO_FOCUS_STEP
+
+    return f"photo-focus photo-fx-{step(photo.focus_x)} photo-fy-{step(photo.focus_y)}"
+
+
+@blueprint.record_once
+def _photo_globals(state: Any) -> None:
+    state.app.jinja_env.globals.update(directory_photo_focus=photo_focus)

@@ -144,6 +144,15 @@ def test_long_author_lists_fold_keeping_the_owner_and_co_first_authors(
     for name in ("Yu Guan", "Dennis Cai", "Zhilong Zheng"):
         assert name not in visible
     assert "and 9 more authors" in html
+    # It reads "A, B, C, D, E, …, Ennan Zhai*, Jiangfei Duan and 9 more authors": one "…"
+    # for the gap between those shown, none before "and 9 more" (which says it already).
+    short = visible.split('<span class="pub__authors-short">')[1].split("</span>\n")[0]
+    words = re.sub(r"<[^>]+>", "", short)
+    assert words.count("…") == 1 and words.rstrip().endswith("Jiangfei Duan")
+    assert words.index("Pengcheng Zhang") < words.index("…") < words.index("Ennan Zhai*")
+    # Open, the whole list replaces the short one (a stylesheet rule, no script) and the
+    # summary says "Fewer authors".
+    assert "Fewer authors" in html.split('<details class="pub__more-authors">')[1]
     # Without JavaScript the whole list opens from the <details>, in print order.
     folded = html.split('<details class="pub__more-authors">')[1].split("</details>")[0]
     assert [n for n in names if n in folded] == names
@@ -174,7 +183,8 @@ def test_the_owner_chooses_to_list_selected_papers_again_below(client, db, make_
     login(client, "wei")
     url = f"{P}/people/xingda-wei/edit/papers-and-cv"
     form = client.get(url).get_data(as_text=True)
-    assert 'name="repeat_selected"' in form and "checked" not in form.split("repeat_selected")[1][:60]
+    checkbox = form.split('name="repeat_selected"')[0].rsplit("<input", 1)[1]
+    assert "checked" not in checkbox  # the default: each paper listed once
     assert f'href="{url}"' in client.get(f"{P}/me").get_data(as_text=True)
     response = post(client, url, {"repeat_selected": "y", "version": wei.version,
                                   **{f"cv_{name}": str(i) for i, (name, _) in

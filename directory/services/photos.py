@@ -98,9 +98,11 @@ def placeholder_portrait(full_name: str) -> PersonPhoto:
     draw.ellipse((x - 150, y + 95, x + 150, y + 395), fill=figure)  # shoulders
     draw.ellipse((x - 70, y - 85, x + 70, y + 75), fill=figure)  # head
     initials = "".join(part[0] for part in full_name.split()[:2]).upper()
-    font = ImageFont.load_default(size=54)
-    draw.text((x, y + 170), initials, fill=background, font=font, anchor="mm")
-    draw.text((16, 14), "Demo placeholder", fill=figure, font=ImageFont.load_default(size=22))
+    draw.text((x, y + 160), initials, fill=background, font=ImageFont.load_default(size=54),
+              anchor="mm")  # fmt: skip
+    # Said on the figure itself, so that every crop keeps it.
+    draw.text((x, y + 205), "DEMO", fill=background, font=ImageFont.load_default(size=20),
+              anchor="mm")  # fmt: skip
     out = io.BytesIO()
     image.save(out, format="PNG")
     photo = photo_from_bytes(out.getvalue(), f"Placeholder portrait of {full_name} (demo data)")

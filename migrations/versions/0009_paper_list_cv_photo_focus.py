@@ -20,20 +20,23 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("directory_people") as batch:
-        batch.add_column(
-            sa.Column("repeat_selected", sa.Boolean(), server_default=sa.false(), nullable=False)
+    # Plain ALTER TABLE ... ADD/DROP COLUMN, never a batch: on SQLite a batch copies the table
+    # and drops the old one, and with foreign keys on that drop deletes every row that refers
+    # to a person (their entries, papers' listings...) through ON DELETE CASCADE.
+    op.add_column(
+        "directory_people",
+        sa.Column("repeat_selected", sa.Boolean(), server_default=sa.false(), nullable=False),
+    )
+    op.add_column("directory_people", sa.Column("cv_sections", sa.JSON(), nullable=True))
+    for name in ("focus_x", "focus_y"):
+        op.add_column(
+            "directory_person_photos",
+            sa.Column(name, sa.Integer(), server_default="50", nullable=False),
         )
-        batch.add_column(sa.Column("cv_sections", sa.JSON(), nullable=True))
-    with op.batch_alter_table("directory_person_photos") as batch:
-        batch.add_column(sa.Column("focus_x", sa.Integer(), server_default="50", nullable=False))
-        batch.add_column(sa.Column("focus_y", sa.Integer(), server_default="50", nullable=False))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("directory_person_photos") as batch:
-        batch.drop_column("focus_y")
-        batch.drop_column("focus_x")
-    with op.batch_alter_table("directory_people") as batch:
-        batch.drop_column("cv_sections")
-        batch.drop_column("repeat_selected")
+    for name in ("focus_y", "focus_x"):
+        op.drop_column("directory_person_photos", name)
+    op.drop_column("directory_people", "cv_sections")
+    op.drop_column("directory_people", "repeat_selected")

@@ -189,7 +189,8 @@ def fold_authors(
 ) -> tuple[list[m.Authorship | None], int]:
     """Authors shown before a long list folds, and how many are folded: the first
     DIRECTORY_AUTHOR_LIST_LENGTH, plus ``keep_id`` (the profile's owner) and every co-first
-    author wherever they are; ``None`` marks a gap."""
+    author wherever they are; ``None`` marks a gap between them (none at the end: the
+    "and N more authors" that follows says so)."""
     limit = current_app.config["DIRECTORY_AUTHOR_LIST_LENGTH"]
     if not limit or len(authorships) <= limit:
         return list(authorships), 0
@@ -203,6 +204,8 @@ def fold_authors(
     folded = len(authorships) - sum(1 for a in shown if a is not None)
     if not folded:
         return list(authorships), 0
+    if shown[-1] is None:
+        shown.pop()  # "…, and N more authors" would say the same twice
     return shown, folded
 
 

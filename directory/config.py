@@ -111,7 +111,8 @@ DIRECTORY_ORCID_API_URL = "https://pub.orcid.org/v3.0"
 DIRECTORY_PAGE_SIZE = 50
 
 #: Authors a paper's list shows before folding the rest into "and N more authors" (the
-#: profile's owner and co-first authors always stay in view; a paper's own page shows all).
+#: profile's owner and co-first authors always stay in view; a paper's own page shows all;
+#: a list is not folded to hide fewer than three names).
 DIRECTORY_AUTHOR_LIST_LENGTH = 10
 
 #: CSL style of the plain-text citation on each paper's page: the name of a style that

@@ -156,6 +156,13 @@ def test_long_author_lists_fold_keeping_the_owner_and_co_first_authors(
     # Without JavaScript the whole list opens from the <details>, in print order.
     folded = html.split('<details class="pub__more-authors">')[1].split("</details>")[0]
     assert [n for n in names if n in folded] == names
+    # A list that would hide fewer than three names (14 shown of 16) is shown whole: "and 2
+    # more authors" would take the room of the two names.
+    monkeypatch.setitem(app.config, "DIRECTORY_AUTHOR_LIST_LENGTH", 14)
+    html = client.get(f"{P}/people/jiangfei-duan").get_data(as_text=True)
+    assert "more authors" not in html and all(n in html for n in names)
+    monkeypatch.setitem(app.config, "DIRECTORY_AUTHOR_LIST_LENGTH", 11)
+    assert "and 3 more authors" in client.get(f"{P}/people/jiangfei-duan").get_data(as_text=True)
     # The paper's own page shows every author, unfolded.
     page = client.get(f"{P}/publications/{pub.uid}").get_data(as_text=True)
     assert "more authors" not in page and all(n in page for n in names)

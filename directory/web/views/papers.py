@@ -184,6 +184,11 @@ def paper(uid: str) -> str:
     )
 
 
+#: A list folds only when that hides at least this many names: "and 2 more authors" takes
+#: about the room of the two names it would hide.
+MIN_FOLDED_AUTHORS = 3
+
+
 def fold_authors(
     authorships: list[m.Authorship], keep_id: int | None = None
 ) -> tuple[list[m.Authorship | None], int]:
@@ -202,7 +207,7 @@ def fold_authors(
         elif shown and shown[-1] is not None:
             shown.append(None)
     folded = len(authorships) - sum(1 for a in shown if a is not None)
-    if not folded:
+    if folded < MIN_FOLDED_AUTHORS:
         return list(authorships), 0
     if shown[-1] is None:
         shown.pop()  # "…, and N more authors" would say the same twice

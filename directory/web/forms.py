@@ -557,15 +557,7 @@ for _name, _label in m.CV_SECTIONS:
     setattr(
         PaperListForm,
         f"cv_{_name}",
-        SelectField(
-            f"CV: {_label}",
-            choices=options(CV_PLACES),
-            default="",
-            description="Its place on the CV, or leave it out. Sections given the same "
-            "place keep the default order."
-            if _name == m.CV_SECTIONS[0][0]
-            else "",
-        ),
+        SelectField(_label, choices=options(CV_PLACES), default=""),
     )
 
 

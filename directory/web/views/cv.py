@@ -114,11 +114,13 @@ def edit_papers_and_cv(slug: str) -> Any:
     session = get_session()
     form = forms.PaperListForm()
     title, action = "Paper list and CV", request.path
+    page = {"template": "directory/edit/papers_and_cv.html"}
     if request.method == "GET":
         form.load(person)
     if not form.validate_on_submit():
         status = 400 if request.method == "POST" else 200
-        return render_edit_form(form, person=person, title=title, action=action, status=status)
+        return render_edit_form(form, person=person, title=title, action=action, status=status,
+                                **page)  # fmt: skip
     changes = current_unit_of_work().change_set(person)
     try:
         changes.update(PERSON, person, form.base_version())
@@ -130,6 +132,6 @@ def edit_papers_and_cv(slug: str) -> Any:
         context = conflict_context(PERSON, person.id, form.base_version(), form)
         form.version.data = person.version
         return render_edit_form(form, person=person, title=title, action=action, status=409,
-                                **context)  # fmt: skip
+                                **page, **context)  # fmt: skip
     flash_outcome(outcome, title)
     return redirect(editor_url(person, "profile"))

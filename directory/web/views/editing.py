@@ -141,11 +141,18 @@ def _actor_names(records: list[Any]) -> dict[int, str]:
 
 
 def render_edit_form(
-    form: Any, *, person: m.Person, title: str, action: str, status: int = 200, **extra: Any
+    form: Any,
+    *,
+    person: m.Person,
+    title: str,
+    action: str,
+    status: int = 200,
+    template: str = "directory/edit/form.html",
+    **extra: Any,
 ) -> tuple[str, int]:
     return (
         render_template(
-            "directory/edit/form.html",
+            template,
             form=form,
             person=person,
             title=title,

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 
 from directory import models as m
 from directory.models import ChangeRecord
+from directory.web.views.profile import photo_focus
 
 from .conftest import login
 from .editing_support import post
@@ -128,34 +129,38 @@ def test_the_owner_picks_a_focal_point_with_a_preview_and_it_shows_everywhere(
     client, db, ada
 ) -> None:
     """Without JavaScript: two numbers, "Preview" (nothing saved) and "Save" (recorded in the
-    history with the photo's fingerprint); the point is applied by classes of the stylesheet
-    (the CSP refuses style attributes) on the profile, the cards, the CV and the editor."""
+    history with the photo's fingerprint); the point is kept as near the middle of every square
+    crop as the photo allows, by classes of the stylesheet (the CSP refuses style attributes),
+    on the profile, the cards, the CV and the editor."""
     upload(client, image_bytes(size=(1200, 800)), "me.jpg")
     page = client.get(URL).get_data(as_text=True)
     assert 'name="focus_x"' in page and 'value="50"' in page
     assert "photo-fx-50 photo-fy-50" in focus_classes(page, "profile__photo")
     db.expire_all()
     version = db.get(m.Person, ada.id).version
-    preview = post(client, FOCUS_URL, {"focus_x": "75", "focus_y": "20", "version": version,
+    preview = post(client, FOCUS_URL, {"focus_x": "60", "focus_y": "20", "version": version,
                                        "preview": "1"})  # fmt: skip
     assert preview.status_code == 200
     shown = preview.get_data(as_text=True)
     assert "A preview: not saved yet." in shown
-    assert "photo-fx-75 photo-fy-20" in focus_classes(shown, "profile__photo")
-    assert "photo-fx-75 photo-fy-20" in focus_classes(shown, "card__photo")
+    # A 600×400 photo in a square: the point 60% across is centred by object-position 80%
+    # (the box shows 400 of 600 pixels: 0.8 × 200 + 200 = 360, the point); the height fits.
+    assert "photo-fx-80 photo-fy-50" in focus_classes(shown, "profile__photo")
+    assert "photo-fx-80 photo-fy-50" in focus_classes(shown, "card__photo")
+    assert 'class="focus-whole__mark photo-fx-60 photo-fy-20"' in shown  # the point itself
     db.expire_all()
     assert (db.get(m.Person, ada.id).photo.focus_x, db.get(m.Person, ada.id).photo.focus_y) == (
         50, 50)  # fmt: skip
-    saved = post(client, FOCUS_URL, {"focus_x": "75", "focus_y": "20", "version": version})
+    saved = post(client, FOCUS_URL, {"focus_x": "60", "focus_y": "20", "version": version})
     assert saved.status_code == 302
     db.expire_all()
     photo = db.get(m.Person, ada.id).photo
-    assert (photo.focus_x, photo.focus_y) == (75, 20)
+    assert (photo.focus_x, photo.focus_y) == (60, 20)
     record = db.scalars(select(ChangeRecord).order_by(ChangeRecord.id.desc())).first()
     assert record.before["photo"]["focus"] == [50, 50]
     assert record.after["photo"] == {"fingerprint": photo.etag, "alt_text": "Ada at her desk",
-                                     "focus": [75, 20]}  # fmt: skip
-    classes = "photo-focus photo-fx-75 photo-fy-20"
+                                     "focus": [60, 20]}  # fmt: skip
+    classes = "photo-focus photo-fx-80 photo-fy-50"
     profile = client.get("/directory/people/ada-lovelace").get_data(as_text=True)
     assert focus_classes(profile, "profile__photo") == classes
     assert focus_classes(client.get("/directory/").get_data(as_text=True), "card__photo") == classes
@@ -237,7 +242,8 @@ def test_the_demo_has_clearly_synthetic_portraits_for_its_faculty_only(client, d
     # The figure stands at the focal point; the left of the frame is empty background.
     assert image.getpixel((420, 160)) != image.getpixel((100, 200))
     profile = client.get("/directory/people/xingda-wei").get_data(as_text=True)
-    assert focus_classes(profile, "profile__photo") == "photo-focus photo-fx-70 photo-fy-40"
+    # The figure's head (70% across) as near the middle of the square as the frame allows.
+    assert focus_classes(profile, "profile__photo") == "photo-focus photo-fx-100 photo-fy-50"
     assert 'alt="Placeholder portrait of Xingda Wei (demo data)"' in profile
     etags = {slug: people[slug].photo.etag for slug in with_photo}
     last = db.scalar(select(func.max(ChangeRecord.id)))
@@ -247,3 +253,22 @@ def test_the_demo_has_clearly_synthetic_portraits_for_its_faculty_only(client, d
     assert {slug: db.get(m.Person, people[slug].id).photo.etag for slug in with_photo} == etags
     again = db.scalars(select(ChangeRecord).where(ChangeRecord.id > last))
     assert [r for r in again if (r.before or {}).get("photo") != (r.after or {}).get("photo")] == []
+
+
+@pytest.mark.parametrize(
+    ("size", "point", "classes"),
+    [
+        ((600, 400), (50, 50), "photo-fx-50 photo-fy-50"),  # the centre stays the centre
+        ((600, 400), (60, 20), "photo-fx-80 photo-fy-50"),  # across only: the height fits
+        ((600, 400), (90, 20), "photo-fx-100 photo-fy-50"),  # the photo's edge stops it
+        ((600, 400), (10, 90), "photo-fx-0 photo-fy-50"),
+        ((400, 600), (20, 30), "photo-fx-50 photo-fy-0"),  # a portrait moves down only
+        ((400, 600), (50, 60), "photo-fx-50 photo-fy-80"),
+        ((500, 500), (0, 100), "photo-fx-50 photo-fy-50"),  # a square has nothing to move
+    ],
+)
+def test_the_focal_point_is_centred_in_a_square_crop_as_far_as_the_photo_allows(
+    size, point, classes
+) -> None:
+    photo = m.PersonPhoto(width=size[0], height=size[1], focus_x=point[0], focus_y=point[1])
+    assert photo_focus(photo) == f"photo-focus {classes}"

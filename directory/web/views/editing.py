@@ -473,7 +473,8 @@ def render_photo_page(
         valid = not focus_form.errors
         x = focus_form.focus_x.data if valid else person.photo.focus_x
         y = focus_form.focus_y.data if valid else person.photo.focus_y
-        focus = SimpleNamespace(focus_x=x, focus_y=y)  # the preview's classes
+        photo = person.photo
+        focus = SimpleNamespace(focus_x=x, focus_y=y, width=photo.width, height=photo.height)
     page = render_template(
         "directory/edit/photo.html",
         form=form or forms.PhotoForm(formdata=None),

@@ -70,20 +70,44 @@ def photo(slug: str) -> Response:
 PHOTO_FOCUS_STEP = 5
 
 
-def photo_focus(photo: m.PersonPhoto | None) -> str:
-    """The classes that keep ``photo``'s focal point in view wherever it is cropped (profile,
-    cards, CV). The stylesheet turns them into ``object-position``: a ``style`` attribute would
-    be refused by the pages' Content-Security-Policy."""
+def photo_focus(photo: Any) -> str:
+    """The classes that keep ``photo``'s focal point in view wherever it is cropped to a square
+    (profile, cards, CV, editor): as near the middle as the photo allows. The stylesheet turns
+    them into ``object-position`` (a ``style`` attribute would be refused by the pages'
+    Content-Security-Policy); ``photo`` is a PersonPhoto, or anything with its four values."""
     if photo is None:
         return ""
+    x = _square_position(photo.focus_x, photo.width, photo.height)
+    y = _square_position(photo.focus_y, photo.height, photo.width)
+    return f"photo-focus photo-fx-{x} photo-fy-{y}"
+
+
+def photo_point(photo: Any) -> str:
+    """The classes placing a mark on the focal point itself, over the whole photo."""
 
     def step(value: int | None) -> int:
         value = 50 if value is None else min(100, max(0, value))
         return round(value / PHOTO_FOCUS_STEP) * PHOTO_FOCUS_STEP
 
-    return f"photo-focus photo-fx-{step(photo.focus_x)} photo-fy-{step(photo.focus_y)}"
+    return f"photo-fx-{step(photo.focus_x)} photo-fy-{step(photo.focus_y)}"
+
+
+def _square_position(focus: int | None, length: int | None, other: int | None) -> int:
+    """The ``object-position`` (percent, a multiple of PHOTO_FOCUS_STEP) along a side of
+    ``length`` pixels that puts the point ``focus`` percent along it in the middle of a square
+    box the photo covers (its ``other`` side fits the box). CSS aligns the image's p% with the
+    box's p%: with the side ``r`` times the box, the point at ``f`` is centred by
+    ``p = (f·r − ½) / (r − 1)``, kept within 0–100 (the photo's edge stops it)."""
+    focus = 50 if focus is None else min(100, max(0, focus))
+    if not length or not other or length <= other:
+        return 50  # the side fits the box: nothing to move
+    ratio = length / other
+    position = (focus / 100 * ratio - 0.5) / (ratio - 1)
+    return round(min(1.0, max(0.0, position)) * 100 / PHOTO_FOCUS_STEP) * PHOTO_FOCUS_STEP
 
 
 @blueprint.record_once
 def _photo_globals(state: Any) -> None:
-    state.app.jinja_env.globals.update(directory_photo_focus=photo_focus)
+    state.app.jinja_env.globals.update(
+        directory_photo_focus=photo_focus, directory_photo_point=photo_point
+    )

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 
 from directory import models as m
 from directory.models import ChangeRecord
+from directory.services.photos import photo_from_bytes
 from directory.web.views.profile import photo_focus
 
 from .conftest import login
@@ -272,3 +273,13 @@ def test_the_focal_point_is_centred_in_a_square_crop_as_far_as_the_photo_allows(
 ) -> None:
     photo = m.PersonPhoto(width=size[0], height=size[1], focus_x=point[0], focus_y=point[1])
     assert photo_focus(photo) == f"photo-focus {classes}"
+
+
+def test_a_jpeg_that_is_only_an_image_is_kept_and_anything_more_is_encoded_afresh() -> None:
+    plain = photo_from_bytes(image_bytes(size=(300, 200))).data
+    assert photo_from_bytes(plain).data == plain  # no loss on a second pass (a re-import)
+    for extra in (plain + b"<script>alert(1)</script>",  # bytes after its end
+                  image_bytes(size=(300, 200), comment=b"<script>"),
+                  image_bytes(size=(300, 200), icc_profile=b"\0" * 64)):  # fmt: skip
+        again = photo_from_bytes(extra).data
+        assert again != extra and b"<script" not in again

@@ -24,6 +24,47 @@ def _setting(name: str) -> int:
     return current_app.config[name] if has_app_context() else getattr(config, name)
 
 
+#: JPEG segments a plain image needs (tables, frame, scans); anything else — EXIF and other
+#: APPn metadata, comments — makes :func:`photo_from_bytes` encode the image afresh.
+_PLAIN_SEGMENTS = {0xC0, 0xC1, 0xC2, 0xC4, 0xDB, 0xDD}
+_JFIF = b"JFIF\x00"
+
+
+def is_plain_jpeg(data: bytes) -> bool:
+    """Whether ``data`` is a baseline or progressive JPEG holding nothing but the image: a
+    JFIF header without thumbnail, tables, frame and scans, and not a byte after its end."""
+    if not data.startswith(b"\xff\xd8"):
+        return False
+    i, end = 2, len(data)
+    while i + 4 <= end:
+        if data[i] != 0xFF:
+            return False
+        marker = data[i + 1]
+        length = int.from_bytes(data[i + 2 : i + 4], "big")
+        segment = data[i + 4 : i + 2 + length]
+        if marker == 0xE0:
+            # JFIF (16 bytes: no thumbnail), nothing else in APP0.
+            if length != 16 or not segment.startswith(_JFIF):
+                return False
+        elif marker == 0xDA:  # a scan: its entropy-coded data runs to the next marker
+            i += 2 + length
+            while i + 1 < end and not (data[i] == 0xFF and data[i + 1] not in _IN_SCAN):
+                i += 1
+            if i + 1 >= end:
+                return False
+            if data[i + 1] == 0xD9:
+                return i + 2 == end  # EOI, and nothing after it
+            continue
+        elif marker not in _PLAIN_SEGMENTS:
+            return False
+        i += 2 + length
+    return False
+
+
+#: Bytes that may follow 0xFF inside a scan's data (stuffing, restart markers).
+_IN_SCAN = {0x00, *range(0xD0, 0xD8)}
+
+
 def photo_from_bytes(data: bytes, alt_text: str | None = None) -> PersonPhoto:
     """Check and re-encode an uploaded photo; raise :class:`PhotoRejected` with a reason."""
     max_bytes = _setting("DIRECTORY_PHOTO_MAX_BYTES")
@@ -45,6 +86,7 @@ def photo_from_bytes(data: bytes, alt_text: str | None = None) -> PersonPhoto:
                 probe.verify()
             with Image.open(io.BytesIO(data)) as image:
                 image.load()
+                colour = image.mode
                 image = ImageOps.exif_transpose(image)
                 image = image.convert("RGB")
     except PhotoRejected:
@@ -57,11 +99,18 @@ def photo_from_bytes(data: bytes, alt_text: str | None = None) -> PersonPhoto:
         ) from None
     except (OSError, SyntaxError, ValueError):
         raise PhotoRejected("The image file is damaged or incomplete.") from None
-    image.thumbnail((edge, edge))
-    out = io.BytesIO()
-    # A fresh JPEG carries none of the original's metadata (EXIF location, comments...).
-    image.save(out, format="JPEG", quality=85, optimize=True)
-    encoded = out.getvalue()
+    if colour == "RGB" and max(image.size) <= edge and is_plain_jpeg(data):
+        # Already what this function writes (a re-import of an export, say): kept as it is,
+        # since encoding a JPEG again loses a little more each time.
+        encoded = data
+    else:
+        image.thumbnail((edge, edge))
+        out = io.BytesIO()
+        # A fresh JPEG carries none of the original's metadata (EXIF location, comments...):
+        # Pillow writes the comment it read back unless the image's info is emptied.
+        image.info.clear()
+        image.save(out, format="JPEG", quality=85, optimize=True)
+        encoded = out.getvalue()
     return PersonPhoto(
         data=encoded,
         mime_type="image/jpeg",

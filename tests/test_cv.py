@@ -147,3 +147,9 @@ def test_a_cv_without_any_section_is_refused_next_to_the_field(client, db, wei) 
     db.expire_all()
     assert db.get(m.Person, wei.id).repeat_selected is False
     assert db.get(m.Person, wei.id).cv_sections is None
+
+
+def test_the_cvs_papers_are_numbered_once_through_every_heading(client, wei, make_publication):
+    make_publication("A Second Paper", authors=(wei,), year=2020, venue_short="NSDI")
+    html = client.get(f"{P}/people/xingda-wei/cv").get_data(as_text=True)
+    assert re.findall(r'<ol class="cv-papers" start="(\d+)">', html) == ["1", "2"]

@@ -28,10 +28,11 @@ from directory.services import health, search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import import_plan, import_profiles, plan_source
+from directory.services.photos import placeholder_portrait
 from directory.services.pubimport import PlanRefused, resolve_decisions
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
-from directory.web.views.cv import CV_SECTIONS, NO_SIZE_LIMIT
+from directory.web.views.cv import NO_SIZE_LIMIT
 
 #: Who the history names for changes made with these commands (an operator of the server).
 COMMAND_LINE = Viewer(key=None, is_admin=True, name="command line")
@@ -211,7 +212,31 @@ def load_demo(if_empty: bool) -> None:
     if if_empty and get_session().scalar(select(m.Person.id).limit(1)) is not None:
         click.echo("The directory already has people; demo not loaded.")
         return
-    _import(demo_documents())
+    documents = demo_documents()
+    _import(documents)
+    _demo_portraits([doc["person"]["slug"] for _, doc in documents])
+
+
+#: Who in the demo gets a placeholder portrait: the people a department shows first; the
+#: students keep the initials a profile without a photo shows, so the demo has both.
+DEMO_PORTRAIT_ROLES = ("faculty", "research_staff")
+
+
+def _demo_portraits(slugs: list[str]) -> None:
+    """Clearly synthetic placeholder portraits (:func:`placeholder_portrait`) for the demo's
+    faculty and research staff who have no photo yet: the demo shows the pages as they look
+    with photos, and their focal point at work, without a picture of any real person."""
+    session = get_session()
+    with command_unit_of_work(session, COMMAND_LINE) as uow:
+        people = session.scalars(
+            select(m.Person).where(m.Person.slug.in_(slugs), m.Person.role.in_(DEMO_PORTRAIT_ROLES))
+        )
+        for person in people:
+            if person.photo is None:
+                changes = uow.change_set(person, approval_exempt=True)
+                changes.update(PERSON, person)
+                person.photo = placeholder_portrait(person.full_name)
+                changes.finish()
 
 
 @directory_cli.command("bind-user")
@@ -500,7 +525,7 @@ def check(entries: tuple[str, ...]) -> None:
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, writable=True),
               help="The PDF file to write.")  # fmt: skip
 @click.option("--section", "sections", multiple=True,
-              type=click.Choice([name for name, _ in CV_SECTIONS]),
+              type=click.Choice([name for name, _ in m.CV_SECTIONS]),
               help="A section to include (repeatable); all when none is given.")  # fmt: skip
 def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
     """Write the CV of the profile SLUG as a PDF: what anyone may see on the public profile,

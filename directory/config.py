@@ -117,7 +117,8 @@ DIRECTORY_PAGE_SIZE = 50
 DIRECTORY_CV_PDF_MAX_BYTES = 150_000
 
 #: Authors a paper's list shows before folding the rest into "and N more authors" (the
-#: profile's owner and co-first authors always stay in view; a paper's own page shows all).
+#: profile's owner and co-first authors always stay in view; a paper's own page shows all;
+#: a list is not folded to hide fewer than three names).
 DIRECTORY_AUTHOR_LIST_LENGTH = 10
 
 #: CSL style of the plain-text citation on each paper's page: the name of a style that

@@ -248,6 +248,10 @@ SAMPLES: dict[str, Sample] = {
     "directory.edit_photo": Sample(lambda w, url: {  # another picture than the one it has
         "photo": (io.BytesIO(_image("PNG", (80, 80))), "me.png"), "alt_text": "A new portrait"}),
     "directory.remove_photo": Sample(),
+    "directory.edit_photo_focus": Sample(lambda w, url: {
+        "focus_x": "25", "focus_y": "30", "version": w["person_version"]}),
+    "directory.edit_papers_and_cv": Sample(lambda w, url: {
+        "repeat_selected": "y", "cv_publications": "1", "version": w["person_version"]}),
     "directory.confirm_current": Sample(),
     "directory.confirm_advising": Sample(),
     "directory.confirm_authorship": Sample(),

@@ -132,6 +132,24 @@ def _remove_photo(client, db, w) -> Any:
     return post(client, f"{P}/edit/photo/remove")
 
 
+def _photo_for_ada(db, w) -> None:
+    person = db.get(m.Person, w["ada"])
+    if person.photo is None:
+        person.photo = photo_from_bytes(_png(), "Ada")
+        db.commit()
+
+
+def _photo_focus(client, db, w) -> Any:
+    """The focal point of Ada's photo: a change of her profile like its other fields."""
+    _photo_for_ada(db, w)
+    version = db.get(m.Person, w["ada"]).version
+    return post(client, f"{P}/edit/photo/focus", {"focus_x": "20", "focus_y": "35",
+                                                  "version": version})  # fmt: skip
+
+
+_photo_focus.arrange = _photo_for_ada  # type: ignore[attr-defined]
+
+
 def _second_paper(db, w) -> m.Publication:
     other = m.Publication(title="A Paper", year=2024, created_by_id=w["mia"])
     db.add(other)
@@ -197,6 +215,7 @@ EXTRA: dict[str, tuple[str, Callable[..., Any]]] = {
     "directory.publication_view_update": ("owner", _view_update),
     "directory.edit_photo": ("owner", _upload_photo),
     "directory.remove_photo": ("owner", _remove_photo),
+    "directory.edit_photo_focus": ("owner", _photo_focus),
     "directory.publication_merge": ("admin", _merge),
     "directory.publication_versions": ("admin", _versions),
     "directory.publication_split": ("admin", _split),

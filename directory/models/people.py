@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -82,6 +83,14 @@ class Person(VersionedMixin, Base):
     user_key: Mapped[str | None] = mapped_column(String(254), unique=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
     visibility: Mapped[str] = mapped_column(String(16), default="public", nullable=False)
+    #: Whether the selected papers are listed again under their year or status below them on
+    #: the profile, the CV and the printed profile; by default each paper is listed once.
+    repeat_selected: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
+    #: The CV's sections in the owner's order (names of ``vocabularies.CV_SECTIONS``); None: every
+    #: section, in that order.
+    cv_sections: Mapped[list[str] | None] = mapped_column(JSON)
 
     links: Mapped[list[PersonLink]] = relationship(
         back_populates="person", order_by="PersonLink.position", cascade="all, delete-orphan"
@@ -127,5 +136,9 @@ class PersonPhoto(TimestampMixin, Base):
     height: Mapped[int] = mapped_column(Integer, nullable=False)
     etag: Mapped[str] = mapped_column(String(64), nullable=False)
     alt_text: Mapped[str | None] = mapped_column(String(300))
+    #: The point kept in view when the photo is cropped (to a square, a circle), in percent
+    #: from the left and from the top; the centre by default.
+    focus_x: Mapped[int] = mapped_column(Integer, default=50, server_default="50", nullable=False)
+    focus_y: Mapped[int] = mapped_column(Integer, default=50, server_default="50", nullable=False)
 
     person: Mapped[Person] = relationship(back_populates="photo")

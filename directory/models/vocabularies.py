@@ -146,3 +146,18 @@ def values(vocabulary: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
 def label(vocabulary: tuple[tuple[str, str], ...], value: str | None) -> str:
     """The display label of ``value`` in ``vocabulary`` (the value itself if unknown)."""
     return dict(vocabulary).get(value or "", value or "")
+
+
+#: The sections of a CV made from a profile, in their default order (the owner may choose
+#: some and order them: ``Person.cv_sections``).
+CV_SECTIONS = (
+    ("interests", "Research interests"),
+    ("education", "Education"),
+    ("experience", "Experience"),
+    ("publications", "Publications"),
+    ("awards", "Awards and honours"),
+    ("funding", "Funding"),
+    ("teaching", "Teaching"),
+    ("service", "Service"),
+    ("students", "Students advised"),
+)

@@ -144,13 +144,21 @@ def _page_of[T](items: list[T], number: int, size: int) -> Page[T]:
 
 def card_options() -> tuple[Any, ...]:
     """What a person card (and its JSON-LD) needs, loaded for all cards at once. The photo's
-    bytes stay in the database: the card only needs to know there is one, and its etag."""
+    bytes stay in the database: the card only needs to know there is one, its etag, and how to
+    crop it (size and focal point)."""
     return (
         defer(m.Person.bio),
         defer(m.Person.address),
         selectinload(m.Person.areas),
         selectinload(m.Person.links),
-        selectinload(m.Person.photo).load_only(m.PersonPhoto.etag, m.PersonPhoto.alt_text),
+        selectinload(m.Person.photo).load_only(
+            m.PersonPhoto.etag,
+            m.PersonPhoto.alt_text,
+            m.PersonPhoto.width,
+            m.PersonPhoto.height,
+            m.PersonPhoto.focus_x,
+            m.PersonPhoto.focus_y,
+        ),
     )
 
 

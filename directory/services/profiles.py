@@ -138,6 +138,11 @@ def listing_heading(row: Any) -> str:
     year."""
     if row.selected:
         return SELECTED
+    return _heading_below(row)
+
+
+def _heading_below(row: Any) -> str:
+    """The heading of ``row`` among the papers below the selected ones."""
     if row.section:
         return row.section
     status = row.publication.status
@@ -158,16 +163,28 @@ def year_heading(pub: Any) -> str:
     return "Undated"
 
 
-def group_publications(rows: list[Any]) -> list[PublicationGroup]:
-    """A profile's papers (in :func:`profile_publications` order) under their headings, each
-    paper once: selected papers first in the owner's order, then those under review and the
-    preprints, then each year, newest first, then the owner's own sections; within a heading,
-    the owner's order (``position``), then newest first."""
+def group_publications(rows: list[Any], repeat_selected: bool = False) -> list[PublicationGroup]:
+    """A profile's papers (in :func:`profile_publications` order) under their headings:
+    selected papers first in the owner's order, then those under review and the preprints,
+    then each year, newest first, then the owner's own sections; within a heading, the owner's
+    order (``position``), then newest first. Each paper is listed once unless
+    ``repeat_selected`` (the owner's choice, ``Person.repeat_selected``): then each selected
+    paper is listed again under its heading below, ahead of that heading's other papers and
+    in the selected papers' order."""
     by_heading: dict[str, list[Any]] = defaultdict(list)
     for row in rows:
         by_heading[listing_heading(row)].append(row)
+    repeated: dict[str, list[Any]] = defaultdict(list)
+    if repeat_selected:
+        for row in sorted(by_heading.get(SELECTED, []), key=lambda r: r.position):
+            repeated[_heading_below(row)].append(row)
+            by_heading.setdefault(_heading_below(row), [])
     statuses = list(STATUS_HEADINGS.values())
-    sections = list(dict.fromkeys(row.section for row in rows if row.section and not row.selected))
+    sections = list(
+        dict.fromkeys(
+            row.section for row in rows if row.section and (repeat_selected or not row.selected)
+        )
+    )
 
     def rank(heading: str) -> tuple:
         if heading == SELECTED:
@@ -179,7 +196,10 @@ def group_publications(rows: list[Any]) -> list[PublicationGroup]:
         return (2, -int(heading) if heading.isdigit() else 1)
 
     return [
-        PublicationGroup(heading, sorted(by_heading[heading], key=lambda r: r.position))
+        PublicationGroup(
+            heading,
+            repeated.get(heading, []) + sorted(by_heading[heading], key=lambda r: r.position),
+        )
         for heading in sorted(by_heading, key=rank)
     ]
 
@@ -264,7 +284,7 @@ def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date
     """Everything shown on ``person``'s profile page for ``viewer``."""
     experience = _entries(session, m.Experience, person, viewer)
     publications = profile_publications(session, person, viewer)
-    groups = group_publications(publications)
+    groups = group_publications(publications, person.repeat_selected)
     students, co_advisors, advisors = _advising(session, person, viewer)
     # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
     # joined, not selected afterwards, so the page costs the same statements with or without.

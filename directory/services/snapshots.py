@@ -109,7 +109,8 @@ class _PersonState(KindState):
             # The image itself is not kept in the history (it can be large); its fingerprint
             # shows that it changed.
             "photo": None if photo is None else {"fingerprint": photo.etag,
-                                                 "alt_text": photo.alt_text},
+                                                 "alt_text": photo.alt_text,
+                                                 "focus": [photo.focus_x, photo.focus_y]},
         }  # fmt: skip
 
     def apply_lists(self, session, obj, state, person_id) -> None:
@@ -120,6 +121,13 @@ class _PersonState(KindState):
             ]
         if "areas" in state:
             obj.areas = _existing_ids(session, m.ResearchArea, state["areas"])
+        photo, wanted = obj.photo, state.get("photo")
+        # The image is not in the history: what a state says about it (its description, its
+        # focal point) applies only to the same image, never to another one uploaded since.
+        if photo is not None and wanted and wanted.get("fingerprint") == photo.etag:
+            photo.alt_text = wanted.get("alt_text")
+            if wanted.get("focus"):
+                photo.focus_x, photo.focus_y = wanted["focus"]
 
 
 class _NoticeState(KindState):

@@ -658,6 +658,81 @@ class PhotoForm(DirectoryForm):
     alt_text = text("Describe the photo", 300, description="For people who cannot see it.")
 
 
+#: The choices of a CV section's place: left out, or a place from 1.
+CV_PLACES = [("", "Leave out"), *((str(i), str(i)) for i in range(1, len(m.CV_SECTIONS) + 1))]
+
+
+class PaperListForm(VersionedForm):
+    """How the owner's papers and CV are laid out: whether selected papers are listed again
+    below, and the CV's sections (one ``cv_<section>`` place each, added below the class)."""
+
+    repeat_selected = BooleanField(
+        "List my selected papers again under their year",
+        description="Off: each paper is listed once, the selected ones first. On: the selected "
+        "papers come first and are listed again with the others (profile, CV and print).",
+    )
+
+    def section_fields(self) -> list[tuple[str, Any]]:
+        return [(name, self[f"cv_{name}"]) for name, _ in m.CV_SECTIONS]
+
+    def load(self, person: m.Person) -> None:
+        self.repeat_selected.data = person.repeat_selected
+        names = [n for n, _ in m.CV_SECTIONS]
+        chosen = names if person.cv_sections is None else person.cv_sections
+        places = {name: str(i) for i, name in enumerate(chosen, start=1) if name in names}
+        for name, field in self.section_fields():
+            field.data = places.get(name, "")
+        self.version.data = person.version
+
+    def chosen_sections(self) -> list[str]:
+        """The sections with a place, in place order (equal places: the default order)."""
+        names = [n for n, _ in m.CV_SECTIONS]
+        placed = [(int(f.data), names.index(n), n) for n, f in self.section_fields() if f.data]
+        return [name for _, _, name in sorted(placed)]
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        valid = super().validate(extra_validators)
+        if valid and not self.chosen_sections():
+            first = self.section_fields()[0][1]
+            first.errors = [*first.errors, "Give at least one section a place on the CV."]
+            return False
+        return valid
+
+    def fill(self, person: m.Person) -> None:
+        person.repeat_selected = bool(self.repeat_selected.data)
+        chosen = self.chosen_sections()
+        # Every section in the default order is no choice: a section added later is included.
+        person.cv_sections = None if chosen == [n for n, _ in m.CV_SECTIONS] else chosen
+
+
+for _name, _label in m.CV_SECTIONS:
+    setattr(
+        PaperListForm,
+        f"cv_{_name}",
+        SelectField(_label, choices=options(CV_PLACES), default=""),
+    )
+
+
+def photo_focus_field(label: str) -> IntegerField:
+    def step(form: Any, field: Any) -> None:
+        if field.data is not None and field.data % 5:
+            raise ValidationError("Use a multiple of 5 (0, 5, 10 … 100).")
+
+    return IntegerField(
+        label,
+        [InputRequired(message="Enter a number from 0 to 100."),
+         NumberRange(0, 100, message="Enter a number from 0 to 100."), step],
+        render_kw={"min": 0, "max": 100, "step": 5, "inputmode": "numeric"},
+    )  # fmt: skip
+
+
+class PhotoFocusForm(VersionedForm):
+    """The point of the photo kept in view where it is cropped to a square or a circle."""
+
+    focus_x = photo_focus_field("Across, in % from the left edge")
+    focus_y = photo_focus_field("Down, in % from the top edge")
+
+
 # ----------------------------------------------------------------------------- small actions
 
 

@@ -11,6 +11,7 @@ could not even see it), ask :mod:`directory.services.access` (403), then act thr
 from __future__ import annotations
 
 from datetime import date
+from types import SimpleNamespace
 from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
@@ -145,11 +146,18 @@ def _actor_names(records: list[Any]) -> dict[int, str]:
 
 
 def render_edit_form(
-    form: Any, *, person: m.Person, title: str, action: str, status: int = 200, **extra: Any
+    form: Any,
+    *,
+    person: m.Person,
+    title: str,
+    action: str,
+    status: int = 200,
+    template: str = "directory/edit/form.html",
+    **extra: Any,
 ) -> tuple[str, int]:
     return (
         render_template(
-            "directory/edit/form.html",
+            template,
             form=form,
             person=person,
             title=title,
@@ -458,12 +466,69 @@ def edit_photo(slug: str) -> Any:
             flash("Photo saved.", "success")
             return redirect(editor_url(person, "profile"))
     status = 400 if request.method == "POST" else 200
-    return (
-        render_template(
-            "directory/edit/photo.html", form=form, person=person, remove_form=forms.ActionForm()
-        ),
-        status,
+    return render_photo_page(person, form=form, status=status)
+
+
+def render_photo_page(
+    person: m.Person,
+    *,
+    form: Any = None,
+    focus_form: Any = None,
+    status: int = 200,
+    previewing: bool = False,
+) -> tuple[str, int]:
+    """The photo page: the upload form and, when there is a photo, its focal point (with how
+    it crops on the profile and on a card: the stored point, or the one being previewed)."""
+    if focus_form is None and person.photo is not None:
+        focus_form = forms.PhotoFocusForm(formdata=None)
+        focus_form.focus_x.data = person.photo.focus_x
+        focus_form.focus_y.data = person.photo.focus_y
+        focus_form.version.data = person.version
+    focus = None
+    if person.photo is not None:
+        valid = not focus_form.errors
+        x = focus_form.focus_x.data if valid else person.photo.focus_x
+        y = focus_form.focus_y.data if valid else person.photo.focus_y
+        photo = person.photo
+        focus = SimpleNamespace(focus_x=x, focus_y=y, width=photo.width, height=photo.height)
+    page = render_template(
+        "directory/edit/photo.html",
+        form=form or forms.PhotoForm(formdata=None),
+        focus_form=focus_form,
+        focus=focus,
+        previewing=previewing,
+        person=person,
+        remove_form=forms.ActionForm(),
     )
+    return page, status
+
+
+@blueprint.route("/people/<slug>/edit/photo/focus", methods=["POST"])
+def edit_photo_focus(slug: str) -> Any:
+    """The photo's focal point: previewed ("Preview", nothing saved) or saved through a change
+    of the profile, recorded and held for approval like the other profile fields (the point
+    is kept in the history with the photo's fingerprint)."""
+    person = editable_person_or_abort(slug)
+    if person.photo is None:
+        abort(404)
+    form = forms.PhotoFocusForm()
+    if not form.validate_on_submit():
+        return render_photo_page(person, focus_form=form, status=400)
+    if wants_preview():
+        return render_photo_page(person, focus_form=form, previewing=True)
+    session = get_session()
+    changes = current_unit_of_work().change_set(person)
+    try:
+        changes.update(PERSON, person, form.base_version())
+        person.photo.focus_x, person.photo.focus_y = form.focus_x.data, form.focus_y.data
+        outcome = changes.finish()
+    except (Conflict, StaleDataError):
+        session.rollback()
+        flash("The profile changed since you loaded the page; here is its photo as it is now.",
+              "error")  # fmt: skip
+        return redirect(url_for("directory.edit_photo", slug=person.slug))
+    flash_outcome(outcome, "Focal point")
+    return redirect(url_for("directory.edit_photo", slug=person.slug))
 
 
 @blueprint.route("/people/<slug>/edit/photo/remove", methods=["POST"])

@@ -186,12 +186,18 @@ def paper(uid: str) -> str:
     )
 
 
+#: A list folds only when that hides at least this many names: "and 2 more authors" takes
+#: about the room of the two names it would hide.
+MIN_FOLDED_AUTHORS = 3
+
+
 def fold_authors(
     authorships: list[m.Authorship], keep_id: int | None = None
 ) -> tuple[list[m.Authorship | None], int]:
     """Authors shown before a long list folds, and how many are folded: the first
     DIRECTORY_AUTHOR_LIST_LENGTH, plus ``keep_id`` (the profile's owner) and every co-first
-    author wherever they are; ``None`` marks a gap."""
+    author wherever they are; ``None`` marks a gap between them (none at the end: the
+    "and N more authors" that follows says so)."""
     limit = current_app.config["DIRECTORY_AUTHOR_LIST_LENGTH"]
     if not limit or len(authorships) <= limit:
         return list(authorships), 0
@@ -203,8 +209,10 @@ def fold_authors(
         elif shown and shown[-1] is not None:
             shown.append(None)
     folded = len(authorships) - sum(1 for a in shown if a is not None)
-    if not folded:
+    if folded < MIN_FOLDED_AUTHORS:
         return list(authorships), 0
+    if shown[-1] is None:
+        shown.pop()  # "…, and N more authors" would say the same twice
     return shown, folded
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -82,6 +83,12 @@ class Person(VersionedMixin, Base):
     user_key: Mapped[str | None] = mapped_column(String(254), unique=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
     visibility: Mapped[str] = mapped_column(String(16), default="public", nullable=False)
+    #: Whether the profile is listed and shown to others. A person an admin adds starts
+    #: unpublished when DIRECTORY_NEW_PROFILES_UNLISTED is on, until the owner (or an admin)
+    #: publishes it; people from before this column, and imported profiles, are published.
+    published: Mapped[bool] = mapped_column(
+        Boolean, default=True, server_default=true(), nullable=False
+    )
 
     links: Mapped[list[PersonLink]] = relationship(
         back_populates="person", order_by="PersonLink.position", cascade="all, delete-orphan"

@@ -605,8 +605,14 @@ class OnboardingConfirmForm(DirectoryForm):
 class RemindForm(DirectoryForm):
     """The stale report's selection: whom to send a reminder."""
 
-    people = SelectMultipleField("Remind", coerce=int)
+    people = SelectMultipleField("Remind", coerce=int, validate_choice=False)
 
     def validate_people(self, field: Any) -> None:
         if not field.data:
             raise ValidationError("Choose at least one person to remind.")
+        listed = {choice.value for choice in field.choices or ()}
+        if not set(field.data) <= listed:
+            raise ValidationError(
+                "Only people this report lists, with an e-mail address, can be reminded; "
+                "reload the report and choose again."
+            )

@@ -36,7 +36,8 @@ PREFIX = "/directory"
 #: A word every edge case carries in its searchable text, so one search finds them all.
 COMMON = "qzcommon"
 #: Who asks: the identity key each viewer signs in with.
-VIEWERS = {"anonymous": None, "member": "a-member", "admin": "admin", "owner": "olive-key"}
+VIEWERS = {"anonymous": None, "member": "a-member", "admin": "admin", "owner": "olive-key",
+           "unlisted owner": "uma-key"}  # fmt: skip
 TODAY = date.today()
 
 
@@ -71,6 +72,12 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
             # An alumnus imported as such (the demo's alumni): still active.
             ("alex", "Alex Alumnus", {"role": "alumni", "areas": [systems]}),
             ("gus", "Gus Gone", {"active": False, "areas": [systems]}),
+            # Added by an admin and not published yet: seen by herself and admins only.
+            (
+                "uma",
+                "Uma Unlisted",
+                {"user_key": "uma-key", "published": False, "areas": [systems]},
+            ),
         ]
     }
 
@@ -98,6 +105,7 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
     notice("alma", "QzNoticeAlumna")
     notice("alex", "QzNoticeAlumnus")
     notice("gus", "QzNoticeInactive")
+    notice("uma", "QzNoticeOnUnlistedProfile")
     db.commit()
 
     def paper(token: str, *holders: str, hidden: tuple[str, ...] = (), **values: Any) -> None:
@@ -117,6 +125,7 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
     paper("QzPaperShared", "olive", "sam", hidden=("olive",), **venue)
     paper("QzPaperOnPrivateProfile", "pia", **venue)
     paper("QzPaperOnMembersProfile", "mel", **venue)
+    paper("QzPaperOnUnlistedProfile", "uma", **venue)
     paper("QzPaperAlumna", "alma", **venue)
     # Created private by a co-author and linked to the owner's list too: the creator's.
     created = {"created_by_id": people["sam"].id}
@@ -194,21 +203,24 @@ _MEMBERS_NOTICES = {"QzNoticeMembers", "QzNoticeOnMembersProfile"}
 _PAPERS = {"QzPaperPublic", "QzPaperShared", "QzPaperAlumna"}
 _MEMBERS_PAPERS = {"QzPaperMembers", "QzPaperOnMembersProfile"}
 
-#: What each rule decides, for each viewer. Never listed, for anyone: alumni (active or not)
-#: and inactive people, their notices, expired notices (a notice expiring today is gone
-#: today), hidden papers and papers on no profile.
+#: What each rule decides, for each viewer. Never listed, for anyone: alumni (active or not),
+#: inactive and unpublished people, their notices, expired notices (a notice expiring today is
+#: gone today), hidden papers and papers on no profile. A paper only on an unpublished profile
+#: is listed to its owner and admins, who see that profile.
 EXPECTED: dict[str, dict[str, set[str]]] = {
     "listed people": {
         "anonymous": _PEOPLE,
         "member": _PEOPLE | {"mel-members"},
         "admin": _PEOPLE | {"mel-members", "pia-private"},
         "owner": _PEOPLE | {"mel-members"},
+        "unlisted owner": _PEOPLE | {"mel-members"},
     },
     "listed notices": {
         "anonymous": _NOTICES,
         "member": _NOTICES | _MEMBERS_NOTICES,
         "admin": _NOTICES | _MEMBERS_NOTICES | {"QzNoticePrivate", "QzNoticeOnPrivateProfile"},
         "owner": _NOTICES | _MEMBERS_NOTICES | {"QzNoticePrivate"},
+        "unlisted owner": _NOTICES | _MEMBERS_NOTICES,
     },
     # Sub-areas included: Sam works in Operating systems only.
     "people in Systems": {
@@ -216,14 +228,21 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "member": {"olive-owner", "sam-subarea", "mel-members"},
         "admin": {"olive-owner", "sam-subarea", "mel-members", "pia-private"},
         "owner": {"olive-owner", "sam-subarea", "mel-members"},
+        "unlisted owner": {"olive-owner", "sam-subarea", "mel-members"},
     },
     "listed publications": {
         "anonymous": _PAPERS,
         "member": _PAPERS | _MEMBERS_PAPERS,
         "admin": _PAPERS
         | _MEMBERS_PAPERS
-        | {"QzPaperPrivate", "QzPaperOnPrivateProfile", "QzPaperCoauthorPrivate"},
+        | {
+            "QzPaperPrivate",
+            "QzPaperOnPrivateProfile",
+            "QzPaperCoauthorPrivate",
+            "QzPaperOnUnlistedProfile",
+        },
         "owner": _PAPERS | _MEMBERS_PAPERS | {"QzPaperPrivate"},
+        "unlisted owner": _PAPERS | _MEMBERS_PAPERS | {"QzPaperOnUnlistedProfile"},
     },
     # A confirmed advisor (Olive, of Sam only: Theo has not confirmed), or an admin.
     "people whose waiting changes one may approve": {
@@ -231,6 +250,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "member": set(),
         "admin": {"sam-subarea", "theo-theory", "mel-members"},
         "owner": {"sam-subarea"},
+        "unlisted owner": set(),
     },
 }
 

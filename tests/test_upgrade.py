@@ -63,6 +63,17 @@ DOWNGRADE_DROPS = {
     "embedding_1": ({"directory_local_accounts"}, {}),
 }
 
+#: What each step from head down to 0.1.0's head drops, in the same form: a rollback to 0.1.0
+#: loses what these releases added (docs/deployment.md says the same).
+DOWNGRADE_TO_RELEASE_DROPS = {
+    "onboard_1": ({"directory_reminders"}, {"directory_people": {"published"}}),
+    "speed_1": (set(), {}),
+    "harden_1": (
+        {"directory_sign_in_throttle"},
+        {"directory_local_accounts": {"session_generation"}},
+    ),
+}
+
 #: Run by 0.1.0's code: migrate, load the demo, make edits, render every profile page.
 RELEASE_SCRIPT = textwrap.dedent(
     """
@@ -244,6 +255,29 @@ def _rows(engine: Engine, names: set[str]) -> dict[str, int]:
         return {name: conn.scalar(select(func.count()).select_from(table(name))) for name in names}
 
 
+def _drops_of_steps(
+    engine: Engine, revisions: list[str], targets: list[str], lost_rows: dict | None = None
+) -> dict[str, tuple[set[str], dict[str, set[str]]]]:
+    """Downgrade from each revision to the next target: the tables each step dropped and the
+    columns it dropped from the tables that stay (the rows of dropped tables in ``lost_rows``)."""
+    lost: dict[str, tuple[set[str], dict[str, set[str]]]] = {}
+    for revision, target in zip(revisions, targets, strict=True):
+        schema = _schema(engine)
+        rows = _rows(engine, set(schema))
+        migrate.downgrade(engine, target)
+        remaining = _schema(engine)
+        dropped = set(schema) - set(remaining)
+        if lost_rows is not None:
+            lost_rows.update({name: rows[name] for name in dropped})
+        columns = {
+            name: schema[name] - remaining[name]
+            for name in remaining
+            if schema[name] - remaining[name]
+        }
+        lost[revision] = (dropped, columns)
+    return lost
+
+
 #: Edits made under 0.1.0 and who must see them after the upgrade ("" is anonymous).
 SHOWN_AFTER_UPGRADE = (
     ("Edited under 0.1.0: bold a link", {"", "member", "xwei"}),
@@ -284,28 +318,18 @@ def test_a_release_0_1_0_database_upgrades_and_downgrades_with_its_content(
         # and today's code shows what it showed after the first upgrade.
         engine = make_engine(url)
         try:
-            migrate.downgrade(engine, RELEASE_HEAD)
+            steps = list(DOWNGRADE_TO_RELEASE_DROPS)
+            assert migrate.current_revisions(engine) == (steps[0],), "a new step: add it above"
+            assert _drops_of_steps(engine, steps, [*steps[1:], RELEASE_HEAD]) == (
+                DOWNGRADE_TO_RELEASE_DROPS)  # fmt: skip
             assert run_release(release_tree, url, "render", tmp_path / "down.json") == before
             assert render_head(url) == after
 
             # Each step further down from 0.1.0's head: what it drops (tables, and rows).
             migrate.downgrade(engine, RELEASE_HEAD)
-            lost: dict[str, tuple[set[str], dict[str, set[str]]]] = {}
             lost_rows: dict[str, int] = {}
             revisions = list(DOWNGRADE_DROPS)
-            for revision, target in zip(revisions, [*revisions[1:], "0001_initial"], strict=True):
-                schema = _schema(engine)
-                rows = _rows(engine, set(schema))
-                migrate.downgrade(engine, target)
-                remaining = _schema(engine)
-                dropped = set(schema) - set(remaining)
-                lost_rows.update({name: rows[name] for name in dropped})
-                columns = {
-                    name: schema[name] - remaining[name]
-                    for name in remaining
-                    if schema[name] - remaining[name]
-                }
-                lost[revision] = (dropped, columns)
+            lost = _drops_of_steps(engine, revisions, [*revisions[1:], "0001_initial"], lost_rows)
             print("downgrade drops (rows lost):", lost_rows)
             assert lost == DOWNGRADE_DROPS
             # The demo's data was in them: the search index, and the editor's history.

@@ -254,8 +254,7 @@ def plan_onboarding(
     plan = OnboardingPlan(filename=filename)
     if len(data) > max_bytes:
         plan.problems.append(
-            f"The file is larger than {max_bytes:,} bytes, the most accepted; split it in "
-            "parts."
+            f"The file is larger than {max_bytes:,} bytes, the most accepted; split it in parts."
         )
         return plan
     text, problem = decode(data)

@@ -15,11 +15,17 @@ branch_labels = None
 depends_on = None
 
 
+# Plain ALTER TABLE, never batch mode: on SQLite a batch operation copies and drops
+# directory_people, and with foreign keys on, dropping it deletes every row that refers to it
+# (entries, papers' listings...) by their ON DELETE CASCADE. SQLite adds a column with a
+# default, and drops one (3.35+), in place.
+
+
 def upgrade() -> None:
-    with op.batch_alter_table("directory_people") as batch:
-        batch.add_column(
-            sa.Column("published", sa.Boolean(), server_default=sa.true(), nullable=False)
-        )
+    op.add_column(
+        "directory_people",
+        sa.Column("published", sa.Boolean(), server_default=sa.true(), nullable=False),
+    )
     op.create_table(
         "directory_reminders",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -44,5 +50,4 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index(op.f("ix_directory_reminders_person_id"), table_name="directory_reminders")
     op.drop_table("directory_reminders")
-    with op.batch_alter_table("directory_people") as batch:
-        batch.drop_column("published")
+    op.drop_column("directory_people", "published")

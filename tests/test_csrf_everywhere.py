@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+from base64 import b64encode
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -305,8 +306,8 @@ SAMPLES: dict[str, Sample] = {
     "directory.admin_import_people": Sample(lambda w, url: {
         "people_file": (io.BytesIO(ONBOARDING_CSV.encode()), "people.csv")},
         shows="<strong>1</strong> ready"),
-    "directory.admin_import_confirm": Sample(lambda w, url: {"source": ONBOARDING_CSV,
-                                                             "lines": "2"}),
+    "directory.admin_import_confirm": Sample(lambda w, url: {
+        "source": b64encode(ONBOARDING_CSV.encode()).decode(), "lines": "2"}),
     "directory.publish_profile": Sample(lambda w, url: {"listed": "0"}),
     "directory.admin_remind": Sample(lambda w, url: {"people": str(w["stale"])}),
     "directory.still_current": Sample(url={"token": "reminder"}, who=None),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+from base64 import b64encode
 from html import unescape
 
 import pytest
@@ -158,6 +159,7 @@ def test_each_row_s_problems_are_shown_next_to_it_and_only_good_rows_are_written
         b"Bad Slug,badslug@cs.example.edu,faculty,,,Bad Slug!\n"  # 13
         b"Student Of Bad,sob@cs.example.edu,phd_student,,badrole@cs.example.edu,\n"  # 14
         b"Grace Hopper,grace3@cs.example.edu,faculty,,,grace-hopper-2\n"  # 15: ok, own slug
+        b"Bell\x07 Char,bell@cs.example.edu,faculty,,,\n"  # 16
     )
     login(client, "admin")
     before = count(db, m.Person)
@@ -175,6 +177,7 @@ def test_each_row_s_problems_are_shown_next_to_it_and_only_good_rows_are_written
         12: "This row has 1 more field than the header",
         13: "Use lower-case letters, digits and single hyphens.",
         14: "The advisor's row (line 3) has problems",
+        16: "Holds invisible control characters; remove them.",
     }
     for line, message in expected.items():
         row = unescape(row_of(html, line))
@@ -182,7 +185,7 @@ def test_each_row_s_problems_are_shown_next_to_it_and_only_good_rows_are_written
         assert "Left out" in row
     for line in (2, 15):
         assert "Ready" in row_of(html, line) and "field__errors" not in row_of(html, line)
-    assert "<strong>2</strong> ready, <strong>12</strong> with problems" in html
+    assert "<strong>2</strong> ready, <strong>13</strong> with problems" in html
     assert 'class="cell--error">professor' in row_of(html, 3)
 
     page = confirm(client, html, send=False).get_data(as_text=True)
@@ -195,7 +198,7 @@ def test_each_row_s_problems_are_shown_next_to_it_and_only_good_rows_are_written
             )
         )
     } == {"good-one", "grace-hopper-2"}
-    assert "12 rows with problems were left out" in page
+    assert "13 rows with problems were left out" in page
     assert count(db, Invitation) == 2
 
 
@@ -309,7 +312,10 @@ def test_only_admins_onboard(client, db, department) -> None:
     login(client, "grace-key")
     assert client.get(UPLOAD).status_code == 403
     assert upload(client, GOOD).status_code == 403
-    assert post(client, CONFIRM, {"source": GOOD.decode(), "lines": "2,3,4"}).status_code == 403
+    data = {"source": b64encode(GOOD).decode(), "lines": "2,3,4"}
+    assert post(client, CONFIRM, data).status_code == 403
     login(client, None)
-    assert post(client, CONFIRM, {"source": GOOD.decode(), "lines": "2,3,4"}).status_code == 403
+    assert post(client, CONFIRM, data).status_code == 403
+    login(client, "admin")
+    assert post(client, CONFIRM, {**data, "source": "not base64!"}).status_code == 400
     assert count(db, Invitation) == 0

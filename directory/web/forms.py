@@ -592,9 +592,10 @@ class OnboardingUploadForm(DirectoryForm):
 
 
 class OnboardingConfirmForm(DirectoryForm):
-    """The preview's confirm button: the file's text travels with it (nothing is stored
-    between preview and confirm) and is checked again in full before anything is written."""
+    """The preview's confirm button: the file travels with it (nothing is stored between
+    preview and confirm) and is checked again in full before anything is written."""
 
+    #: The uploaded file's bytes, base64-encoded.
     source = HiddenField()
     filename = HiddenField()
     #: The lines the preview said would be written; confirming writes only those.

@@ -4,6 +4,8 @@ link of a reminder, which works without signing in."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -16,7 +18,6 @@ from directory.services.changes import SAVED
 from directory.services.identity import current_viewer
 from directory.services.onboarding import (
     OnboardingPlan,
-    decode,
     onboard,
     plan_onboarding,
 )
@@ -79,7 +80,9 @@ def admin_import_people() -> Any:
         form.people_file.errors = list(plan.problems)
         return render_template("directory/admin/import.html", **upload_page), 400
     confirm = forms.OnboardingConfirmForm(formdata=None)
-    confirm.source.data = decode(data)[0]
+    # The file's bytes as they came, so that confirming checks exactly what was previewed
+    # (base64: a row's control characters would otherwise make the hidden field refused).
+    confirm.source.data = base64.b64encode(data).decode("ascii")
     confirm.filename.data = plan.filename or ""
     confirm.lines.data = plan.valid_lines
     return _preview(plan, confirm)
@@ -93,7 +96,10 @@ def admin_import_confirm() -> Any:
     form = forms.OnboardingConfirmForm()
     if not form.validate_on_submit():
         abort(400)
-    source = (form.source.data or "").encode("utf-8")
+    try:
+        source = base64.b64decode(form.source.data or "", validate=True)
+    except binascii.Error:
+        abort(400)
     plan = plan_onboarding(get_session(), source, form.filename.data or None, **_limits())
     if plan.problems or not plan.valid:
         return _preview(plan, form, 400)

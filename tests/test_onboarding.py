@@ -317,5 +317,6 @@ def test_only_admins_onboard(client, db, department) -> None:
     login(client, None)
     assert post(client, CONFIRM, data).status_code == 403
     login(client, "admin")
-    assert post(client, CONFIRM, {**data, "source": "not base64!"}).status_code == 400
+    for garbage in ("not base64!", "ünïcode"):
+        assert post(client, CONFIRM, {**data, "source": garbage}).status_code == 400
     assert count(db, Invitation) == 0

@@ -98,7 +98,7 @@ def admin_import_confirm() -> Any:
         abort(400)
     try:
         source = base64.b64decode(form.source.data or "", validate=True)
-    except binascii.Error:
+    except (binascii.Error, ValueError):  # not base64, or not even ASCII
         abort(400)
     plan = plan_onboarding(get_session(), source, form.filename.data or None, **_limits())
     if plan.problems or not plan.valid:

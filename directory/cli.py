@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
+from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from directory.formats.interchange import (
 )
 from directory.formats.pdf import pdf_available
 from directory.models.accounts import password_problem
-from directory.services import health, search
+from directory.services import health, mail, reminders, search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import import_plan, import_profiles, plan_source
@@ -32,6 +34,7 @@ from directory.services.photos import placeholder_portrait
 from directory.services.pubimport import PlanRefused, resolve_decisions
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
+from directory.web.mails import reminder_mail
 from directory.web.views.cv import NO_SIZE_LIMIT
 
 #: Who the history names for changes made with these commands (an operator of the server).
@@ -265,6 +268,73 @@ def bind_user(slug: str, key: str | None, unbind: bool) -> None:
         click.echo(f"{person.full_name} is now whoever signs in as {key!r}.")
     else:
         click.echo(f"{person.full_name} has no identity key now.")
+
+
+# ----------------------------------------------------------------------------- reminders
+
+
+@directory_cli.command("remind-stale")
+@click.option(
+    "--days",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Remind nobody reminded within this many days "
+    "(default: DIRECTORY_REMINDER_INTERVAL_DAYS).",
+)
+@click.option("--dry-run", is_flag=True, help="Say whom it would remind; send and record nothing.")
+@click.option(
+    "--url",
+    "base_url",
+    default=None,
+    help="The site's address for the e-mails' links, e.g. https://www.cs.example.edu "
+    "(default: from SERVER_NAME).",
+)
+def remind_stale(days: int | None, dry_run: bool, base_url: str | None) -> None:
+    """E-mail a reminder to everyone whose profile is stale (see the admin's stale report),
+    with a one-click "still current" link. Safe to run daily from cron: a person reminded
+    within --days days is not reminded again, and a failed message is tried again next run."""
+    config = current_app.config
+    days = days or config["DIRECTORY_REMINDER_INTERVAL_DAYS"]
+    session = get_session()
+    stale = reminders.stale_profiles(session, config["DIRECTORY_STALE_AFTER_MONTHS"], date.today())
+    due = reminders.due_for_reminder(stale, days, datetime.now(UTC))
+    for c in stale:
+        if not c.person.email:
+            click.echo(f"skipped {c.person.full_name} ({c.person.slug}): no e-mail address")
+    if not due:
+        click.echo(f"Nobody to remind: {len(stale)} stale profile(s), none due "
+                   f"(reminded within {days} days, or no e-mail address).")  # fmt: skip
+        return
+    if dry_run:
+        for c in due:
+            click.echo(f"would remind {c.person.full_name} <{c.person.email}>")
+        click.echo(f"Dry run: {len(due)} reminder(s) would be sent; nothing was sent.")
+        return
+    if not mail.is_configured(config):
+        raise click.ClickException(mail.NOT_CONFIGURED.split(",")[0] + ": set "
+                                   "DIRECTORY_MAIL_SERVER and DIRECTORY_MAIL_SENDER.")  # fmt: skip
+    if base_url is None and not config.get("SERVER_NAME"):
+        raise click.ClickException(
+            "The e-mails' links need the site's address: set SERVER_NAME (and "
+            "PREFERRED_URL_SCHEME), or pass --url https://your.site."
+        )
+    context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
+    try:
+        with context, command_unit_of_work(session, COMMAND_LINE) as uow:
+            sent = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
+    except mail.MailFailed as failure:
+        raise click.ClickException(f"{failure} Nothing was recorded.") from None
+    for result in sent:
+        person = result.person
+        if result.problem is None:
+            click.echo(f"reminded {person.full_name} <{person.email}>")
+        else:
+            click.echo(f"not sent to {person.full_name} <{person.email}>: {result.problem}",
+                       err=True)  # fmt: skip
+    ok = sum(1 for r in sent if r.problem is None)
+    click.echo(f"Sent {ok} reminder(s); {len(sent) - ok} not sent.")
+    if ok < len(sent):
+        sys.exit(1)
 
 
 # ----------------------------------------------------------------------------- built-in login

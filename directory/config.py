@@ -83,6 +83,51 @@ DIRECTORY_STALE_AFTER_MONTHS = 12
 #: Days an invitation link to claim a profile stays valid.
 DIRECTORY_INVITATION_DAYS = 14
 
+#: Whether a person an admin adds (one by one or from a CSV file) starts unlisted: their
+#: profile is shown to nobody but themselves and admins, and listed nowhere, until they (or
+#: an admin) publish it. False: new people are public at once, as before.
+DIRECTORY_NEW_PROFILES_UNLISTED = True
+
+#: Largest accepted CSV file of people to onboard, in bytes.
+DIRECTORY_ONBOARDING_MAX_BYTES = 256 * 1024
+
+#: Most people one CSV onboarding file may hold (rows after the header).
+DIRECTORY_ONBOARDING_MAX_ROWS = 500
+
+#: Days after which someone reminded to confirm their profile may be reminded again (the
+#: default of ``flask directory remind-stale --days``); a daily cron run sends nobody two
+#: reminders within this period.
+DIRECTORY_REMINDER_INTERVAL_DAYS = 30
+
+#: Days the "still current" link of a reminder e-mail keeps working.
+DIRECTORY_REMINDER_LINK_DAYS = 30
+
+#: Host name of the SMTP server invitations and reminders are sent through. ``None``: no
+#: e-mail is sent; the admin pages show each link to copy instead.
+DIRECTORY_MAIL_SERVER: str | None = None
+
+#: Port of DIRECTORY_MAIL_SERVER (25 plain or STARTTLS, 587 submission, 465 with SSL).
+DIRECTORY_MAIL_PORT = 25
+
+#: Upgrade the SMTP connection with STARTTLS before sending (and before signing in).
+DIRECTORY_MAIL_USE_TLS = False
+
+#: Connect to the SMTP server over SSL from the start (port 465, "SMTPS").
+DIRECTORY_MAIL_USE_SSL = False
+
+#: User name for signing in to the SMTP server (``None``: send without signing in).
+DIRECTORY_MAIL_USERNAME: str | None = None
+
+#: Password for DIRECTORY_MAIL_USERNAME.
+DIRECTORY_MAIL_PASSWORD: str | None = None
+
+#: The From address of the directory's e-mail, e.g. ``"Department directory
+#: <directory@cs.example.edu>"``. Needed for sending.
+DIRECTORY_MAIL_SENDER: str | None = None
+
+#: Seconds to wait for the SMTP server before giving up (the link is still shown).
+DIRECTORY_MAIL_TIMEOUT = 10
+
 #: Largest accepted photo upload, in bytes.
 DIRECTORY_PHOTO_MAX_BYTES = 5 * 1024 * 1024
 

@@ -3,6 +3,7 @@ admin: exactly who may do what. Refusals are 403 and change nothing."""
 
 from __future__ import annotations
 
+from base64 import b64encode
 from typing import Any
 
 import pytest
@@ -23,6 +24,8 @@ OWNER_OR_ADMIN = {"owner", "admin"}
 ADMIN = {"admin"}
 
 P = "/directory/people/ada-lovelace"
+#: A file of one person for the admin's onboarding.
+ONBOARDING_CSV = b"name,email,role\nNew Person,new@x.org,faculty\n"
 NEWS = {"year": "2026", "body": "Matrix news", "visibility": "public"}
 
 
@@ -134,6 +137,11 @@ def _routes() -> list[tuple[str, str, str, Any, set[str]]]:
         ("admin area delete", "POST", "/directory/admin/areas/{area}/delete",
          lambda w: {}, ADMIN),
         ("admin stale", "GET", "/directory/admin/stale", None, ADMIN),
+        ("admin onboard form", "GET", "/directory/admin/people/import", None, ADMIN),
+        ("admin onboard", "POST", "/directory/admin/people/import/confirm",
+         lambda w: {"source": b64encode(ONBOARDING_CSV).decode(), "lines": "2"},
+         ADMIN),
+        ("publish", "POST", f"{P}/publish", lambda w: {"listed": "0"}, OWNER_OR_ADMIN),
     ]  # fmt: skip
     for kind in m.ENTRY_MODELS:
         routes.append((f"new {kind} form", "GET", f"{P}/edit/{kind}/new", None, EDITORS))
@@ -174,7 +182,8 @@ def test_who_may_do_what(client, db, connection, world, name, method, url, data,
             login(client, KEYS[role])
             response = client.get(target) if method == "GET" else post(client, target, data(world))
             if role in allowed:
-                redirects = method == "POST" and name != "admin invite"  # the link is shown once
+                # Invitation links are shown once, on the answer to the POST.
+                redirects = method == "POST" and name not in ("admin invite", "admin onboard")
                 expected = 302 if redirects or (name == "editor" and role == "owner") else 200
                 assert response.status_code == expected, (role, response.get_data(as_text=True))
                 if method == "POST" and name != "photo remove":

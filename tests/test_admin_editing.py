@@ -158,7 +158,9 @@ def test_research_areas_are_managed_by_admins(client, db) -> None:
 
 
 def test_stale_report_and_one_click_confirmation(client, app, db, make_person) -> None:
-    make_person(user_key="ada", last_confirmed=date.today() - timedelta(days=800))
+    long_ago = datetime.now(UTC) - timedelta(days=900)
+    make_person(user_key="ada", last_confirmed=date.today() - timedelta(days=800),
+                created_at=long_ago)  # fmt: skip
     make_person("Fresh Person", last_confirmed=date.today())
     login(client, "admin")
     page = client.get("/directory/admin/stale").get_data(as_text=True)

@@ -38,7 +38,8 @@ PREFIX = "/directory"
 #: A word every edge case carries in its searchable text, so one search finds them all.
 COMMON = "qzcommon"
 #: Who asks: the identity key each viewer signs in with.
-VIEWERS = {"anonymous": None, "member": "a-member", "admin": "admin", "owner": "olive-key"}
+VIEWERS = {"anonymous": None, "member": "a-member", "admin": "admin", "owner": "olive-key",
+           "unlisted owner": "uma-key"}  # fmt: skip
 TODAY = date.today()
 
 
@@ -73,6 +74,12 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
             # An alumnus imported as such (the demo's alumni): still active.
             ("alex", "Alex Alumnus", {"role": "alumni", "areas": [systems]}),
             ("gus", "Gus Gone", {"active": False, "areas": [systems]}),
+            # Added by an admin and not published yet: seen by herself and admins only.
+            (
+                "uma",
+                "Uma Unlisted",
+                {"user_key": "uma-key", "published": False, "areas": [systems]},
+            ),
         ]
     }
 
@@ -104,6 +111,7 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
     notice("alma", "QzNoticeAlumna")
     notice("alex", "QzNoticeAlumnus")
     notice("gus", "QzNoticeInactive")
+    notice("uma", "QzNoticeOnUnlistedProfile")
     db.commit()
 
     def paper(token: str, *holders: str, hidden: tuple[str, ...] = (), **values: Any) -> None:
@@ -123,6 +131,7 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
     paper("QzPaperShared", "olive", "sam", hidden=("olive",), **venue)
     paper("QzPaperOnPrivateProfile", "pia", **venue)
     paper("QzPaperOnMembersProfile", "mel", **venue)
+    paper("QzPaperOnUnlistedProfile", "uma", **venue)
     paper("QzPaperAlumna", "alma", **venue)
     # Created private by a co-author and linked to the owner's list too: the creator's.
     created = {"created_by_id": people["sam"].id}
@@ -263,21 +272,24 @@ _MEMBERS_PAPERS = {"QzPaperMembers", "QzPaperOnMembersProfile"}
 _ALUMNI = {"QzGradPublic", "Alma Alumna", "Alex Alumnus"}
 _MEMBERS_ALUMNI = {"QzGradMembers", "QzGradOfMembersProfile"}
 
-#: What each rule decides, for each viewer. Never listed, for anyone: alumni (active or not)
-#: and inactive people, their notices, expired notices (a notice expiring today is gone
-#: today), hidden papers and papers on no profile.
+#: What each rule decides, for each viewer. Never listed, for anyone: alumni (active or not),
+#: inactive and unpublished people, their notices, expired notices (a notice expiring today is
+#: gone today), hidden papers and papers on no profile. A paper only on an unpublished profile
+#: is listed to its owner and admins, who see that profile.
 EXPECTED: dict[str, dict[str, set[str]]] = {
     "listed people": {
         "anonymous": _PEOPLE,
         "member": _PEOPLE | {"mel-members"},
         "admin": _PEOPLE | {"mel-members", "pia-private"},
         "owner": _PEOPLE | {"mel-members"},
+        "unlisted owner": _PEOPLE | {"mel-members"},
     },
     "listed notices": {
         "anonymous": _NOTICES,
         "member": _NOTICES | _MEMBERS_NOTICES,
         "admin": _NOTICES | _MEMBERS_NOTICES | {"QzNoticePrivate", "QzNoticeOnPrivateProfile"},
         "owner": _NOTICES | _MEMBERS_NOTICES | {"QzNoticePrivate"},
+        "unlisted owner": _NOTICES | _MEMBERS_NOTICES,
     },
     # Fall 2026's notices and the rolling ones (Sam's); not Spring 2027's, not unreadable text.
     "listed notices for Fall 2026": {
@@ -291,6 +303,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
             "QzNoticeOnPrivateProfile",
         },
         "owner": {"QzNoticeOpen", "QzNoticeSubarea", "QzNoticeOnMembersProfile", "QzNoticePrivate"},
+        "unlisted owner": {"QzNoticeOpen", "QzNoticeSubarea", "QzNoticeOnMembersProfile"},
     },
     # Sub-areas included: Sam works in Operating systems only.
     "people in Systems": {
@@ -298,14 +311,21 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "member": {"olive-owner", "sam-subarea", "mel-members"},
         "admin": {"olive-owner", "sam-subarea", "mel-members", "pia-private"},
         "owner": {"olive-owner", "sam-subarea", "mel-members"},
+        "unlisted owner": {"olive-owner", "sam-subarea", "mel-members"},
     },
     "listed publications": {
         "anonymous": _PAPERS,
         "member": _PAPERS | _MEMBERS_PAPERS,
         "admin": _PAPERS
         | _MEMBERS_PAPERS
-        | {"QzPaperPrivate", "QzPaperOnPrivateProfile", "QzPaperCoauthorPrivate"},
+        | {
+            "QzPaperPrivate",
+            "QzPaperOnPrivateProfile",
+            "QzPaperCoauthorPrivate",
+            "QzPaperOnUnlistedProfile",
+        },
         "owner": _PAPERS | _MEMBERS_PAPERS | {"QzPaperPrivate"},
+        "unlisted owner": _PAPERS | _MEMBERS_PAPERS | {"QzPaperOnUnlistedProfile"},
     },
     # Confirmed graduations under a department advisor whose profile one may see, visible
     # themselves (the owner sees their own private one); and people listed as alumni.
@@ -314,12 +334,14 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "member": _ALUMNI | _MEMBERS_ALUMNI,
         "admin": _ALUMNI | _MEMBERS_ALUMNI | {"QzGradPrivate", "QzGradOfPrivateProfile"},
         "owner": _ALUMNI | _MEMBERS_ALUMNI | {"QzGradPrivate"},
+        "unlisted owner": _ALUMNI | _MEMBERS_ALUMNI,
     },
     "alumni counted": {
         "anonymous": {"total 3", "2024: 1"},
         "member": {"total 5", "2024: 1", "2023: 1", "2022: 1"},
         "admin": {"total 7", "2024: 1", "2023: 2", "2022: 2"},
         "owner": {"total 6", "2024: 1", "2023: 2", "2022: 1"},
+        "unlisted owner": {"total 5", "2024: 1", "2023: 1", "2022: 1"},
     },
     # A confirmed advisor (Olive, of Sam only: Theo has not confirmed), or an admin.
     "people whose waiting changes one may approve": {
@@ -327,6 +349,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "member": set(),
         "admin": {"sam-subarea", "theo-theory", "mel-members"},
         "owner": {"sam-subarea"},
+        "unlisted owner": set(),
     },
 }
 

@@ -67,6 +67,7 @@ DOWNGRADE_DROPS = {
 #: What each downgrade step from head down to 0.1.0's head drops (tables; columns of tables
 #: that stay).
 SINCE_RELEASE_DROPS = {
+    "onboard_1": ({"directory_reminders"}, {"directory_people": {"published"}}),
     "papers_2": (
         set(),
         {
@@ -349,6 +350,8 @@ def test_a_release_0_1_0_database_upgrades_and_downgrades_with_its_content(
         # and today's code shows what it showed after the first upgrade.
         engine = make_engine(url)
         try:
+            assert migrate.current_revisions(engine) == (next(iter(SINCE_RELEASE_DROPS)),), (
+                "a new migration: add its step to SINCE_RELEASE_DROPS")  # fmt: skip
             lost = _walk_down(engine, SINCE_RELEASE_DROPS, RELEASE_HEAD)
             assert lost == SINCE_RELEASE_DROPS
             assert run_release(release_tree, url, "render", tmp_path / "down.json") == before

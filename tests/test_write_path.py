@@ -28,6 +28,7 @@ from sqlalchemy import event, func, select
 from directory import models as m
 from directory.models import ChangeRecord, PendingChange
 from directory.services.photos import photo_from_bytes
+from directory.services.reminders import link_token
 
 from .conftest import login
 from .editing_support import post
@@ -208,6 +209,16 @@ def _claim(client, db, w) -> Any:
     return post(client, f"/directory/claim/{token}")
 
 
+def _still_current(client, db, w) -> Any:
+    """The one-click confirmation of a reminder's link, by whoever opens it (not signed in)."""
+    reminder = m.Reminder(person_id=w["ada"], sent_to="ada@example.org")
+    db.add(reminder)
+    db.commit()
+    url = f"/directory/current/{link_token(client.application.secret_key, reminder)}"
+    login(client, None)
+    return post(client, url)
+
+
 #: Mutating routes (or cases of them) the access matrix does not walk: endpoint -> (who, how).
 #: ``who`` is the role that does it; ``how`` posts it and returns the response.
 EXTRA: dict[str, tuple[str, Callable[..., Any]]] = {
@@ -221,6 +232,7 @@ EXTRA: dict[str, tuple[str, Callable[..., Any]]] = {
     "directory.publication_split": ("admin", _split),
     "directory.claim_profile": ("newcomer", _claim),
     "directory.move_publication": ("owner", _move_paper),
+    "directory.still_current": ("visitor", _still_current),
 }
 
 #: Mutating routes that change no directory content, with the reason; every other one must
@@ -231,6 +243,8 @@ NOT_CONTENT = {
     "directory.publications_import": "stores the uploader's own draft, shown to nobody else",
     "directory.my_publications_import": "the same, for the signed-in person's own profile",
     "directory.publications_discard": "deletes the uploader's own draft",
+    "directory.admin_import_people": "reads the uploaded file, shows its preview; writes nothing",
+    "directory.admin_remind": "records which reminder e-mails were sent; changes no profile",
 }
 
 #: Decisions kept on the proposal itself (who, when, why) rather than in the history.
@@ -316,7 +330,7 @@ def scenarios(app) -> list[tuple[str, str, Callable[..., Any]]]:
     return _scenarios(app)
 
 
-KEYS = {"owner": "ada", "admin": "admin", "newcomer": "newcomer"}
+KEYS = {"owner": "ada", "admin": "admin", "newcomer": "newcomer", "visitor": None}
 
 
 def _world_with_ada(db, world) -> dict[str, Any]:  # noqa: F811 - the matrix's fixture

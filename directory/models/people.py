@@ -17,6 +17,7 @@ from sqlalchemy import (
     Table,
     Text,
     false,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -91,6 +92,12 @@ class Person(VersionedMixin, Base):
     #: The CV's sections in the owner's order (names of ``vocabularies.CV_SECTIONS``); None: every
     #: section, in that order.
     cv_sections: Mapped[list[str] | None] = mapped_column(JSON)
+    #: Whether the profile is listed and shown to others. A person an admin adds starts
+    #: unpublished when DIRECTORY_NEW_PROFILES_UNLISTED is on, until the owner (or an admin)
+    #: publishes it; people from before this column, and imported profiles, are published.
+    published: Mapped[bool] = mapped_column(
+        Boolean, default=True, server_default=true(), nullable=False
+    )
 
     links: Mapped[list[PersonLink]] = relationship(
         back_populates="person", order_by="PersonLink.position", cascade="all, delete-orphan"

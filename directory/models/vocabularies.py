@@ -16,6 +16,18 @@ ROLES = (
     ("emeritus", "Emeriti"),
     ("alumni", "Alumni"),
 )
+#: The same roles named for one person (the admin's tables and forms, the CSV onboarding).
+ROLE_NAMES = (
+    ("faculty", "Faculty member"),
+    ("research_staff", "Research staff member"),
+    ("postdoc", "Postdoctoral researcher"),
+    ("phd_student", "PhD student"),
+    ("masters_student", "Master's student"),
+    ("undergraduate", "Undergraduate student"),
+    ("staff", "Staff member"),
+    ("emeritus", "Emeritus"),
+    ("alumni", "Alum"),
+)
 STUDENT_ROLES = ("phd_student", "masters_student", "undergraduate")
 
 FACULTY_RANKS = (

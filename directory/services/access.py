@@ -9,7 +9,9 @@ question                               function
 =====================================  ==========================================================
 visibility levels a viewer may see     :func:`visible_levels` (SQL: :func:`visibility_clause`)
 profiles a viewer may open             :func:`person_clause` (one object: :func:`person_visible`)
-listed people                          :func:`listed_people`: current members, not alumni
+listed people                          :func:`listed_people`: current members, not alumni,
+                                       published
+people expected to keep current        :func:`kept_current`: the stale report, reminders
 listed open notices                    :func:`listed_notices`: open today, owner listed
 notices open to an intake              :func:`notice_for_term`: that term, or rolling
 people in an area                      :func:`people_in_area`: the area and every area under it
@@ -102,14 +104,30 @@ def visibility_clause(viewer: Viewer, model: Any, owner_column: Any = None) -> C
 
 def person_clause(viewer: Viewer, person: Any) -> ColumnElement:
     """A WHERE clause limiting ``person`` (the Person model or an alias of it) to the profiles
-    ``viewer`` may see. Anything shown *because of* a person (their notices, news, papers on
-    department pages) must also pass this, so that a hidden profile leaves no trace."""
-    return visibility_clause(viewer, person, person.id)
+    ``viewer`` may see: a visible level, and published (an unpublished profile is seen by its
+    owner and admins only). Anything shown *because of* a person (their notices, news, papers
+    on department pages) must also pass this, so that a hidden profile leaves no trace."""
+    clause = visibility_clause(viewer, person, person.id)
+    if viewer.is_admin:
+        return clause
+    published = person.published.is_(True)
+    if viewer.person_id is not None:
+        published = or_(published, person.id == viewer.person_id)
+    return and_(clause, published)
 
 
 def person_visible(viewer: Viewer, person: Any) -> bool:
-    """Whether the person's profile page may be shown at all."""
-    return can_view(viewer, person, owner_id=person.id)
+    """Whether the person's profile page may be shown at all (:func:`person_clause` for one
+    loaded person; a delegate also opens an unpublished profile they help keep)."""
+    if not can_view(viewer, person, owner_id=person.id):
+        return False
+    return person.published or viewer.is_admin or can_edit_person(viewer, person)
+
+
+def can_publish(viewer: Viewer, person: Any) -> bool:
+    """Who publishes an unlisted profile (or takes it back off the lists): its owner or an
+    admin, not a delegate."""
+    return viewer.is_admin or is_owner(viewer, person)
 
 
 def owned_entry_clause(viewer: Viewer, entry: Any, owner: Any) -> ColumnElement:
@@ -175,10 +193,15 @@ def advising_clause(viewer: Viewer, relation: Any) -> ColumnElement:
 def listed_people(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
     """People the department lists as its members for ``viewer``: on the listing, area pages
     and fragments, in the sitemap, search and the API's people. Active, not alumni (they have
-    the alumni page; their profiles stay open to whoever may see them), and a profile the
-    viewer may see."""
+    the alumni page; their profiles stay open to whoever may see them), published, and a
+    profile the viewer may see."""
     return and_(
-        person.active.is_(True), person.role.in_(LISTED_ROLES), person_clause(viewer, person)
+        person.active.is_(True),
+        person.role.in_(LISTED_ROLES),
+        # Unlisted until published, for everyone: the owner and admins open the profile, but
+        # the department lists it nowhere yet.
+        person.published.is_(True),
+        person_clause(viewer, person),
     )
 
 
@@ -215,6 +238,12 @@ def listed_alumni_people(viewer: Viewer, person: Any = m.Person) -> ColumnElemen
     """People listed as alumni (role "alumni", active or not) whose profile ``viewer`` may
     see: alumni of the department even without a graduation record."""
     return and_(person.role == "alumni", person_clause(viewer, person))
+
+
+def kept_current(person: Any = m.Person) -> ColumnElement:
+    """People whose profiles the department expects to be kept current (the stale report,
+    reminders): active current members, alumni excluded (their profile records the past)."""
+    return and_(person.active.is_(True), person.role.in_(LISTED_ROLES))
 
 
 # ----------------------------------------------------------------------------- notices

@@ -44,6 +44,7 @@ from directory.services.snapshots import (
 )
 
 if TYPE_CHECKING:
+    from directory.services.identity import Viewer
     from directory.services.unit_of_work import UnitOfWork
 
 SAVED, PENDING, UNCHANGED = "saved", "pending", "unchanged"
@@ -79,6 +80,7 @@ class ChangeSet:
     approved proposal): the caller passes the result of the named check in
     :mod:`directory.services.access`. By default the viewer must be able to edit the profile.
     ``person`` is None for the department's own records (research areas): admins only.
+    ``actor`` names who the history records as making the change, when it is not the viewer.
     """
 
     def __init__(
@@ -90,10 +92,14 @@ class ChangeSet:
         source_id: int | None = None,
         approval_exempt: bool = False,
         allowed: bool | None = None,
+        actor: Viewer | None = None,
     ) -> None:
         self.uow = uow
         self.session = uow.session
         self.viewer = uow.viewer
+        #: Who the history names: the unit's viewer, unless the change is made on someone's
+        #: behalf by something else (a signed link someone followed without signing in).
+        self.actor = actor or uow.viewer
         self.person = person
         if allowed is None:
             viewer = self.viewer
@@ -223,8 +229,8 @@ class ChangeSet:
 
     def _record(self, *, kind: str, summary: str, **values: Any) -> None:
         record = ChangeRecord(
-            actor_key=self.viewer.key,
-            actor_person_id=self.viewer.person_id,
+            actor_key=self.actor.key,
+            actor_person_id=self.actor.person_id,
             person_id=self.person_id,
             entity_kind=kind,
             summary=summary[:300],

@@ -81,6 +81,10 @@ _OPTIONAL_TEXT = {
     "DIRECTORY_ADMIN_ROLE",
     "DIRECTORY_REMOTE_ROLES_VARIABLE",
     "DIRECTORY_LOGIN_URL",
+    "DIRECTORY_MAIL_SERVER",
+    "DIRECTORY_MAIL_USERNAME",
+    "DIRECTORY_MAIL_PASSWORD",
+    "DIRECTORY_MAIL_SENDER",
 }
 #: Counts that may be 0 (0 turns the feature off); every other number must be positive.
 _MAY_BE_ZERO = {"DIRECTORY_CACHE_SECONDS"}

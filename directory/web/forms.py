@@ -776,7 +776,7 @@ class PersonAdminForm(VersionedForm):
         [Optional(), Length(max=120)],
         description="Letters, digits and hyphens; made from the name when empty.",
     )
-    role = SelectField("Role", choices=vocab(m.ROLES))
+    role = SelectField("Role", choices=vocab(m.ROLE_NAMES))
     email = StringField("Email", [Optional(), Length(max=254), Email()])
     user_key = StringField(
         "Sign-in identity",
@@ -807,3 +807,40 @@ class MergeForm(DirectoryForm):
     def validate_merge_id(self, field: Any) -> None:
         if field.data == self.keep_id.data:
             raise ValidationError("Choose two different people.")
+
+
+# ----------------------------------------------------------------------------- onboarding
+
+
+class OnboardingUploadForm(DirectoryForm):
+    people_file = FileField(
+        "CSV file of people", [FileRequired(message="Choose a CSV file to upload.")]
+    )
+
+
+class OnboardingConfirmForm(DirectoryForm):
+    """The preview's confirm button: the file travels with it (nothing is stored between
+    preview and confirm) and is checked again in full before anything is written."""
+
+    #: The uploaded file's bytes, base64-encoded.
+    source = HiddenField()
+    filename = HiddenField()
+    #: The lines the preview said would be written; confirming writes only those.
+    lines = HiddenField()
+    send_invitations = BooleanField("E-mail each person their invitation", default=True)
+
+
+class RemindForm(DirectoryForm):
+    """The stale report's selection: whom to send a reminder."""
+
+    people = SelectMultipleField("Remind", coerce=int, validate_choice=False)
+
+    def validate_people(self, field: Any) -> None:
+        if not field.data:
+            raise ValidationError("Choose at least one person to remind.")
+        listed = {choice.value for choice in field.choices or ()}
+        if not set(field.data) <= listed:
+            raise ValidationError(
+                "Only people this report lists, with an e-mail address, can be reminded; "
+                "reload the report and choose again."
+            )

@@ -279,6 +279,7 @@ def editor_page(person: m.Person) -> str:
         action_form=forms.ActionForm(),
         needs_approval=access.needs_approval(viewer, person),
         can_manage_delegates=access.can_manage_delegates(viewer, person),
+        can_publish=access.can_publish(viewer, person),
     )
 
 

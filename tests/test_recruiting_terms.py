@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from sqlalchemy import func, inspect, select, text
+from alembic.script import ScriptDirectory
+from sqlalchemy import column, func, inspect, select, table, text
 
 from directory import migrate
 from directory import models as m
@@ -45,21 +46,36 @@ def test_typed_intakes_are_read_as_a_season_and_a_year(typed, expected) -> None:
     assert (tuple(term) if term is not None else None) == expected
 
 
+#: When the rows written below the migration were made.
+NOW = "2026-01-05 00:00:00"
+
+
 def test_the_migration_reads_the_old_text_and_the_downgrade_writes_it_back(tmp_path) -> None:
     with scratch_database(tmp_path) as url:
         engine = make_engine(url)  # as the CLI's: SQLite enforces foreign keys
         try:
-            migrate.upgrade(engine, "speed_1")
+            # The migration below terms_1 (whichever the chain puts there).
+            scripts = ScriptDirectory.from_config(migrate.alembic_config(engine))
+            below = scripts.get_revision("terms_1").down_revision
+            migrate.upgrade(engine, below)
             typed = ["Fall 2027", "Spring 2027", "2027 fall", "", None, "when funding allows"]
-            people, notices = m.Person.__table__, m.RecruitingNotice.__table__
+            # Plain tables of the columns written (the models' defaults name later columns).
+            people = table(
+                "directory_people", *map(column, ("id", "slug", "full_name", "sort_name", "role",
+                    "name_variants", "section_intros", "active", "visibility", "version",
+                    "created_at", "updated_at"))
+            )  # fmt: skip
+            notices = m.RecruitingNotice.__table__
             with engine.begin() as conn:
                 conn.execute(
                     people.insert().values(
-                        id=1, slug="ada", full_name="Ada", sort_name="Ada", role="faculty"
+                        id=1, slug="ada", full_name="Ada", sort_name="Ada", role="faculty",
+                        name_variants="[]", section_intros="{}", active=True,
+                        visibility="public", version=1, created_at=NOW, updated_at=NOW,
                     )  # fmt: skip
                 )
                 for i, term in enumerate(typed, start=1):
-                    # Only the columns the table has at speed_1 (no term_season or term_year).
+                    # Only the columns the table has below terms_1 (no term_season, term_year).
                     conn.execute(
                         notices.insert().values(
                             id=i, owner_id=1, level="phd", term=term, description="x", position=i
@@ -87,7 +103,7 @@ def test_the_migration_reads_the_old_text_and_the_downgrade_writes_it_back(tmp_p
                 ]
             with engine.connect() as conn:
                 assert conn.scalar(tagged) == 2  # the notices' areas are still there
-            migrate.downgrade(engine, "speed_1")
+            migrate.downgrade(engine, below)
             with engine.connect() as conn:
                 assert conn.scalar(tagged) == 2  # and still there (no table copy cascaded)
             columns = {

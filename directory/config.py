@@ -110,6 +110,11 @@ DIRECTORY_ORCID_API_URL = "https://pub.orcid.org/v3.0"
 #: Number of items per page in listings and the JSON API.
 DIRECTORY_PAGE_SIZE = 50
 
+#: Papers a profile page shows: up to this many of its selected papers and this many others,
+#: the most recent; a longer list is folded, with a link to the person's complete list of
+#: papers (``<prefix>/people/<slug>/publications``, DIRECTORY_PAGE_SIZE papers a page).
+DIRECTORY_PROFILE_PUBLICATIONS = 50
+
 #: Authors a paper's list shows before folding the rest into "and N more authors" (the
 #: profile's owner and co-first authors always stay in view; a paper's own page shows all).
 DIRECTORY_AUTHOR_LIST_LENGTH = 10

@@ -197,6 +197,13 @@ class Filters:
         return bool(self.without())
 
 
+@dataclass(frozen=True)
+class PageFilters(Filters):
+    """Just a page number (a list without other filters)."""
+
+    page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
+
+
 def check_references(session: Session, viewer: Viewer, filters: Filters) -> None:
     """Raise :class:`BadFilter` when ``filters`` name a research area that does not exist or
     a person whose profile ``viewer`` may not see (answered like a missing one). The API asks

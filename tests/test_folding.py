@@ -1,0 +1,163 @@
+"""Long lists are folded or paginated: a profile shows its selected and most recent papers and
+links to the complete list of the person's papers, which is paginated; the listing, the
+editor's paper list and the admin's people table come a page at a time. Page numbers that do
+not exist never give a 500."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from directory import models as m
+
+from .conftest import login
+
+PREFIX = "/directory"
+
+
+def _papers(db, person, count: int, **overrides) -> list[m.Publication]:
+    """``count`` papers of ``person``, one a year from 2024 back, each on the profile."""
+    papers = []
+    for i in range(count):
+        pub = m.Publication(title=f"Paper number {i:03d}", year=2024 - i, **overrides)
+        pub.authorships.append(m.Authorship(position=0, name=person.full_name, person=person))
+        db.add(pub)
+        papers.append(pub)
+    db.flush()
+    for pub in papers:
+        db.add(m.ProfilePublication(person_id=person.id, publication_id=pub.id))
+    db.commit()
+    return papers
+
+
+def _titles(html: str) -> list[str]:
+    """The titles of the citations shown (not the page's metadata)."""
+    return re.findall(r'<cite class="pub__title"><a [^>]*>(Paper number \d{3})</a>', html)
+
+
+def _get(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.get_data(as_text=True)
+
+
+@pytest.fixture
+def small_pages(app, monkeypatch) -> None:
+    monkeypatch.setitem(app.config, "DIRECTORY_PROFILE_PUBLICATIONS", 3)
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 4)
+
+
+def test_a_short_list_is_shown_whole_without_a_link(client, db, make_person, small_pages):
+    person = make_person()
+    _papers(db, person, 3)
+    html = _get(client, f"{PREFIX}/people/{person.slug}")
+    assert _titles(html) == ["Paper number 000", "Paper number 001", "Paper number 002"]
+    assert f"{PREFIX}/people/{person.slug}/publications\"" not in html
+
+
+def test_a_long_list_shows_selected_and_recent_papers_and_links_to_all(
+    client, db, make_person, small_pages
+):
+    person = make_person()
+    papers = _papers(db, person, 10)
+    for pub in papers[6:8]:  # two old papers chosen as selected
+        db.get(m.ProfilePublication, (person.id, pub.id)).selected = True
+    db.commit()
+    html = _get(client, f"{PREFIX}/people/{person.slug}")
+    # The selected ones, then the three most recent of the rest; nothing else.
+    assert _titles(html) == [
+        "Paper number 006",
+        "Paper number 007",
+        "Paper number 000",
+        "Paper number 001",
+        "Paper number 002",
+    ]
+    assert f'href="{PREFIX}/people/{person.slug}/publications"' in html
+    assert "All 10 publications" in html
+    assert "5 more than shown here" in html
+
+
+def test_the_complete_list_is_paginated_in_the_profiles_order(
+    client, db, make_person, small_pages
+):
+    person = make_person()
+    _papers(db, person, 10)
+    url = f"{PREFIX}/people/{person.slug}/publications"
+    first, second, third = (_get(client, f"{url}?page={n}") for n in (1, 2, 3))
+    assert _titles(first) == [f"Paper number {i:03d}" for i in range(4)]
+    assert _titles(second) == [f"Paper number {i:03d}" for i in range(4, 8)]
+    assert _titles(third) == ["Paper number 008", "Paper number 009"]
+    assert "Showing 5–8 of 10" in second
+    assert f'href="{url}?page=3" rel="next"' in second
+    assert f'href="{url}" rel="prev"' in second  # page 1 has no page argument
+    assert _get(client, url) == first
+    assert "10 papers." in first
+
+
+def test_a_heading_carried_over_a_page_boundary_says_continued(
+    client, db, make_person, small_pages
+):
+    person = make_person()
+    for pub in _papers(db, person, 6):
+        pub.year = 2020
+    db.commit()
+    url = f"{PREFIX}/people/{person.slug}/publications"
+    assert "(continued)" not in _get(client, url)
+    second = _get(client, f"{url}?page=2")
+    assert re.search(r"2020 <span class=\"muted\">\(continued\)</span>", second)
+
+
+@pytest.mark.parametrize("page", ["0", "-1", "abc", "1.5", "9" * 30])
+def test_a_bad_page_number_shows_the_first_page(client, db, make_person, small_pages, page):
+    person = make_person()
+    _papers(db, person, 6)
+    html = _get(client, f"{PREFIX}/people/{person.slug}/publications?page={page}")
+    assert _titles(html)[0] == "Paper number 000"
+
+
+def test_a_page_past_the_last_shows_the_last_and_says_so(client, db, make_person, small_pages):
+    person = make_person()
+    _papers(db, person, 6)
+    html = _get(client, f"{PREFIX}/people/{person.slug}/publications?page=7")
+    assert _titles(html) == ["Paper number 004", "Paper number 005"]
+    assert "There is no page 7; this is the last page, 2." in html
+
+
+def test_the_complete_list_applies_the_profiles_visibility(
+    client, db, make_person, small_pages
+):
+    person = make_person()
+    papers = _papers(db, person, 6)
+    db.get(m.ProfilePublication, (person.id, papers[1].id)).hidden = True
+    papers[2].visibility = "members"
+    db.commit()
+    url = f"{PREFIX}/people/{person.slug}/publications"
+    anonymous = _get(client, url)
+    assert _titles(anonymous) == [f"Paper number {i:03d}" for i in (0, 3, 4, 5)]
+    assert "4 papers." in anonymous and "Showing" not in anonymous  # one page of four
+    login(client, "a-member")
+    signed_in = _titles(_get(client, url)) + _titles(_get(client, f"{url}?page=2"))
+    assert "Paper number 002" in signed_in
+    assert "Paper number 001" not in signed_in  # hidden from the profile by its owner
+
+
+def test_the_complete_list_of_a_hidden_profile_is_a_404(client, db, make_person):
+    person = make_person(visibility="private")
+    _papers(db, person, 2)
+    assert client.get(f"{PREFIX}/people/{person.slug}/publications").status_code == 404
+    assert client.get(f"{PREFIX}/people/nobody/publications").status_code == 404
+
+
+def test_a_project_link_to_a_folded_paper_opens_the_papers_page(
+    client, db, make_person, small_pages
+):
+    person = make_person()
+    papers = _papers(db, person, 6)
+    project = m.ResearchProject(owner_id=person.id, title="Big project", position=0)
+    project.publications.extend([papers[0], papers[5]])
+    db.add(project)
+    db.commit()
+    html = _get(client, f"{PREFIX}/people/{person.slug}")
+    assert f'href="#pub-{papers[0].uid}"' in html
+    assert f'href="{PREFIX}/publications/{papers[5].uid}"' in html

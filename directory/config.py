@@ -115,6 +115,10 @@ DIRECTORY_PAGE_SIZE = 50
 #: papers (``<prefix>/people/<slug>/publications``, DIRECTORY_PAGE_SIZE papers a page).
 DIRECTORY_PROFILE_PUBLICATIONS = 50
 
+#: People a page of the people listing shows (by role, faculty first, then by name); the
+#: listing's role and initial filters and its page links reach the others.
+DIRECTORY_LISTING_PAGE_SIZE = 150
+
 #: Authors a paper's list shows before folding the rest into "and N more authors" (the
 #: profile's owner and co-first authors always stay in view; a paper's own page shows all).
 DIRECTORY_AUTHOR_LIST_LENGTH = 10

@@ -53,7 +53,7 @@ def test_a_short_list_is_shown_whole_without_a_link(client, db, make_person, sma
     _papers(db, person, 3)
     html = _get(client, f"{PREFIX}/people/{person.slug}")
     assert _titles(html) == ["Paper number 000", "Paper number 001", "Paper number 002"]
-    assert f"{PREFIX}/people/{person.slug}/publications\"" not in html
+    assert f'{PREFIX}/people/{person.slug}/publications"' not in html
 
 
 def test_a_long_list_shows_selected_and_recent_papers_and_links_to_all(
@@ -78,9 +78,7 @@ def test_a_long_list_shows_selected_and_recent_papers_and_links_to_all(
     assert "5 more than shown here" in html
 
 
-def test_the_complete_list_is_paginated_in_the_profiles_order(
-    client, db, make_person, small_pages
-):
+def test_the_complete_list_is_paginated_in_the_profiles_order(client, db, make_person, small_pages):
     person = make_person()
     _papers(db, person, 10)
     url = f"{PREFIX}/people/{person.slug}/publications"
@@ -124,9 +122,7 @@ def test_a_page_past_the_last_shows_the_last_and_says_so(client, db, make_person
     assert "There is no page 7; this is the last page, 2." in html
 
 
-def test_the_complete_list_applies_the_profiles_visibility(
-    client, db, make_person, small_pages
-):
+def test_the_complete_list_applies_the_profiles_visibility(client, db, make_person, small_pages):
     person = make_person()
     papers = _papers(db, person, 6)
     db.get(m.ProfilePublication, (person.id, papers[1].id)).hidden = True
@@ -161,3 +157,61 @@ def test_a_project_link_to_a_folded_paper_opens_the_papers_page(
     html = _get(client, f"{PREFIX}/people/{person.slug}")
     assert f'href="#pub-{papers[0].uid}"' in html
     assert f'href="{PREFIX}/publications/{papers[5].uid}"' in html
+
+
+# ----------------------------------------------------------------------------- the listing
+
+
+def _card_names(html: str) -> list[str]:
+    return re.findall(r'<h\d class="card__name"><a href="[^"]+">([^<]+)</a>', html)
+
+
+@pytest.fixture
+def department_of_seven(app, monkeypatch, make_person) -> None:
+    """Three faculty (two professors, one lecturer) and four PhD students; three a page."""
+    monkeypatch.setitem(app.config, "DIRECTORY_LISTING_PAGE_SIZE", 3)
+    make_person("Zoe Zed", rank="professor")
+    make_person("Amy Able", rank="lecturer")
+    make_person("Bob Baker", rank="professor")
+    for name in ("Cat Cole", "Dan Dale", "Eve East", "Fay Fox"):
+        make_person(name, role="phd_student")
+
+
+def test_the_listing_pages_by_role_then_name(client, department_of_seven):
+    first = _get(client, f"{PREFIX}/")
+    second = _get(client, f"{PREFIX}/?page=2")
+    third = _get(client, f"{PREFIX}/?page=3")
+    # Faculty by rank (professors before lecturers), then the students, each by surname.
+    assert _card_names(first) == ["Bob Baker", "Zoe Zed", "Amy Able"]
+    assert _card_names(second) == ["Cat Cole", "Dan Dale", "Eve East"]
+    assert _card_names(third) == ["Fay Fox"]
+    assert "7 people." in first and "Showing 4–6 of 7" in second
+    assert f'href="{PREFIX}/?page=2" rel="next"' in first
+    # Every group is named with its count on every page; one on another page is its filter.
+    assert (
+        f'href="{PREFIX}/?role=phd_student">PhD students</a> <span class="count">(4)</span>'
+        in first
+    )
+    assert 'href="#group-phd_student">PhD students</a>' in second
+    assert "(continued)" not in second and "(continued)" in third
+
+
+def test_the_listing_filters_and_letters_count_everyone_not_the_page(client, department_of_seven):
+    html = _get(client, f"{PREFIX}/?role=phd_student")
+    assert _card_names(html) == ["Cat Cole", "Dan Dale", "Eve East"]
+    assert "4 people match." in html
+    assert f'href="{PREFIX}/?role=phd_student&amp;page=2" rel="next"' in html
+    # The A–Z index offers F although Fay Fox is on page 2.
+    assert f'href="{PREFIX}/?letter=F&amp;role=phd_student"' in html
+    assert _card_names(_get(client, f"{PREFIX}/?letter=F")) == ["Fay Fox"]
+
+
+@pytest.mark.parametrize("page", ["0", "x", "-3", "9" * 30])
+def test_a_bad_listing_page_number_shows_the_first_page(client, department_of_seven, page):
+    assert _card_names(_get(client, f"{PREFIX}/?page={page}"))[0] == "Bob Baker"
+
+
+def test_a_listing_page_past_the_last_shows_the_last_and_says_so(client, department_of_seven):
+    html = _get(client, f"{PREFIX}/?page=40")
+    assert _card_names(html) == ["Fay Fox"]
+    assert "There is no page 40; this is the last page, 3." in html

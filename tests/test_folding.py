@@ -12,6 +12,7 @@ import pytest
 from directory import models as m
 
 from .conftest import login
+from .editing_support import post
 
 PREFIX = "/directory"
 
@@ -215,3 +216,60 @@ def test_a_listing_page_past_the_last_shows_the_last_and_says_so(client, departm
     html = _get(client, f"{PREFIX}/?page=40")
     assert _card_names(html) == ["Fay Fox"]
     assert "There is no page 40; this is the last page, 3." in html
+
+
+# ----------------------------------------------------------------------------- the editor
+
+
+def _editor_titles(html: str) -> list[str]:
+    return re.findall(r'<span class="entry__summary">(Paper number \d{3})', html)
+
+
+def _arrows(html: str, pub: m.Publication) -> tuple[bool, bool]:
+    """Whether ↑ and ↓ of ``pub`` are enabled on the editor page ``html``."""
+    up = re.search(rf'aria-label="Move up: {pub.title}"[^>]*>', html).group(0)
+    down = re.search(rf'aria-label="Move down: {pub.title}"[^>]*>', html).group(0)
+    return "disabled" not in up, "disabled" not in down
+
+
+def test_the_editors_paper_list_is_paginated_and_arrows_follow_the_whole_heading(
+    client, db, make_person, small_pages
+):
+    person = make_person(user_key="ada")
+    papers = _papers(db, person, 6)
+    for pub in papers:
+        pub.year = 2020  # one heading over two pages
+    db.commit()
+    login(client, "ada")
+    first, second = (_get(client, f"{PREFIX}/me{q}") for q in ("", "?papers=2"))
+    assert _editor_titles(first) == [f"Paper number {i:03d}" for i in range(4)]
+    assert _editor_titles(second) == ["Paper number 004", "Paper number 005"]
+    assert f'href="{PREFIX}/me?papers=2#publications" rel="next"' in first
+    assert "(continued)" in second
+    # The last paper of page 1 may still go down and the first of page 2 up.
+    assert _arrows(first, papers[0]) == (False, True)
+    assert _arrows(first, papers[3]) == (True, True)
+    assert _arrows(second, papers[4]) == (True, True)
+    assert _arrows(second, papers[5]) == (True, False)
+    # Other sections are still on every page of the paper list.
+    assert 'id="publications-h"' in second
+    # An action posted from page 2 returns to page 2.
+    url = f"{PREFIX}/people/{person.slug}/edit/publications/{papers[4].id}/move?papers=2"
+    assert f'action="{url.replace("&", "&amp;")}"' in second
+    response = post(client, url, {"direction": "up", "version": papers[4].version})
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith(f"/me?papers=2#publications-{papers[4].id}")
+    assert _editor_titles(_get(client, f"{PREFIX}/me"))[3] == "Paper number 004"
+
+
+@pytest.mark.parametrize("papers", ["0", "x", "9" * 30, "99"])
+def test_a_bad_or_missing_editor_page_never_fails(client, db, make_person, small_pages, papers):
+    person = make_person(user_key="ada")
+    _papers(db, person, 6)
+    login(client, "ada")
+    html = _get(client, f"{PREFIX}/me?papers={papers}")
+    if papers == "99":
+        assert _editor_titles(html) == ["Paper number 004", "Paper number 005"]
+        assert "There is no page 99 of papers; this is the last page, 2." in html
+    else:
+        assert _editor_titles(html)[0] == "Paper number 000"

@@ -204,6 +204,16 @@ class PageFilters(Filters):
     page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
 
 
+@dataclass(frozen=True)
+class PaperListFilters(Filters):
+    """The page of the paper list in a profile's editor (``papers``, beside its sections)."""
+
+    papers: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
+
+    def with_page_of_papers(self) -> dict[str, str]:
+        return {"papers": str(self.papers)} if self.papers > 1 else {}
+
+
 def check_references(session: Session, viewer: Viewer, filters: Filters) -> None:
     """Raise :class:`BadFilter` when ``filters`` name a research area that does not exist or
     a person whose profile ``viewer`` may not see (answered like a missing one). The API asks

@@ -175,14 +175,21 @@ def paper_page(
     under the headings of the profile (:func:`group_publications`); a heading continued from
     the page before says so. A page past the last shows the last."""
     rows = profile_publications(session, person, viewer, details=False)
-    in_order = [(group.heading, row) for group in group_publications(rows) for row in group.items]
+    page = paginate_groups(group_publications(rows), number, size)
+    load_publication_details(session, [row for group in page.groups for row in group.items])
+    return page
+
+
+def paginate_groups(groups: list[PublicationGroup], number: int, size: int) -> PaperPage:
+    """Page ``number`` of ``size`` items of ``groups``, headings kept (one continued from the
+    page before says so); a page past the last gives the last."""
+    in_order = [(group.heading, row) for group in groups for row in group.items]
     pages = max(1, -(-len(in_order) // size))
     requested = number if number > pages else None
     number = min(number, pages)
     start = (number - 1) * size
     shown = in_order[start : start + size]
-    load_publication_details(session, [row for _heading, row in shown])
-    groups: list[PublicationGroup] = []
+    groups = []
     for index, (heading, row) in enumerate(shown):
         if not groups or groups[-1].heading != heading:
             continued = index == 0 and start > 0 and in_order[start - 1][0] == heading

@@ -273,3 +273,64 @@ def test_a_bad_or_missing_editor_page_never_fails(client, db, make_person, small
         assert "There is no page 99 of papers; this is the last page, 2." in html
     else:
         assert _editor_titles(html)[0] == "Paper number 000"
+
+
+# ----------------------------------------------------------------------------- managing papers
+
+
+def test_the_manage_page_is_one_form_a_page_and_saves_only_its_papers(
+    client, db, make_person, small_pages
+):
+    person = make_person(user_key="ada")
+    papers = _papers(db, person, 6)
+    db.get(m.ProfilePublication, (person.id, papers[0].id)).selected = True
+    db.commit()
+    login(client, "ada")
+    url = f"{PREFIX}/people/{person.slug}/publications/manage"
+    first, second = _get(client, url), _get(client, f"{url}?page=2")
+    assert first.count('<form method="post"') == 1 and first.count('name="csrf_token"') == 1
+    assert _titles(first) == [f"Paper number {i:03d}" for i in range(4)]
+    assert _titles(second) == ["Paper number 004", "Paper number 005"]
+    assert f'name="selected" value="{papers[0].uid}" id="selected-{papers[0].uid}" checked' in first
+    # Page 2's form: tick paper 4 as selected, hide paper 5. Paper 0 (page 1) is not named.
+    data = {"shown": [papers[4].uid, papers[5].uid], "selected": papers[4].uid,
+            "hidden": papers[5].uid}  # fmt: skip
+    response = post(client, f"{url}?page=2", data)
+    assert response.status_code == 302 and response.headers["Location"].endswith("?page=2")
+    db.expire_all()
+    flags = {
+        pub.id: (row.selected, row.hidden)
+        for pub in papers
+        for row in [db.get(m.ProfilePublication, (person.id, pub.id))]
+    }
+    assert flags[papers[4].id] == (True, False)
+    assert flags[papers[5].id] == (False, True)
+    assert flags[papers[0].id] == (True, False)  # left alone
+    # Unticking on the page it is shown turns a flag off.
+    post(client, url, {"shown": [p.uid for p in papers[:4]]})
+    db.expire_all()
+    assert not db.get(m.ProfilePublication, (person.id, papers[0].id)).selected
+
+
+def test_the_manage_form_refuses_a_paper_not_on_the_profile(client, db, make_person):
+    person = make_person(user_key="ada")
+    mine = _papers(db, person, 1)[0]
+    other = make_person("Grace Hopper")
+    theirs = _papers(db, other, 1)[0]
+    login(client, "ada")
+    url = f"{PREFIX}/people/{person.slug}/publications/manage"
+    response = post(client, url, {"shown": [mine.uid, theirs.uid], "hidden": theirs.uid})
+    assert response.status_code == 400
+    assert "is not a valid choice" in response.get_data(as_text=True)
+    db.expire_all()
+    assert not db.get(m.ProfilePublication, (person.id, mine.id)).hidden
+    assert not db.get(m.ProfilePublication, (other.id, theirs.id)).hidden
+
+
+def test_a_manage_page_past_the_last_shows_the_last(client, db, make_person, small_pages):
+    person = make_person(user_key="ada")
+    _papers(db, person, 6)
+    login(client, "ada")
+    html = _get(client, f"{PREFIX}/people/{person.slug}/publications/manage?page=5")
+    assert _titles(html) == ["Paper number 004", "Paper number 005"]
+    assert "There is no page 5; this is the last page, 2." in html

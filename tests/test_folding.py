@@ -334,3 +334,31 @@ def test_a_manage_page_past_the_last_shows_the_last(client, db, make_person, sma
     html = _get(client, f"{PREFIX}/people/{person.slug}/publications/manage?page=5")
     assert _titles(html) == ["Paper number 004", "Paper number 005"]
     assert "There is no page 5; this is the last page, 2." in html
+
+
+# ----------------------------------------------------------------------------- admin: people
+
+
+def _rows(html: str) -> list[str]:
+    return re.findall(r'<th scope="row"><a href="[^"]+">([^<]+)</a>', html)
+
+
+def test_the_admins_people_table_is_paginated_and_keeps_the_search(
+    client, make_person, app, monkeypatch
+):
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 2)
+    for name in ("Ann Abel", "Ben Brook", "Cy Crane", "Di Dunn", "Ed Ewing"):
+        make_person(name, email=f"{name.split()[0].lower()}@uni.example")
+    make_person("Old Timer", active=False)
+    login(client, "admin")
+    url = f"{PREFIX}/admin/people"
+    pages = [_rows(_get(client, f"{url}?page={n}")) for n in (1, 2, 3)]
+    # Inactive people last.
+    assert pages == [["Ann Abel", "Ben Brook"], ["Cy Crane", "Di Dunn"], ["Ed Ewing", "Old Timer"]]
+    html = _get(client, f"{url}?page=9")
+    assert _rows(html) == pages[2] and "There is no page 9; this is the last page, 3." in html
+    assert "6 people." in _get(client, url)
+    found = _get(client, f"{url}?q=uni.example")
+    assert _rows(found) == ["Ann Abel", "Ben Brook"] and "5 people found." in found
+    assert f'href="{url}?q=uni.example&amp;page=2" rel="next"' in found
+    assert _rows(_get(client, f"{url}?q=uni.example&page=x")) == ["Ann Abel", "Ben Brook"]

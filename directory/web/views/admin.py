@@ -16,7 +16,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.names import make_slug, sort_name, unique_slug
 from directory.models import PendingChange
-from directory.services import access
+from directory.services import access, department
 from directory.services.changes import (
     CannotApply,
     Conflict,
@@ -80,8 +80,18 @@ def admin_people() -> str:
     if query:
         like = f"%{query}%"
         stmt = stmt.where(or_(m.Person.full_name.ilike(like), m.Person.email.ilike(like)))
-    people = list(get_session().scalars(stmt))
-    return render_template("directory/admin/people.html", people=people, query=query)
+    # A page at a time (DIRECTORY_PAGE_SIZE): a page past the last shows the last.
+    session, size = get_session(), current_app.config["DIRECTORY_PAGE_SIZE"]
+    asked = department.PageFilters.from_args(request.args).page
+    total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
+    number = min(asked, max(1, -(-total // size)))
+    people = list(session.scalars(stmt.order_by(m.Person.id).limit(size).offset((number - 1) * size)))
+    page = department.Page(people, number, size, total)
+    return render_template(
+        "directory/admin/people.html", people=people, query=query, page=page,
+        requested=asked if asked > number else None,
+        page_args=lambda n: {**({"q": query} if query else {}), **({"page": n} if n > 1 else {})},
+    )  # fmt: skip
 
 
 def _taken_slugs(session: Any, except_id: int | None = None) -> set[str]:

@@ -85,7 +85,8 @@ def admin_people() -> str:
     asked = department.PageFilters.from_args(request.args).page
     total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
     number = min(asked, max(1, -(-total // size)))
-    people = list(session.scalars(stmt.order_by(m.Person.id).limit(size).offset((number - 1) * size)))
+    stmt = stmt.order_by(m.Person.id).limit(size).offset((number - 1) * size)
+    people = list(session.scalars(stmt))
     page = department.Page(people, number, size, total)
     return render_template(
         "directory/admin/people.html", people=people, query=query, page=page,

@@ -47,6 +47,7 @@ from directory.services.changes import PENDING, UNCHANGED, ChangeSet
 from directory.services.identity import current_viewer
 from directory.services.importing import import_plan, plan_source
 from directory.services.profiles import profile_publications
+from directory.services.profiles import publication_options as citation_options
 from directory.services.pubimport import (
     BULK_DECISIONS,
     STATUSES,
@@ -467,7 +468,7 @@ def publications_manage(slug: str) -> Any:
     rows = list(
         session.scalars(
             base.join(m.Publication)
-            .options(*[_row_option(o) for o in publication_options()])
+            .options(*[_row_option(o) for o in citation_options()])  # what a citation shows
             .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
             .order_by(m.Publication.id)
             .limit(size)

@@ -141,6 +141,18 @@ DIRECTORY_CACHE_SECONDS = 0
 #: Memory each app process may use for cached pages, in bytes (least recently used go first).
 DIRECTORY_CACHE_MAX_BYTES = 64 * 1024 * 1024
 
+#: Where cached pages are kept. None: in each app process's memory, which learns of writes by
+#: reading the database's generation counter on every hit (one app host). A Redis URL
+#: ("redis://host:6379/0", "rediss://...", "unix://..."): in that server, shared by every app
+#: host of the directory, which also carries the invalidation (see services/shared_cache.py;
+#: needs the ``redis`` extra). DIRECTORY_CACHE_MAX_BYTES does not apply there: the server's own
+#: memory limit does.
+DIRECTORY_CACHE_URL = None
+
+#: The prefix of the directory's keys in the DIRECTORY_CACHE_URL server (one per directory
+#: when several share a server).
+DIRECTORY_CACHE_KEY_PREFIX = "directory:"
+
 #: Whether the plugin sets security headers (CSP, nosniff, frame-ancestors, referrer policy) on
 #: its own responses. A host that sets its own may turn this off.
 DIRECTORY_SECURITY_HEADERS = True

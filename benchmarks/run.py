@@ -458,6 +458,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    if not args.no_wrk and shutil.which("wrk") is None:  # before minutes of generating
+        sys.exit("wrk is not installed (apt-get install wrk, or `make bench`).")
     workdir = Path(tempfile.mkdtemp(prefix="directory-bench-"))
     files = workdir / "files"
     files.mkdir()

@@ -134,6 +134,16 @@ class Summary:
     seconds: float = 0.0
     counts: dict[str, int] = field(default_factory=dict)
 
+    def add(self, other: Summary) -> None:
+        """Count ``other`` (another department generated into the same database) in."""
+        self.people += other.people
+        self.publications += other.publications
+        self.authorships += other.authorships
+        self.rows += other.rows
+        self.seconds += other.seconds
+        for name, count in other.counts.items():
+            self.counts[name] = self.counts.get(name, 0) + count
+
 
 def _chunks(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
     for i in range(0, len(rows), CHUNK):

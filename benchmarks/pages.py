@@ -37,7 +37,18 @@ PAGES: list[Page] = [
         cached=False,
         viewer="member",
     ),
+    Page(
+        "largest profile's complete list, page 2",
+        lambda f: f"/people/{f.largest_profile}/publications?page=2",
+    ),
+    Page("listing, page 2", lambda f: "/?page=2"),
     Page("editor /me of the largest profile", lambda f: "/me", cached=False, viewer="owner"),
+    Page(
+        "manage publications of the largest profile",
+        lambda f: f"/people/{f.largest_profile}/publications/manage",
+        cached=False,
+        viewer="owner",
+    ),
     Page("recruiting, filtered", lambda f: f"/recruiting?area={f.area}"),
     Page("publications", lambda f: "/publications"),
     Page("publications, filtered", lambda f: f"/publications?area={f.people_area}&year={f.year}"),

@@ -161,6 +161,15 @@ DIRECTORY_PAGE_SIZE = 50
 #: 250 papers and the rest of a long CV) is about 4 s on a slow core.
 DIRECTORY_CV_PDF_MAX_BYTES = 150_000
 
+#: Papers a profile page shows: up to this many of its selected papers and this many others,
+#: the most recent; a longer list is folded, with a link to the person's complete list of
+#: papers (``<prefix>/people/<slug>/publications``, DIRECTORY_PAGE_SIZE papers a page).
+DIRECTORY_PROFILE_PUBLICATIONS = 50
+
+#: People a page of the people listing shows (by role, faculty first, then by name); the
+#: listing's role and initial filters and its page links reach the others.
+DIRECTORY_LISTING_PAGE_SIZE = 150
+
 #: Authors a paper's list shows before folding the rest into "and N more authors" (the
 #: profile's owner and co-first authors always stay in view; a paper's own page shows all;
 #: a list is not folded to hide fewer than three names).
@@ -183,6 +192,18 @@ DIRECTORY_CACHE_SECONDS = 0
 
 #: Memory each app process may use for cached pages, in bytes (least recently used go first).
 DIRECTORY_CACHE_MAX_BYTES = 64 * 1024 * 1024
+
+#: Where cached pages are kept. None: in each app process's memory, which learns of writes by
+#: reading the database's generation counter on every hit (one app host). A Redis URL
+#: ("redis://host:6379/0", "rediss://...", "unix://..."): in that server, shared by every app
+#: host of the directory, which also carries the invalidation (see services/shared_cache.py;
+#: needs the ``redis`` extra). DIRECTORY_CACHE_MAX_BYTES does not apply there: the server's own
+#: memory limit does.
+DIRECTORY_CACHE_URL = None
+
+#: The prefix of the directory's keys in the DIRECTORY_CACHE_URL server (one per directory
+#: when several share a server).
+DIRECTORY_CACHE_KEY_PREFIX = "directory:"
 
 #: Whether the plugin sets security headers (CSP, nosniff, frame-ancestors, referrer policy) on
 #: its own responses. A host that sets its own may turn this off.

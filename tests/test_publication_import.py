@@ -379,8 +379,11 @@ def test_a_coauthor_can_hide_a_shared_paper_or_select_it(client, db, wei, chen) 
     login(client, "chen")
     manage = client.get(f"{PREFIX}/people/rong-chen/publications/manage").get_data(as_text=True)
     token = hidden_value(manage, "csrf_token")
-    url = f"{PREFIX}/people/rong-chen/publications/{pub.uid}/view"
-    assert client.post(url, data={"csrf_token": token, "hidden": "y"}).status_code == 302
+    url = f"{PREFIX}/people/rong-chen/publications/manage"
+    # One form for the page: a checkbox per paper and flag.
+    assert manage.count('<form method="post"') == 1
+    hide = {"csrf_token": token, "shown": pub.uid, "hidden": pub.uid}
+    assert client.post(url, data=hide).status_code == 302
 
     assert SOSP_TITLE not in client.get(f"{PREFIX}/people/rong-chen").get_data(as_text=True)
     own_bib = client.get(f"{PREFIX}/people/rong-chen/publications.bib").get_data(as_text=True)
@@ -389,13 +392,13 @@ def test_a_coauthor_can_hide_a_shared_paper_or_select_it(client, db, wei, chen) 
     assert SOSP_TITLE in client.get(f"{PREFIX}/people/xingda-wei").get_data(as_text=True)
     assert "Disaggregated" in client.get(f"{PREFIX}/publications.bib").get_data(as_text=True)
 
-    client.post(url, data={"csrf_token": token, "selected": "y"})
+    client.post(url, data={"csrf_token": token, "shown": pub.uid, "selected": pub.uid})
     db.expire_all()
     row = db.get(m.ProfilePublication, (chen.id, pub.id))
     assert row.selected and not row.hidden
     # Nobody else may change Chen's view.
     login(client, "wei")
-    assert client.post(url, data={"csrf_token": token}).status_code == 403
+    assert client.post(url, data={"csrf_token": token, "shown": pub.uid}).status_code == 403
 
 
 # --------------------------------------------------------------------------------- ORCID

@@ -575,6 +575,11 @@ OUTPUTS: list[Output] = [
     Output("listed publications", "profiles", lambda r: papers_in(r.profiles())),
     Output(
         "listed publications",
+        "profiles' complete lists of papers",
+        lambda r: papers_in(r.profiles("/publications")),
+    ),
+    Output(
+        "listed publications",
         "profiles' BibTeX",
         lambda r: papers_in(r.profiles("/publications.bib")),
     ),

@@ -117,6 +117,7 @@ ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
     "directory.profile": PROFILE_READ,
     "directory.photo": {"public": _statuses(others=404)},  # nobody has uploaded one
     "directory.person_publications_bibtex": PROFILE_READ,
+    "directory.person_publications": PROFILE_READ,
     "directory.person_publications_csl": PROFILE_READ,
     "directory.department_publications_bibtex": {"": ALL},
     "directory.department_publications_csl": {"": ALL},

@@ -113,7 +113,7 @@ def _confirm_import(client, db, w) -> Any:
 
 def _view_update(client, db, w) -> Any:
     uid = db.get(m.Publication, w["pub"]).uid
-    return post(client, f"{P}/publications/{uid}/view", {"selected": "y"})
+    return post(client, f"{P}/publications/manage", {"shown": uid, "selected": uid})
 
 
 def _png() -> bytes:
@@ -223,7 +223,7 @@ def _still_current(client, db, w) -> Any:
 #: ``who`` is the role that does it; ``how`` posts it and returns the response.
 EXTRA: dict[str, tuple[str, Callable[..., Any]]] = {
     "directory.publications_preview": ("owner", _confirm_import),
-    "directory.publication_view_update": ("owner", _view_update),
+    "directory.publications_manage": ("owner", _view_update),
     "directory.edit_photo": ("owner", _upload_photo),
     "directory.remove_photo": ("owner", _remove_photo),
     "directory.edit_photo_focus": ("owner", _photo_focus),

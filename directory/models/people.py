@@ -42,7 +42,7 @@ class ResearchArea(VersionedMixin, Base):
     name: Mapped[str] = mapped_column(String(120), nullable=False)
     description: Mapped[str | None] = mapped_column(Text)
     parent_id: Mapped[int | None] = mapped_column(
-        ForeignKey("directory_areas.id", ondelete="SET NULL")
+        ForeignKey("directory_areas.id", ondelete="SET NULL"), index=True
     )
     position: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
 

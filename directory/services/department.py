@@ -95,6 +95,23 @@ def today() -> date:
 # ----------------------------------------------------------------------------- filters
 
 
+@dataclass(frozen=True)
+class PageFilters(Filters):
+    """Just a page number (a list without other filters)."""
+
+    page: int = field(default=1, metadata=PAGE)
+
+
+@dataclass(frozen=True)
+class PaperListFilters(Filters):
+    """The page of the paper list in a profile's editor (``papers``, beside its sections)."""
+
+    papers: int = field(default=1, metadata=PAGE)
+
+    def with_page_of_papers(self) -> dict[str, str]:
+        return {"papers": str(self.papers)} if self.papers > 1 else {}
+
+
 def check_references(session: Session, viewer: Viewer, filters: Filters) -> None:
     """Raise :class:`BadFilter` when ``filters`` name a research area that does not exist or
     a person whose profile ``viewer`` may not see (answered like a missing one). The API asks
@@ -224,6 +241,7 @@ class ListingFilters(Filters):
     recruiting: bool | None = field(default=None, metadata=read_boolean())
     q: str = field(default="", metadata=read_text())
     letter: str = field(default="", metadata=read_letter())
+    page: int = field(default=1, metadata=PAGE)
 
 
 def people_conditions(viewer: Viewer, day: date, filters: ListingFilters) -> list[ColumnElement]:
@@ -255,6 +273,8 @@ class PeopleGroup:
     heading: str
     people: list[m.Person] = field(default_factory=list)
     subgroups: list[PeopleGroup] = field(default_factory=list)
+    #: The group began on the page before.
+    continued: bool = False
 
     @property
     def count(self) -> int:
@@ -270,6 +290,12 @@ class Listing:
     areas: list[m.ResearchArea]
     units: list[str]
     letters: set[str]
+    #: The page of people shown (``people``, in ``groups``), of every one matching.
+    page: Page[m.Person] | None = None
+    #: (role, heading, people matching) for every role with any, in ROLES order.
+    role_counts: list[tuple[str, str, int]] = field(default_factory=list)
+    #: The page number asked for when there is no such page (the last page is shown).
+    requested_page: int | None = None
 
 
 def _search_clause(q: str) -> ColumnElement:
@@ -326,8 +352,33 @@ def group_people(people: list[m.Person]) -> list[PeopleGroup]:
     return groups
 
 
-def listing(session: Session, viewer: Viewer, day: date, filters: ListingFilters) -> Listing:
-    """The people listing for ``viewer`` with ``filters`` applied."""
+def _listing_order() -> tuple[Any, ...]:
+    """The listing's order, in SQL so that a page of it can be selected: by role in ROLES
+    order, faculty by rank in RANK_HEADINGS order (other ranks after them), then by name, as
+    :func:`group_people` groups them."""
+    roles = {role: i for i, (role, _heading) in enumerate(m.ROLES)}
+    ranks = {rank: i for i, rank in enumerate(RANK_HEADINGS)}
+    return (
+        case(roles, value=m.Person.role, else_=len(roles)),
+        case(
+            (m.Person.role != "faculty", 0),
+            else_=case(ranks, value=m.Person.rank, else_=len(ranks)),
+        ),
+        m.Person.sort_name,
+        m.Person.id,
+    )
+
+
+def listing(
+    session: Session,
+    viewer: Viewer,
+    day: date,
+    filters: ListingFilters,
+    page_size: int,
+) -> Listing:
+    """One page (``page_size`` people, ``filters.page``; a page past the last shows the last)
+    of the people listing for ``viewer`` with ``filters`` applied, and the counts of everyone
+    matching, by role and by initial."""
     recruiting_ids = recruiting_owner_ids(session, viewer, day)
     conditions = people_conditions(viewer, day, filters)
     if filters.q:
@@ -337,18 +388,41 @@ def listing(session: Session, viewer: Viewer, day: date, filters: ListingFilters
     )
     if filters.letter:
         conditions.append(letter_clause(filters.letter))
+    per_role = dict(
+        session.execute(
+            select(m.Person.role, func.count(m.Person.id))
+            .where(*conditions)
+            .group_by(m.Person.role)
+        ).all()
+    )
+    role_counts = [(role, heading, per_role[role]) for role, heading in m.ROLES if role in per_role]
+    total = sum(per_role.values())
+    pages = max(1, math.ceil(total / page_size))
+    number = min(filters.page, pages)
     people = list(
         session.scalars(
             select(m.Person)
             .where(*conditions)
             .options(*card_options())
-            .order_by(m.Person.sort_name, m.Person.id)
+            .order_by(*_listing_order())
+            .limit(page_size)
+            .offset((number - 1) * page_size)
         )
     )
     groups = group_people(people)
+    # A group continues from the page before when it starts ahead of this page.
+    starts, start = {}, 0
+    for role, _heading, count in role_counts:
+        starts[role] = start
+        start += count
+    for group in groups:
+        group.continued = starts[group.key] < (number - 1) * page_size
     return Listing(
         groups=groups,
         people=[p for g in groups for p in g.people + [q for s in g.subgroups for q in s.people]],
+        page=Page(people, number, page_size, total),
+        role_counts=role_counts,
+        requested_page=filters.page if filters.page > pages else None,
         recruiting_ids=recruiting_ids,
         areas=listed_areas(session, viewer),
         units=list(

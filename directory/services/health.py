@@ -24,7 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from directory import config as settings
 from directory import migrate
-from directory.services import search
+from directory.services import search, shared_cache
 from directory.services.identity import (
     IdentityAttributeMissing,
     host_user,
@@ -94,6 +94,12 @@ def _value_problem(name: str, value: Any, default: Any) -> str | None:
     """Why ``value`` cannot work for the setting ``name`` (None: it can)."""
     if name in _OPTIONAL_TEXT:
         return None if value is None or isinstance(value, str) else "must be a string or None"
+    if name == "DIRECTORY_CACHE_URL":
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.startswith(("redis://", "rediss://", "unix://")):
+            return "must be None or a Redis URL (redis://host:port/db)"
+        return None if shared_cache.available() else "needs the redis package (the redis extra)"
     if name == "DIRECTORY_ENGINE":
         ok = value is None or isinstance(value, Engine) or callable(value)
         return None if ok else "must be a SQLAlchemy Engine, a function returning one, or None"

@@ -27,6 +27,8 @@ from directory.services.identity import Viewer
 class PublicationGroup:
     heading: str
     items: list[Any]
+    #: The heading began on the page before (on a page of the complete list).
+    continued: bool = False
 
 
 @dataclass
@@ -60,6 +62,11 @@ class Profile:
     advisors: list[m.AdvisingRelation]
     co_advisors: dict[int, list[str]]
     publication_count: int = 0
+    #: Listed papers the page leaves out when it is folded (they are on the complete list).
+    folded_publications: int = 0
+    #: Ids of the papers the page shows (a project's or award's link to a folded paper goes
+    #: to the paper's own page instead of an anchor on this one).
+    shown_publication_ids: set[int] = field(default_factory=set)
 
 
 def _entries(
@@ -111,18 +118,99 @@ def publication_options() -> list[Any]:
     ]
 
 
-def profile_publications(session: Session, person: m.Person, viewer: Viewer) -> list[Any]:
+def profile_publications(
+    session: Session, person: m.Person, viewer: Viewer, *, details: bool = True
+) -> list[Any]:
     """The person's publications (their ProfilePublication rows) that ``viewer`` finds listed
     (:func:`~directory.services.access.listed_on_profile`), newest first. Also what the
-    person's exports hold."""
+    person's exports hold. Without ``details`` each row's paper comes without its authors,
+    links, awards and relations: enough to count, group and fold the list, after which
+    :func:`load_publication_details` loads them for the rows that are shown."""
+    paper = selectinload(m.ProfilePublication.publication)
     stmt = (
         select(m.ProfilePublication)
         .join(m.Publication)
         .where(listed_on_profile(viewer, person))
-        .options(selectinload(m.ProfilePublication.publication).options(*publication_options()))
+        .options(paper.options(*publication_options()) if details else paper)
         .order_by(*profile_publication_order())
     )
     return list(session.scalars(stmt))
+
+
+def load_publication_details(session: Session, rows: list[Any]) -> None:
+    """Load what a citation shows (authors, links, awards, badges, relations) for the papers
+    of ``rows``, in the same fixed number of statements however many rows there are."""
+    ids = [row.publication_id for row in rows]
+    if ids:
+        session.scalars(
+            select(m.Publication).where(m.Publication.id.in_(ids)).options(*publication_options())
+        ).all()
+
+
+@dataclass
+class PaperPage:
+    """One page of a person's complete list of papers, under the profile's headings."""
+
+    groups: list[PublicationGroup]
+    number: int
+    pages: int
+    total: int
+    size: int
+    #: The page number asked for when there is no such page (the last page is shown).
+    requested: int | None = None
+
+    @property
+    def first_index(self) -> int:
+        return (self.number - 1) * self.size + 1 if self.total else 0
+
+    @property
+    def last_index(self) -> int:
+        return min(self.total, self.number * self.size)
+
+
+def paper_page(
+    session: Session, person: m.Person, viewer: Viewer, number: int, size: int
+) -> PaperPage:
+    """Page ``number`` (``size`` papers each) of ``person``'s listed papers in the order and
+    under the headings of the profile (:func:`group_publications`); a heading continued from
+    the page before says so. A page past the last shows the last."""
+    rows = profile_publications(session, person, viewer, details=False)
+    page = paginate_groups(group_publications(rows), number, size)
+    load_publication_details(session, [row for group in page.groups for row in group.items])
+    return page
+
+
+def paginate_groups(groups: list[PublicationGroup], number: int, size: int) -> PaperPage:
+    """Page ``number`` of ``size`` items of ``groups``, headings kept (one continued from the
+    page before says so); a page past the last gives the last."""
+    in_order = [(group.heading, row) for group in groups for row in group.items]
+    pages = max(1, -(-len(in_order) // size))
+    requested = number if number > pages else None
+    number = min(number, pages)
+    start = (number - 1) * size
+    shown = in_order[start : start + size]
+    groups = []
+    for index, (heading, row) in enumerate(shown):
+        if not groups or groups[-1].heading != heading:
+            continued = index == 0 and start > 0 and in_order[start - 1][0] == heading
+            groups.append(PublicationGroup(heading, [], continued=continued))
+        groups[-1].items.append(row)
+    return PaperPage(groups, number, pages, len(in_order), size, requested)
+
+
+def fold_publications(
+    groups: list[PublicationGroup], limit: int
+) -> tuple[list[PublicationGroup], int]:
+    """The first ``limit`` papers of ``groups`` (in order, headings kept), and how many were
+    left out."""
+    kept: list[PublicationGroup] = []
+    room = limit
+    for group in groups:
+        if room <= 0:
+            break
+        kept.append(PublicationGroup(group.heading, group.items[:room]))
+        room -= len(kept[-1].items)
+    return kept, sum(len(g.items) for g in groups) - sum(len(g.items) for g in kept)
 
 
 #: Papers not yet published are listed under their status, ahead of the years.
@@ -280,11 +368,24 @@ def _service_groups(rows: list[m.Service]) -> list[tuple[str, list[tuple[int | N
     return result
 
 
-def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date) -> Profile:
-    """Everything shown on ``person``'s profile page for ``viewer``."""
+def load_profile(
+    session: Session, person: m.Person, viewer: Viewer, today: date, *, fold: int | None = None
+) -> Profile:
+    """Everything shown on ``person``'s profile page for ``viewer``. With ``fold``, the page
+    shows at most that many selected papers and that many others (the most recent, in the
+    profile's order); ``folded_publications`` counts the rest, which the complete list of the
+    person's papers shows. Without it (the CV, the API), every listed paper."""
     experience = _entries(session, m.Experience, person, viewer)
-    publications = profile_publications(session, person, viewer)
+    publications = profile_publications(session, person, viewer, details=fold is None)
     groups = group_publications(publications, person.repeat_selected)
+    folded = 0
+    if fold is not None:
+        selected = [g for g in groups if g.heading == SELECTED]
+        selected, folded_selected = fold_publications(selected, fold)
+        others, folded = fold_publications([g for g in groups if g.heading != SELECTED], fold)
+        groups = selected + others
+        folded += folded_selected
+        load_publication_details(session, [row for g in groups for row in g.items])
     students, co_advisors, advisors = _advising(session, person, viewer)
     # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
     # joined, not selected afterwards, so the page costs the same statements with or without.
@@ -315,4 +416,6 @@ def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date
         advisors=advisors,
         co_advisors=co_advisors,
         publication_count=len(publications),
+        folded_publications=folded,
+        shown_publication_ids={row.publication_id for g in groups for row in g.items},
     )

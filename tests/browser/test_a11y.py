@@ -39,6 +39,7 @@ A11Y_PAGES = [
     ("alumni summary, filtered", None, "/directory/alumni/summary?degree=phd&year_from=2020", 200),
     ("news", None, "/directory/news", 200),
     ("department publications", None, "/directory/publications", 200),
+    ("a person's complete list of papers", None, "/directory/people/xingda-wei/publications", 200),
     ("not found", None, "/directory/people/nobody-here", 404),
     ("profile editor", "admin", "/directory/people/xingda-wei/edit", 200),
     ("profile details form", "admin", "/directory/people/xingda-wei/edit/profile", 200),

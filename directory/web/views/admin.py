@@ -17,7 +17,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.names import make_slug, sort_name, unique_slug
 from directory.models import PendingChange
-from directory.services import access, mail
+from directory.services import access, department, mail
 from directory.services.changes import (
     CannotApply,
     Conflict,
@@ -97,14 +97,20 @@ def admin_people() -> str:
         stmt = stmt.where(m.Person.role == role)
     else:
         role = ""
-    people = list(get_session().scalars(stmt))
+    # A page at a time (DIRECTORY_PAGE_SIZE): a page past the last shows the last.
+    session, size = get_session(), current_app.config["DIRECTORY_PAGE_SIZE"]
+    asked = department.PageFilters.from_args(request.args).page
+    total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
+    number = min(asked, max(1, -(-total // size)))
+    stmt = stmt.order_by(m.Person.id).limit(size).offset((number - 1) * size)
+    people = list(session.scalars(stmt))
+    page = department.Page(people, number, size, total)
+    filters = {**({"q": query} if query else {}), **({"role": role} if role else {})}
     return render_template(
-        "directory/admin/people.html",
-        people=people,
-        query=query,
-        role=role,
-        action_form=forms.ActionForm(),
-    )
+        "directory/admin/people.html", people=people, query=query, role=role, page=page,
+        requested=asked if asked > number else None, action_form=forms.ActionForm(),
+        page_args=lambda n: {**filters, **({"page": n} if n > 1 else {})},
+    )  # fmt: skip
 
 
 def _taken_slugs(session: Any, except_id: int | None = None) -> set[str]:

@@ -14,7 +14,7 @@ from datetime import date
 from types import SimpleNamespace
 from typing import Any
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
@@ -25,7 +25,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.markdown import render_markdown
 from directory.models import ChangeRecord, Delegation, PendingChange
-from directory.services import access
+from directory.services import access, department
 from directory.services.changes import (
     PENDING,
     SAVED,
@@ -39,6 +39,7 @@ from directory.services.changes import (
 )
 from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
+from directory.services.profiles import group_publications, paginate_groups
 from directory.services.publications import (
     accept_suggested_authorship,
     reject_suggested_authorship,
@@ -92,10 +93,13 @@ def entry_or_abort(slug: str, kind: str, entry_id: int) -> tuple[m.Person, Any, 
 
 
 def editor_url(person: m.Person, anchor: str | None = None) -> str:
+    """The editor of ``person``; at the page of its paper list that the request came from
+    (an action posted from page 3 of the papers carries ``papers=3`` and returns there)."""
     viewer = current_viewer()
+    papers = department.PaperListFilters.from_args(request.args).with_page_of_papers()
     if viewer.person_id == person.id:
-        return url_for("directory.me", _anchor=anchor)
-    return url_for("directory.edit_person", slug=person.slug, _anchor=anchor)
+        return url_for("directory.me", _anchor=anchor, **papers)
+    return url_for("directory.edit_person", slug=person.slug, _anchor=anchor, **papers)
 
 
 def markdown_previews(form: Any) -> dict[str, Any]:
@@ -232,6 +236,15 @@ def editor_page(person: m.Person) -> str:
             .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
         )
     )
+    # The papers under the profile's headings, a page at a time; ↑ and ↓ are offered by a
+    # paper's place in its whole heading, not in the page.
+    groups = group_publications(publications)
+    first = {g.items[0].publication_id for g in groups}
+    last = {g.items[-1].publication_id for g in groups}
+    paper_filters = department.PaperListFilters.from_args(request.args)
+    papers = paginate_groups(
+        groups, paper_filters.papers, current_app.config["DIRECTORY_PAGE_SIZE"]
+    )
     to_confirm = [
         rel
         for rel in session.scalars(
@@ -271,6 +284,18 @@ def editor_page(person: m.Person) -> str:
         person=person,
         sections=sections,
         publications=publications,
+        papers=papers,
+        first_papers=first,
+        last_papers=last,
+        papers_endpoint="directory.me"
+        if viewer.person_id == person.id
+        else "directory.edit_person",
+        papers_query=department.PaperListFilters(papers=papers.number).with_page_of_papers(),
+        papers_page_args=lambda n: {
+            **({} if viewer.person_id == person.id else {"slug": person.slug}),
+            **department.PaperListFilters(papers=n).with_page_of_papers(),
+            "_anchor": "publications",
+        },
         to_confirm=to_confirm,
         suggested=suggested,
         pending=[p for p in pending if p.status == "pending"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import abort, render_template, request
+from flask import abort, current_app, render_template, request
 
 from directory.db import get_session
 from directory.formats.structured import area_jsonld, listing_jsonld
@@ -17,7 +17,8 @@ from directory.web.blueprint import blueprint
 @cached_page
 def index() -> str:
     filters = department.ListingFilters.from_args(request.args)
-    data = department.listing(get_session(), current_viewer(), department.today(), filters)
+    size = current_app.config["DIRECTORY_LISTING_PAGE_SIZE"]
+    data = department.listing(get_session(), current_viewer(), department.today(), filters, size)
     return render_template(
         "directory/index.html",
         listing=data,

@@ -5,17 +5,18 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from flask import Response, abort, render_template, request
+from flask import Response, abort, current_app, render_template, request
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from directory import models as m
 from directory.db import get_session
 from directory.formats.structured import profile_page_jsonld
+from directory.services import department
 from directory.services.access import can_edit_person, person_visible
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
-from directory.services.profiles import load_profile
+from directory.services.profiles import load_profile, paper_page
 from directory.web.blueprint import blueprint
 from directory.web.views.papers import articles
 
@@ -38,7 +39,8 @@ def get_person_or_404(slug: str) -> m.Person:
 def profile(slug: str) -> str:
     person = get_person_or_404(slug)
     viewer = current_viewer()
-    data = load_profile(get_session(), person, viewer, date.today())
+    fold = current_app.config["DIRECTORY_PROFILE_PUBLICATIONS"]
+    data = load_profile(get_session(), person, viewer, date.today(), fold=fold)
     rows = [*data.selected_publications, *(row for g in data.publications for row in g.items)]
     # What the page shows, in its order, each paper once (the owner may list selected ones twice).
     papers = articles(list(dict.fromkeys(row.publication for row in rows)))
@@ -47,6 +49,26 @@ def profile(slug: str) -> str:
         profile=data,
         person=person,
         jsonld=profile_page_jsonld(person, data.education, papers),
+        can_edit=can_edit_person(viewer, person),
+    )
+
+
+@blueprint.route("/people/<slug>/publications")
+@cached_page
+def person_publications(slug: str) -> str:
+    """The complete list of a person's papers, as the profile lists them, a page at a time
+    (a bad page number shows the first page; one past the last shows the last, saying so)."""
+    person = get_person_or_404(slug)
+    viewer = current_viewer()
+    filters = department.PageFilters.from_args(request.args)
+    size = current_app.config["DIRECTORY_PAGE_SIZE"]
+    page = paper_page(get_session(), person, viewer, filters.page, size)
+    return render_template(
+        "directory/person_publications.html",
+        person=person,
+        page=page,
+        filters=filters,
+        page_args=lambda n: {"slug": person.slug, **filters.with_page(n)},
         can_edit=can_edit_person(viewer, person),
     )
 

@@ -15,9 +15,16 @@ from typing import Any
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_wtf.file import FileField
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
-from wtforms import BooleanField, HiddenField, RadioField, StringField, TextAreaField
+from wtforms import (
+    BooleanField,
+    HiddenField,
+    RadioField,
+    SelectMultipleField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.validators import InputRequired, Optional
 
 from directory import models as m
@@ -36,10 +43,11 @@ from directory.formats.orcid import (
 from directory.services import department
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
-from directory.services.changes import PENDING, ChangeSet
+from directory.services.changes import PENDING, UNCHANGED, ChangeSet
 from directory.services.identity import current_viewer
 from directory.services.importing import import_plan, plan_source
 from directory.services.profiles import profile_publications
+from directory.services.profiles import publication_options as citation_options
 from directory.services.pubimport import (
     BULK_DECISIONS,
     STATUSES,
@@ -116,11 +124,19 @@ def _has_value(data: Any) -> bool:
     return bool(data and str(data).strip())
 
 
-class PublicationViewForm(DirectoryForm):
-    """How one paper shows on one person's profile."""
+class PublicationListForm(DirectoryForm):
+    """How the papers of one page of the manage list show on one person's profile: one form
+    for the page, a checkbox per paper and flag. ``shown`` names the papers the form showed
+    (a paper left unticked there is turned off; one not on the page is left alone)."""
 
-    selected = BooleanField("Selected")
-    hidden = BooleanField("Hidden from my profile")
+    shown = SelectMultipleField("Papers on this page")
+    selected = SelectMultipleField("Selected")
+    hidden = SelectMultipleField("Hidden from this profile")
+
+    def set_papers(self, uids: list[str]) -> None:
+        """Only the person's own papers may be named."""
+        for name in ("shown", "selected", "hidden"):
+            self[name].choices = uids
 
 
 class ConfirmImportBase(DirectoryForm):
@@ -440,57 +456,91 @@ def publications_discard(slug: str, token: str) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-@blueprint.route("/people/<slug>/publications/manage")
+@blueprint.route("/people/<slug>/publications/manage", methods=["GET", "POST"])
 def publications_manage(slug: str) -> Any:
+    """A page (``?page=N``) of the person's papers, each with its selected and hidden flags,
+    saved together by one form."""
     person = _person_for_import(slug)
+    session = get_session()
+    filters = department.PageFilters.from_args(request.args)
+    size = current_app.config["DIRECTORY_PAGE_SIZE"]
+    base = select(m.ProfilePublication).where(m.ProfilePublication.person_id == person.id)
+    total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
+    pages = max(1, -(-total // size))
+    number = min(filters.page, pages)
     rows = list(
-        get_session().scalars(
-            select(m.ProfilePublication)
-            .join(m.Publication)
-            .where(m.ProfilePublication.person_id == person.id)
-            .options(*[_row_option(o) for o in publication_options()])
+        session.scalars(
+            base.join(m.Publication)
+            .options(*[_row_option(o) for o in citation_options()])  # what a citation shows
             .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
+            .order_by(m.Publication.id)
+            .limit(size)
+            .offset((number - 1) * size)
         )
     )
-    forms = {
-        row.publication_id: PublicationViewForm(
-            formdata=None, selected=row.selected, hidden=row.hidden
+    form = PublicationListForm()
+    form.set_papers(
+        list(
+            session.scalars(
+                select(m.Publication.uid).where(
+                    m.Publication.id.in_(
+                        base.with_only_columns(m.ProfilePublication.publication_id)
+                    )
+                )
+            )
         )
-        for row in rows
-    }
+        if request.method == "POST"
+        else [row.publication.uid for row in rows]
+    )
+    if form.validate_on_submit():
+        _save_listing_flags(person, form)
+        return redirect(url_for("directory.publications_manage", slug=person.slug,
+                                **filters.with_page(number)))  # fmt: skip
+    if request.method == "GET":
+        form.selected.data = [row.publication.uid for row in rows if row.selected]
+        form.hidden.data = [row.publication.uid for row in rows if row.hidden]
+    page = department.Page(rows, number, size, total)
     return render_template(
         "directory/publications/manage.html",
         person=person,
         rows=rows,
-        forms=forms,
+        form=form,
+        page=page,
+        requested=filters.page if filters.page > pages else None,
+        page_args=lambda n: {"slug": person.slug, **filters.with_page(n)},
         can_manage_records=can_manage_publication_records(current_viewer()),
+    ), 200 if request.method == "GET" else 400  # fmt: skip
+
+
+def _save_listing_flags(person: m.Person, form: PublicationListForm) -> None:
+    """One change set for every paper of the form whose flags changed."""
+    session = get_session()
+    shown, selected, hidden = set(form.shown.data), set(form.selected.data), set(form.hidden.data)
+    rows = session.scalars(
+        select(m.ProfilePublication)
+        .join(m.Publication)
+        .where(m.ProfilePublication.person_id == person.id, m.Publication.uid.in_(shown))
+        .options(selectinload(m.ProfilePublication.publication))
     )
+    changed = []
+    for row in rows:
+        uid = row.publication.uid
+        listing = {"selected": uid in selected, "hidden": uid in hidden}
+        if (row.selected, row.hidden) != (listing["selected"], listing["hidden"]):
+            changed.append((row, listing))
+    if not changed:
+        flash_outcome(UNCHANGED)
+        return
+    changes = current_unit_of_work().change_set(person)
+    for row, _listing in changed:
+        changes.update("publication", row.publication)
+    for row, listing in changed:
+        apply_snapshot(session, "publication", row.publication, {"listing": listing}, person.id)
+    flash_outcome(changes.finish())
 
 
 def _row_option(option: Any) -> Any:
     return selectinload(m.ProfilePublication.publication).options(option)
-
-
-@blueprint.route("/people/<slug>/publications/<uid>/view", methods=["POST"])
-def publication_view_update(slug: str, uid: str) -> Any:
-    person = _person_for_import(slug)
-    session = get_session()
-    row = session.scalar(
-        select(m.ProfilePublication)
-        .join(m.Publication)
-        .where(m.ProfilePublication.person_id == person.id, m.Publication.uid == uid)
-    )
-    if row is None:
-        abort(404)
-    form = PublicationViewForm()
-    if not form.validate_on_submit():
-        abort(400)
-    changes = current_unit_of_work().change_set(person)
-    changes.update("publication", row.publication)
-    listing = {"selected": form.selected.data, "hidden": form.hidden.data}
-    apply_snapshot(session, "publication", row.publication, {"listing": listing}, person.id)
-    flash_outcome(changes.finish())
-    return redirect(url_for("directory.publications_manage", slug=person.slug) + f"#pub-{uid}")
 
 
 # --------------------------------------------------------------------------------------------

@@ -81,6 +81,11 @@ def test_a_new_member_claims_the_profile_and_builds_it(page, db, browser_app) ->
     page.get_by_role("button", name="Save").click()
     expect(page.locator("#news")).to_contain_text("Private")
 
+    # A profile an admin created is not listed until its owner publishes it.
+    page.goto("/directory/me")
+    page.get_by_role("button", name="Publish my profile").click()
+    expect(page.get_by_text("Your profile is not listed yet")).not_to_be_visible()
+
     # The public page, as a visitor sees it.
     page.goto("/_test/sign-out")
     page.goto("/directory/people/grace-hopper")

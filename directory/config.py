@@ -148,6 +148,12 @@ DIRECTORY_CONTENT_SECURITY_POLICY = (
 #: ``WTF_CSRF_ENABLED = False``. Leave on (False: follow WTF_CSRF_ENABLED).
 DIRECTORY_CSRF = True
 
+#: Languages the interface is offered in, as Babel locale identifiers, the default first: a
+#: standalone site picks one from ``?lang=``, the reader's earlier choice, then Accept-Language;
+#: a host with its own Flask-Babel keeps choosing, and the directory shows the closest of these
+#: (else the first). Each must be "en" or have a catalogue in directory/translations/.
+DIRECTORY_LANGUAGES: list[str] = ["en", "zh_Hans"]
+
 
 def defaults() -> dict[str, Any]:
     """Return every ``DIRECTORY_*`` setting with its default value."""

@@ -73,7 +73,7 @@ def test_each_notice_shows_how_to_apply_and_when_it_was_last_confirmed(
     db.commit()
     html = get(client, "/directory/recruiting")
     assert 'How to apply:</strong> Write to <a href="https://lab.example"' in html
-    assert "Last confirmed 7 March 2026." in html
+    assert "Last confirmed March 7, 2026." in html  # the locale's long date (Babel, "en")
     assert "Apply by 15 December 2026." in html
 
 

@@ -42,6 +42,7 @@ from sqlalchemy import Connection, event, select, update
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
+from directory import i18n
 from directory.models import CacheState
 from directory.services.identity import host_identity_key
 
@@ -405,6 +406,7 @@ def cached_page(view: Callable[..., Any]) -> Callable[..., Any]:
             request.query_string,
             date.today(),
             state.settings,
+            i18n.current_locale(),
         )
         entry = state.pages.get(key, generation, max_age)
         if entry is not None:

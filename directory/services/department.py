@@ -26,6 +26,10 @@ from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, or_, s
 from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
 
 from directory import models as m
+from directory.formats.names import initial, person_sort_key
+from directory.i18n import current_locale, translate
+from directory.i18n import gettext as _
+from directory.i18n import lazy_gettext as _l
 from directory.services.access import (
     AREA_TREE,
     LISTED_ROLES,
@@ -48,13 +52,13 @@ T = TypeVar("T")
 
 #: Headings of the faculty sub-groups on the listing, in FACULTY_RANKS order.
 RANK_HEADINGS = {
-    "professor": "Professors",
-    "associate_professor": "Associate Professors",
-    "assistant_professor": "Assistant Professors",
-    "teaching_professor": "Teaching Professors",
-    "lecturer": "Lecturers",
-    "adjunct": "Adjunct faculty",
-    "research_professor": "Research Professors",
+    "professor": _l("Professors"),
+    "associate_professor": _l("Associate Professors"),
+    "assistant_professor": _l("Assistant Professors"),
+    "teaching_professor": _l("Teaching Professors"),
+    "lecturer": _l("Lecturers"),
+    "adjunct": _l("Adjunct faculty"),
+    "research_professor": _l("Research Professors"),
 }
 
 #: Papers shown on a research area's page.
@@ -359,16 +363,16 @@ def group_people(people: list[m.Person]) -> list[PeopleGroup]:
         members = by_role.get(role)
         if not members:
             continue
-        group = PeopleGroup(role, heading)
+        group = PeopleGroup(role, translate(heading))
         if role == "faculty":
             by_rank: dict[str | None, list[m.Person]] = defaultdict(list)
             for person in members:
                 by_rank[person.rank if person.rank in RANK_HEADINGS else None].append(person)
             for rank, rank_heading in RANK_HEADINGS.items():
                 if by_rank.get(rank):
-                    group.subgroups.append(PeopleGroup(rank, rank_heading, by_rank[rank]))
+                    group.subgroups.append(PeopleGroup(rank, str(rank_heading), by_rank[rank]))
             if by_rank.get(None):
-                heading_other = "Other faculty" if group.subgroups else "Faculty"
+                heading_other = _("Other faculty") if group.subgroups else _("Faculty")
                 group.subgroups.append(PeopleGroup("other", heading_other, by_rank[None]))
         else:
             group.people = members
@@ -382,19 +386,22 @@ def listing(session: Session, viewer: Viewer, day: date, filters: ListingFilters
     conditions = people_conditions(viewer, day, filters)
     if filters.q:
         conditions.append(_search_clause(filters.q))
-    letters = set(
-        session.scalars(select(_initial(m.Person.sort_name)).where(*conditions).distinct())
+    # The order and the A–Z index follow the reader's language (pinyin for Han names in
+    # Chinese, names.person_sort_key): computed here, on the listed people, not in SQL.
+    locale = current_locale()
+    keyed = sorted(
+        (
+            (person_sort_key(person, locale), person.id, person)
+            for person in session.scalars(
+                select(m.Person).where(*conditions).options(*card_options())
+            )
+        ),
+        key=lambda item: item[:2],
     )
+    letters = {initial(key) for key, _id, _person in keyed} - {""}
     if filters.letter:
-        conditions.append(letter_clause(filters.letter))
-    people = list(
-        session.scalars(
-            select(m.Person)
-            .where(*conditions)
-            .options(*card_options())
-            .order_by(m.Person.sort_name, m.Person.id)
-        )
-    )
+        keyed = [item for item in keyed if initial(item[0]) == filters.letter]
+    people = [person for _key, _id, person in keyed]
     groups = group_people(people)
     return Listing(
         groups=groups,

@@ -23,7 +23,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from directory import config as settings
-from directory import migrate
+from directory import i18n, migrate
 from directory.services import search
 from directory.services.identity import (
     IdentityAttributeMissing,
@@ -135,9 +135,31 @@ def setting_findings(config: dict[str, Any]) -> list[Finding]:
         if problem:
             found.append(_problem("settings", f"{name} {problem} (got {config[name]!r})"))
     found.extend(_problem("identity", message) for message in settings_problems(config))
+    found.extend(_problem("languages", message) for message in language_problems(config))
     if not found:
         found.append(_ok("settings", f"{len(known)} settings known and valid"))
     return found
+
+
+def language_problems(config: dict[str, Any]) -> list[str]:
+    """What is wrong with DIRECTORY_LANGUAGES: empty, not a list of locale identifiers, or a
+    language the directory has no catalogue for."""
+    languages = config.get("DIRECTORY_LANGUAGES", settings.DIRECTORY_LANGUAGES)
+    if not isinstance(languages, list | tuple) or not languages:
+        return ["DIRECTORY_LANGUAGES must list at least one language, e.g. ['en', 'zh_Hans']"]
+    shipped = i18n.available_locales()
+    problems = []
+    for language in languages:
+        if not isinstance(language, str) or language not in shipped:
+            close = get_close_matches(str(language), shipped, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            problems.append(
+                f"DIRECTORY_LANGUAGES names {language!r}, which has no catalogue{hint} "
+                f"(available: {', '.join(shipped)}; see docs/translating.md to add one)"
+            )
+    if len(set(map(str, languages))) != len(languages):
+        problems.append("DIRECTORY_LANGUAGES names a language twice")
+    return problems
 
 
 # ----------------------------------------------------------------------------- routes

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, joinedload, selectinload
 
 from directory import models as m
 from directory.formats.interchange import profile_publication_order
+from directory.models.vocabularies import N_
 from directory.services.access import (
     listed_notices,
     listed_on_profile,
@@ -126,8 +127,10 @@ def profile_publications(session: Session, person: m.Person, viewer: Viewer) -> 
 
 
 #: Papers not yet published are listed under their status, ahead of the years.
-STATUS_HEADINGS = {"under_review": "Under review", "preprint": "Preprints"}
-SELECTED = "Selected"
+STATUS_HEADINGS = {"under_review": N_("Under review"), "preprint": N_("Preprints")}
+SELECTED = N_("Selected")
+#: The heading of papers without a year.
+UNDATED = N_("Undated")
 
 
 def listing_heading(row: Any) -> str:
@@ -141,7 +144,7 @@ def listing_heading(row: Any) -> str:
     status = row.publication.status
     if status in STATUS_HEADINGS:
         return STATUS_HEADINGS[status]
-    return str(row.publication.year) if row.publication.year else "Undated"
+    return str(row.publication.year) if row.publication.year else UNDATED
 
 
 def group_publications(rows: list[Any]) -> list[PublicationGroup]:

@@ -14,6 +14,8 @@ from werkzeug.wrappers import Response
 from wtforms import PasswordField, StringField
 from wtforms.validators import InputRequired, Length
 
+from directory.i18n import gettext as _
+from directory.i18n import lazy_gettext as _l
 from directory.services.accounts import end_sessions, sign_in
 from directory.services.identity import (
     BUILTIN_GENERATION_KEY,
@@ -25,8 +27,8 @@ from directory.web.csrf import DirectoryForm, csrf_failed
 
 
 class LoginForm(DirectoryForm):
-    username = StringField("Username", validators=[InputRequired(), Length(max=254)])
-    password = PasswordField("Password", validators=[InputRequired(), Length(max=1024)])
+    username = StringField(_l("Username"), validators=[InputRequired(), Length(max=254)])
+    password = PasswordField(_l("Password"), validators=[InputRequired(), Length(max=1024)])
 
 
 class SignOutForm(DirectoryForm):
@@ -68,7 +70,7 @@ def login() -> Response | tuple[str, int]:
             session.clear()
             session[BUILTIN_SESSION_KEY] = outcome.account.username
             session[BUILTIN_GENERATION_KEY] = outcome.account.session_generation
-            flash("You are signed in.", "success")
+            flash(_("You are signed in."), "success")
             return redirect(next_url or url_for("directory.index"))
         if outcome.locked_until is not None:
             minutes = _minutes_until(outcome.locked_until)
@@ -94,7 +96,7 @@ def logout() -> Response | tuple[str, int]:
         # Ended on the server too: a copy of the cookie taken before no longer signs in.
         end_sessions(session.get(BUILTIN_SESSION_KEY))
         session.clear()
-        flash("You are signed out.", "success")
+        flash(_("You are signed out."), "success")
         return redirect(url_for("directory.index"))
     # GET (or an expired token): a page with the button, which works without JavaScript.
     status = 400 if csrf_failed(form) else 200

@@ -15,6 +15,7 @@ from flask import Response, abort, render_template, request, url_for
 from directory import models as m
 from directory.db import get_session
 from directory.formats.pdf import html_to_pdf, pdf_available
+from directory.models.vocabularies import N_
 from directory.resources import resource_dir
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
@@ -24,15 +25,15 @@ from directory.web.views.profile import get_person_or_404
 
 #: The CV's sections, in the order they print.
 CV_SECTIONS = (
-    ("interests", "Research interests"),
-    ("education", "Education"),
-    ("experience", "Experience"),
-    ("publications", "Publications"),
-    ("awards", "Awards and honours"),
-    ("funding", "Funding"),
-    ("teaching", "Teaching"),
-    ("service", "Service"),
-    ("students", "Students advised"),
+    ("interests", N_("Research interests")),
+    ("education", N_("Education")),
+    ("experience", N_("Experience")),
+    ("publications", N_("Publications")),
+    ("awards", N_("Awards and honours")),
+    ("funding", N_("Funding")),
+    ("teaching", N_("Teaching")),
+    ("service", N_("Service")),
+    ("students", N_("Students advised")),
 )
 
 

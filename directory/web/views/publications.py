@@ -33,6 +33,8 @@ from directory.formats.orcid import (
     fetch_orcid_record,
     normalise_orcid_id,
 )
+from directory.i18n import gettext as _
+from directory.i18n import lazy_gettext as _l
 from directory.services import department
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
@@ -86,10 +88,10 @@ def _choices(pairs: list[tuple[str, str]]) -> list[Any]:
 class PublicationImportForm(DirectoryForm):
     """One source per import: a .bib file, pasted BibTeX, an ORCID record file or iD."""
 
-    bibtex_file = FileField("BibTeX file (.bib)")
-    bibtex_text = TextAreaField("Or paste BibTeX", validators=[Optional()])
-    orcid_file = FileField("ORCID record (JSON file)")
-    orcid_id = StringField("Or your ORCID iD", validators=[Optional()])
+    bibtex_file = FileField(_l("BibTeX file (.bib)"))
+    bibtex_text = TextAreaField(_l("Or paste BibTeX"), validators=[Optional()])
+    orcid_file = FileField(_l("ORCID record (JSON file)"))
+    orcid_id = StringField(_l("Or your ORCID iD"), validators=[Optional()])
 
     def validate(self, extra_validators: Any = None) -> bool:
         if not super().validate(extra_validators):
@@ -117,8 +119,8 @@ def _has_value(data: Any) -> bool:
 class PublicationViewForm(DirectoryForm):
     """How one paper shows on one person's profile."""
 
-    selected = BooleanField("Selected")
-    hidden = BooleanField("Hidden from my profile")
+    selected = BooleanField(_l("Selected"))
+    hidden = BooleanField(_l("Hidden from my profile"))
 
 
 class ConfirmImportBase(DirectoryForm):
@@ -130,13 +132,13 @@ class DiscardImportForm(DirectoryForm):
 
 
 class PublicationMergeForm(DirectoryForm):
-    other = StringField("Record id of the other paper", validators=[InputRequired()])
+    other = StringField(_l("Record id of the other paper"), validators=[InputRequired()])
 
 
 class PublicationVersionsForm(DirectoryForm):
-    other = StringField("Record id of the other version", validators=[InputRequired()])
+    other = StringField(_l("Record id of the other version"), validators=[InputRequired()])
     direction = RadioField(
-        "Which is the preprint?",
+        _l("Which is the preprint?"),
         choices=_choices(
             [("this", "This paper is the preprint"), ("other", "The other is the preprint")]
         ),
@@ -161,12 +163,12 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
 
     class ImportConfirmForm(ConfirmImportBase):
         bulk = RadioField(
-            "Decide all possible duplicates at once",
+            _("Decide all possible duplicates at once"),
             choices=_choices([("", "Decide each one below"), *BULK_DECISIONS]),
             default="",
             validators=[Optional()],
         )
-        skip_invalid = BooleanField("Import the rest, leaving out the entries that cannot be")
+        skip_invalid = BooleanField(_("Import the rest, leaving out the entries that cannot be"))
 
         def validate(self, extra_validators: Any = None) -> bool:
             if not super().validate(extra_validators):
@@ -201,7 +203,7 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
                 ImportConfirmForm,
                 f"decision-{entry.index}",
                 RadioField(
-                    f"What is “{entry.title}”?",
+                    _("What is “%(title)s”?", title=entry.title),
                     choices=_choices(decision_choices(entry, plan)),
                     validators=[Optional()],
                 ),
@@ -369,10 +371,10 @@ def publications_preview(slug: str, token: str) -> Any:
             else:
                 session.delete(draft)
                 if outcome == PENDING:
-                    flash("Saved for approval: your advisor or an admin will review this "
-                          "import before the papers are public.", "info")  # fmt: skip
+                    flash(_("Saved for approval: your advisor or an admin will review this "
+                          "import before the papers are public."), "info")  # fmt: skip
                 else:
-                    flash(f"Imported: {summary}.", "success")
+                    flash(_("Imported: %(summary)s.", summary=summary), "success")
                 return redirect(url_for("directory.publications_manage", slug=person.slug))
     elif form.is_submitted():
         status = 400
@@ -426,7 +428,7 @@ def publications_discard(slug: str, token: str) -> Any:
     draft = _draft_or_404(person, token)
     if DiscardImportForm().validate_on_submit():
         get_session().delete(draft)
-        flash("The import was discarded; nothing was written.", "info")
+        flash(_("The import was discarded; nothing was written."), "info")
     else:
         abort(400)
     return redirect(url_for("directory.publications_import", slug=person.slug))
@@ -664,7 +666,10 @@ def publication_merge(uid: str) -> Any:
             changes.delete(PUBLICATION, other, remove=False)  # the merge deletes it
             merge_publications(get_session(), pub, other)
             changes.finish()
-            flash(f"“{title}” was merged into this paper; every author kept.", "success")
+            flash(
+                _("“%(title)s” was merged into this paper; every author kept.", title=title),
+                "success",
+            )
             return redirect(url_for("directory.publication_record", uid=pub.uid))
     return _render_record(pub, 400, merge_form=form)
 
@@ -683,7 +688,7 @@ def publication_versions(uid: str) -> Any:
                           {"preprint": preprint.id, "published": published.id})  # fmt: skip
             link_versions(get_session(), preprint, published)
             changes.finish()
-            flash("The two papers are now linked as versions.", "success")
+            flash(_("The two papers are now linked as versions."), "success")
             return redirect(url_for("directory.publication_record", uid=pub.uid))
     return _render_record(pub, 400, versions_form=form)
 
@@ -701,7 +706,7 @@ def publication_split(uid: str) -> Any:
             copy = split_publication(get_session(), pub, chosen)
             changes.create(PUBLICATION, copy)
             changes.finish()
-            flash("The chosen people now have their own record of this paper.", "success")
+            flash(_("The chosen people now have their own record of this paper."), "success")
             return redirect(url_for("directory.publication_record", uid=copy.uid))
         error = "Choose some, but not all, of the people listing this paper."
         return _render_record(pub, 400, split_form=form, split_error=error)

@@ -23,6 +23,8 @@ from directory.formats.interchange import (
     validate_document,
 )
 from directory.formats.pdf import pdf_available
+from directory.i18n import current_locale, format_number, ngettext
+from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
 from directory.services import health, search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
@@ -54,16 +56,20 @@ def db_upgrade(revision: str) -> None:
     migrate.upgrade(engine, revision)
     after = migrate.current_revisions(engine)
     if before == after:
-        click.echo(f"The directory's tables are already at {', '.join(after) or 'base'}.")
+        at = ", ".join(after) or "base"
+        click.echo(_("The directory's tables are already at %(revision)s.", revision=at))
     else:
         click.echo(
-            f"Upgraded the directory's tables from {', '.join(before) or 'nothing'} "
-            f"to {', '.join(after)}."
+            _(
+                "Upgraded the directory's tables from %(before)s to %(after)s.",
+                before=", ".join(before) or _("nothing"),
+                after=", ".join(after),
+            )
         )
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         built = search.rebuild_if_empty(uow.session)
     if built:
-        click.echo("Built the search index.")
+        click.echo(_("Built the search index."))
 
 
 @db_cli.command("downgrade")
@@ -92,17 +98,30 @@ def _import(documents: list[tuple[str, object]]) -> None:
         with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
             result = import_profiles(uow, documents)
     except ImportRefused as refused:
-        click.echo(f"Nothing was imported: {len(refused.problems)} problem(s).", err=True)
+        click.echo(_nothing_imported(len(refused.problems)), err=True)
         for problem in refused.problems:
             click.echo(f"  {problem}", err=True)
         sys.exit(1)
     for note in result.notes:
-        click.echo(f"note: {note}")
+        click.echo(_("note: %(note)s", note=note))
     click.echo(
-        f"Imported {len(result.people)} profile(s): "
-        f"{result.created} new, {result.updated} updated; "
-        f"{result.publications_created} new publication(s), "
-        f"{result.publications_matched} matched existing ones."
+        _(
+            "Imported %(people)s profile(s): %(created)s new, %(updated)s updated; "
+            "%(papers)s new publication(s), %(matched)s matched existing ones.",
+            people=len(result.people),
+            created=result.created,
+            updated=result.updated,
+            papers=result.publications_created,
+            matched=result.publications_matched,
+        )
+    )
+
+
+def _nothing_imported(problems: int) -> str:
+    return ngettext(
+        "Nothing was imported: %(num)s problem.",
+        "Nothing was imported: %(num)s problems.",
+        problems,
     )
 
 
@@ -121,7 +140,7 @@ def import_profile(files: tuple[str, ...]) -> None:
         # Report the readable files' problems too, so one run lists everything.
         for name, doc in documents:
             problems.extend(validate_document(doc, name))
-        click.echo(f"Nothing was imported: {len(problems)} problem(s).", err=True)
+        click.echo(_nothing_imported(len(problems)), err=True)
         for problem in problems:
             click.echo(f"  {problem}", err=True)
         sys.exit(1)
@@ -136,7 +155,7 @@ def export_profile(slug: str, output: str | None) -> None:
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
     if person is None:
-        raise click.ClickException(f"No person with slug {slug!r}.")
+        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
     text = json.dumps(export_person(session, person), ensure_ascii=False, indent=2)
     if output:
         Path(output).write_text(text + "\n", encoding="utf-8")
@@ -156,7 +175,7 @@ def export_all_profiles(export_all: bool, directory: str) -> None:
     for person in people:
         text = json.dumps(export_person(session, person), ensure_ascii=False, indent=2)
         (target / f"{person.slug}.json").write_text(text + "\n", encoding="utf-8")
-    click.echo(f"Exported {len(people)} profile(s) to {target}.")
+    click.echo(_("Exported %(count)s profile(s) to %(target)s.", count=len(people), target=target))
 
 
 @directory_cli.command("reindex")
@@ -164,7 +183,7 @@ def reindex() -> None:
     """Rebuild the search index from the directory's content."""
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         count = search.rebuild(uow.session)
-    click.echo(f"Indexed {count} document(s).")
+    click.echo(_("Indexed %(count)s document(s).", count=count))
 
 
 def demo_documents() -> list[tuple[str, object]]:
@@ -182,7 +201,7 @@ def demo_documents() -> list[tuple[str, object]]:
 def load_demo(if_empty: bool) -> None:
     """Load the demo department (idempotent: loading again changes nothing)."""
     if if_empty and get_session().scalar(select(m.Person.id).limit(1)) is not None:
-        click.echo("The directory already has people; demo not loaded.")
+        click.echo(_("The directory already has people; demo not loaded."))
         return
     _import(demo_documents())
 
@@ -195,24 +214,28 @@ def bind_user(slug: str, key: str | None, unbind: bool) -> None:
     """Bind the host's identity KEY (username, eppn or email) to the person SLUG, so that who
     signs in with KEY is that person in the directory."""
     if bool(key) == unbind:
-        raise click.UsageError("Give a KEY, or --unbind.")
+        raise click.UsageError(_("Give a KEY, or --unbind."))
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
     if person is None:
-        raise click.ClickException(f"No person with slug {slug!r}.")
+        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
     key = key.strip() if key else None
     holder = session.scalar(select(m.Person).where(m.Person.user_key == key)) if key else None
     if holder is not None and holder is not person:
-        raise click.ClickException(f"The key {key!r} is already bound to {holder.full_name}.")
+        raise click.ClickException(
+            _("The key %(key)r is already bound to %(name)s.", key=key, name=holder.full_name)
+        )
     with command_unit_of_work(session, COMMAND_LINE) as uow:
         changes = uow.change_set(person, approval_exempt=True)
         changes.update(PERSON, person)
         person.user_key = key
         changes.finish()
     if key:
-        click.echo(f"{person.full_name} is now whoever signs in as {key!r}.")
+        click.echo(
+            _("%(name)s is now whoever signs in as %(key)r.", name=person.full_name, key=key)
+        )
     else:
-        click.echo(f"{person.full_name} has no identity key now.")
+        click.echo(_("%(name)s has no identity key now.", name=person.full_name))
 
 
 # ----------------------------------------------------------------------------- built-in login
@@ -251,7 +274,7 @@ def create_account(username: str, slug: str | None, reset: bool) -> None:
     if slug:
         person = session.scalar(select(m.Person).where(m.Person.slug == slug))
         if person is None:
-            raise click.ClickException(f"No person with slug {slug!r}.")
+            raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
     exists = session.scalar(
         select(LocalAccount.id).where(LocalAccount.username == normalise_username(username))
     )
@@ -292,10 +315,15 @@ def create_demo_accounts() -> None:
         for slug in DEMO_ACCOUNT_SLUGS:
             person = uow.session.scalar(select(m.Person).where(m.Person.slug == slug))
             if person is None:
-                click.echo(f"note: {slug} is not in the directory (load-demo first); skipped.")
+                click.echo(
+                    _(
+                        "note: %(slug)s is not in the directory (load-demo first); skipped.",
+                        slug=slug,
+                    )
+                )
                 continue
             password = new_password()
-            account, _ = _save_account(uow, person.user_key or slug, password, person)
+            account, _created = _save_account(uow, person.user_key or slug, password, person)
             rows.append((account.username, password, person.full_name))
         password = new_password()
         _save_account(uow, DEMO_ADMIN, password, None)
@@ -306,7 +334,7 @@ def create_demo_accounts() -> None:
     )
     rows.append((DEMO_ADMIN, password, role))
     width = max(len(row[0]) for row in rows)
-    click.echo("Demo sign-ins (passwords are new on every run):")
+    click.echo(_("Demo sign-ins (passwords are new on every run):"))
     for username, password, who in rows:
         click.echo(f"  {username.ljust(width)}  {password}  {who}")
 
@@ -323,12 +351,12 @@ def _import_publications(
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
     if person is None:
-        raise click.ClickException(f"No person with slug {slug!r}.")
+        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
     limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
     try:
         plan = plan_source(session, person, kind, raw, limit, base_url)
     except BibtexTooLarge as exc:
-        raise click.ClickException(f"{exc} Nothing was imported.") from exc
+        raise click.ClickException(_("%(problem)s Nothing was imported.", problem=exc)) from exc
 
     counts = plan.counts
     click.echo(
@@ -350,26 +378,31 @@ def _import_publications(
                 click.echo(f"      like “{candidate.title}” ({candidate.reason})")
     if plan.blocked and not skip_invalid:
         click.echo(
-            "Nothing was imported: fix the errors above and run again, or run again with "
-            "--skip-invalid to import the rest without them.",
+            _(
+                "Nothing was imported: fix the errors above and run again, or run again with "
+                "--skip-invalid to import the rest without them."
+            ),
             err=True,
         )
         sys.exit(1)
     pending = [e for e in plan.entries if e.needs_decision]
     if pending and duplicates is None:
         click.echo(
-            f"Nothing was imported: {len(pending)} possible duplicate(s) need a decision; "
-            "run again with --duplicates=link (same paper as the closest match), "
-            "--duplicates=new or --duplicates=skip.",
+            _(
+                "Nothing was imported: %(count)s possible duplicate(s) need a decision; "
+                "run again with --duplicates=link (same paper as the closest match), "
+                "--duplicates=new or --duplicates=skip.",
+                count=len(pending),
+            ),
             err=True,
         )
         sys.exit(1)
     decisions = resolve_decisions(plan, {}, duplicates)
     if not plan.has_work:
-        click.echo("Everything is already on the profile; nothing to import.")
+        click.echo(_("Everything is already on the profile; nothing to import."))
         return
-    if not yes and not click.confirm("Write all of it?", default=False):
-        click.echo("Nothing was imported.")
+    if not yes and not click.confirm(_("Write all of it?"), default=False):
+        click.echo(_("Nothing was imported."))
         return
     work = sum(
         1
@@ -380,7 +413,7 @@ def _import_publications(
     try:
         with (
             command_unit_of_work(session, COMMAND_LINE) as uow,
-            click.progressbar(length=work, label="Importing", file=sys.stderr) as bar,
+            click.progressbar(length=work, label=_("Importing"), file=sys.stderr) as bar,
         ):
             changes = uow.change_set(person)
             _outcome, summary = import_plan(
@@ -388,8 +421,10 @@ def _import_publications(
                 skip_invalid=skip_invalid, base_url=base_url, progress=bar.update,
             )  # fmt: skip
     except PlanRefused as refused:
-        raise click.ClickException("Nothing was imported: " + " ".join(refused.messages)) from None
-    click.echo(f"Imported for {person.full_name}: {summary}.")
+        raise click.ClickException(
+            _("Nothing was imported: %(reasons)s", reasons=" ".join(refused.messages))
+        ) from None
+    click.echo(_("Imported for %(name)s: %(summary)s.", name=person.full_name, summary=summary))
 
 
 _DUPLICATE_CHOICE = click.Choice(["link", "new", "skip"])
@@ -463,9 +498,9 @@ def check(entries: tuple[str, ...]) -> None:
         click.echo(finding.line())
     problems = sum(not finding.ok for finding in findings)
     if problems:
-        click.echo(f"{problems} problem(s).", err=True)
+        click.echo(ngettext("%(num)s problem.", "%(num)s problems.", problems), err=True)
         sys.exit(1)
-    click.echo("All checks passed.")
+    click.echo(_("All checks passed."))
 
 
 @directory_cli.command("cv")
@@ -479,13 +514,17 @@ def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
     """Write the CV of the profile SLUG as a PDF: what anyone may see on the public profile,
     made by the same page as <prefix>/people/SLUG/cv.pdf."""
     if not pdf_available():
-        raise click.ClickException("PDFs need WeasyPrint: pip install 'faculty-directory[pdf]'")
+        raise click.ClickException(_("PDFs need WeasyPrint: pip install 'faculty-directory[pdf]'"))
     with current_app.test_request_context():
-        url = url_for("directory.cv_pdf", slug=slug, section=list(sections))
+        # The CV in the command's language (LANGUAGE, LC_ALL, LANG), as its messages are.
+        url = url_for("directory.cv_pdf", slug=slug, section=list(sections), lang=current_locale())
     response = current_app.test_client().get(url)
     if response.status_code == 404:
-        raise click.ClickException(f"No public profile {slug!r}.")
+        raise click.ClickException(_("No public profile %(slug)r.", slug=slug))
     if response.status_code != 200 or response.mimetype != "application/pdf":
-        raise click.ClickException(f"The CV could not be made ({response.status}).")
+        raise click.ClickException(
+            _("The CV could not be made (%(status)s).", status=response.status)
+        )
     Path(output).write_bytes(response.data)
-    click.echo(f"Wrote {output} ({len(response.data) // 1024} KiB).")
+    size = format_number(len(response.data) // 1024)
+    click.echo(_("Wrote %(file)s (%(size)s KiB).", file=output, size=size))

@@ -193,8 +193,14 @@ def html_lang(locale: str | None = None) -> str:
     return (locale or current_locale()).replace("_", "-")
 
 
+#: Names a language switch shows where CLDR's display name is not what readers look for.
+NATIVE_LANGUAGE_NAMES = {"zh_Hans": "简体中文", "zh_Hant": "繁體中文"}
+
+
 def language_name(locale: str) -> str:
-    """A language's name in that language ("English", "中文（简体）")."""
+    """A language's name in that language ("English", "简体中文")."""
+    if locale in NATIVE_LANGUAGE_NAMES:
+        return NATIVE_LANGUAGE_NAMES[locale]
     try:
         return Locale.parse(locale).get_display_name() or locale
     except (ValueError, UnknownLocaleError):
@@ -352,7 +358,7 @@ def language_links() -> list[dict[str, Any]]:
                 "code": language,
                 "tag": html_lang(language),
                 "name": language_name(language),
-                "url": f"{request.path}?{query}",
+                "url": f"{request.script_root}{request.path}?{query}",
                 "current": language == current,
             }
         )

@@ -482,3 +482,14 @@ def test_the_page_cache_keeps_one_page_per_language(client, make_person, caching
     assert again.headers["X-Directory-Cache"] == "hit"
     assert "Accept-Language" in again.headers["Vary"]
     assert "<h1>成员</h1>" in again.get_data(as_text=True)
+
+
+def test_command_line_messages_follow_the_environments_language(app, db, make_person) -> None:
+    make_person()
+    runner = app.test_cli_runner()
+    chinese = runner.invoke(args=["directory", "bind-user", "ada-lovelace", "ada"],
+                            env={"LANGUAGE": "zh_CN"})  # fmt: skip
+    assert chinese.exit_code == 0, chinese.output
+    assert chinese.output.strip() == "今后以 'ada' 登录的用户即为 Ada Lovelace。"
+    english = runner.invoke(args=["directory", "bind-user", "nobody", "x"], env={"LANGUAGE": "en"})
+    assert "No person with slug 'nobody'." in english.output

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import date, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -216,10 +217,15 @@ def format_number(number: int | float | None) -> str:
 
 
 def format_long_date(day: date | None) -> str:
-    """A day in words for the current locale ("7 March 2026", "2026年3月7日")."""
+    """A day in words for the current locale ("March 7, 2026", "2026年3月7日")."""
     if not day:
         return ""
-    return babel_format_date(day, format="long", locale=current_locale())
+    return _long_date(day, current_locale())
+
+
+@lru_cache(maxsize=4096)
+def _long_date(day: date, locale: str) -> str:
+    return babel_format_date(day, format="long", locale=locale)
 
 
 def format_short_date(day: date | datetime | None) -> str:
@@ -244,8 +250,13 @@ def format_month_year(year: int | None, month: int | None = None) -> str:
     if not year:
         return ""
     if month and 1 <= month <= 12:
-        return format_skeleton("yMMM", date(year, month, 1), locale=current_locale())
+        return _month_year(year, month, current_locale())
     return str(year)
+
+
+@lru_cache(maxsize=4096)
+def _month_year(year: int, month: int, locale: str) -> str:
+    return format_skeleton("yMMM", date(year, month, 1), locale=locale)
 
 
 # ----------------------------------------------------------------------------- names
@@ -281,25 +292,36 @@ def name_parts(full_name: str, native_name: str | None) -> list[tuple[str, str |
 # ----------------------------------------------------------------------------- Jinja
 
 
-def _in_directory_page() -> bool:
-    return not has_request_context() or request.blueprint == "directory"
+def _lookup() -> tuple[dict, NullTranslations | None, NullTranslations]:
+    """(the directory's messages, its catalogue, the host's catalogue) for this render: the
+    directory's are empty outside a directory page. Worked out once per request (templates
+    call gettext hundreds of times a page)."""
+    cached = g.get("_directory_lookup") if has_app_context() else None
+    if cached is not None:
+        return cached
+    ours: NullTranslations | None = None
+    messages: dict = {}
+    if not has_request_context() or request.blueprint == "directory":
+        ours = catalogue(current_locale())
+        messages = getattr(ours, "_catalog", {})
+    found = (messages, ours, flask_babel.get_translations())
+    if has_app_context():
+        g._directory_lookup = found
+    return found
 
 
 def _template_gettext(string: str) -> str:
     """Templates' gettext: the directory's catalogue, then the host's (Flask-Babel's domain)."""
-    if _in_directory_page():
-        ours = catalogue(current_locale())
-        if string in getattr(ours, "_catalog", {}):
-            return ours.gettext(string)
-    return flask_babel.get_translations().gettext(string)
+    messages, _ours, host = _lookup()
+    found = messages.get(string)
+    return found if found is not None else host.gettext(string)
 
 
 def _template_ngettext(singular: str, plural: str, num: int) -> str:
-    if _in_directory_page():
-        ours = catalogue(current_locale())
-        if (singular, 0) in getattr(ours, "_catalog", {}):
-            return ours.ngettext(singular, plural, num)
-    return flask_babel.get_translations().ngettext(singular, plural, num)
+    messages, ours, host = _lookup()
+    if ours is not None and (singular, 0) in messages:
+        return ours.ngettext(singular, plural, num)
+    return host.ngettext(singular, plural, num)
 
 
 def _template_pgettext(context: str, string: str) -> str:

@@ -493,3 +493,5 @@ def test_command_line_messages_follow_the_environments_language(app, db, make_pe
     assert chinese.output.strip() == "今后以 'ada' 登录的用户即为 Ada Lovelace。"
     english = runner.invoke(args=["directory", "bind-user", "nobody", "x"], env={"LANGUAGE": "en"})
     assert "No person with slug 'nobody'." in english.output
+    check = runner.invoke(args=["directory", "check"], env={"LANGUAGE": "zh_CN"})
+    assert re.search(r"^ok  settings: \d+ 项设置均可识别且有效$", check.output, re.M), check.output

@@ -30,6 +30,10 @@ DIRECTORY_BASE_TEMPLATE = "directory/base.html"
 #: The department's name, shown in titles, feeds and structured data.
 DIRECTORY_DEPARTMENT_NAME = "Department of Computer Science"
 
+#: The department's name in other languages, by locale, e.g. ``{"zh_Hans": "计算机科学系"}``:
+#: pages and feeds in that language show it instead of DIRECTORY_DEPARTMENT_NAME.
+DIRECTORY_DEPARTMENT_NAMES: dict[str, str] = {}
+
 #: The institution the department belongs to (structured data, feeds).
 DIRECTORY_INSTITUTION_NAME = "Example University"
 

@@ -208,6 +208,16 @@ def language_name(locale: str) -> str:
         return locale
 
 
+def department_name() -> str:
+    """The department's name in the current language (DIRECTORY_DEPARTMENT_NAMES), else
+    DIRECTORY_DEPARTMENT_NAME."""
+    config = current_app.config
+    return (
+        config["DIRECTORY_DEPARTMENT_NAMES"].get(current_locale())
+        or config["DIRECTORY_DEPARTMENT_NAME"]
+    )
+
+
 # ----------------------------------------------------------------------------- formatting
 
 
@@ -368,23 +378,33 @@ def language_links() -> list[dict[str, Any]]:
     if len(choice) < 2:
         return []
     current = current_locale()
-    args = request.args.to_dict(flat=False)
-    links = []
-    for language in choice:
+    return [
+        {
+            "code": language,
+            "tag": html_lang(language),
+            "name": language_name(language),
+            "url": _page_url(language),
+            "current": language == current,
+        }
+        for language in choice
+    ]
+
+
+def _page_url(language: str | None) -> str:
+    """This page's address with ``?lang=language`` (``None``: without any)."""
+    args = {key: values for key, values in request.args.lists() if key != "lang"}
+    if language:
         args["lang"] = [language]
-        query = "&".join(
-            f"{_quote(key)}={_quote(value)}" for key, values in args.items() for value in values
-        )
-        links.append(
-            {
-                "code": language,
-                "tag": html_lang(language),
-                "name": language_name(language),
-                "url": f"{request.script_root}{request.path}?{query}",
-                "current": language == current,
-            }
-        )
-    return links
+    query = "&".join(
+        f"{_quote(key)}={_quote(value)}" for key, values in args.items() for value in values
+    )
+    return f"{request.script_root}{request.path}" + (f"?{query}" if query else "")
+
+
+def default_language_url() -> str:
+    """This page's address without ``?lang=``: the one that follows the reader's browser
+    (``hreflang="x-default"``)."""
+    return _page_url(None)
 
 
 def _quote(text: str) -> str:

@@ -194,6 +194,14 @@ def rich_world(db, world):  # noqa: F811 - the editing matrix's fixture, extende
             m.CustomSection(owner_id=ada.id, title="Zq", body="Zq"),
         ]
     )  # fmt: skip
+    # A second version of the matrix's paper, on the profile too: both pages name the relation.
+    version = m.Publication(title="Zq Version", year=2025, created_by_id=ada.id)
+    version.authorships.append(m.Authorship(position=0, name="Ada Lovelace", person=ada))
+    db.add(version)
+    db.flush()
+    db.add(m.ProfilePublication(person_id=ada.id, publication_id=version.id))
+    db.add(m.PublicationRelation(publication_id=version.id, target_id=world["pub"],
+                                 kind="extended_version_of"))  # fmt: skip
     alum = m.Person(full_name="Zq Alum", slug="zq-alum", sort_name="Alum, Zq", role="alumni")
     db.add(alum)
     db.flush()
@@ -201,7 +209,7 @@ def rich_world(db, world):  # noqa: F811 - the editing matrix's fixture, extende
                               degree="phd", status="graduated", end_year=2020,
                               advisor_confirmed=True, student_confirmed=True))  # fmt: skip
     db.commit()
-    return {**world, "uid": db.get(m.Publication, world["pub"]).uid}
+    return {**world, "uid": db.get(m.Publication, world["pub"]).uid, "version_uid": version.uid}
 
 
 def _pages(app: Flask, values: dict) -> dict[str, str]:
@@ -230,6 +238,7 @@ def _pages(app: Flask, values: dict) -> dict[str, str]:
     pages["search"] = "/directory/search?q=Ada"
     pages["not found"] = "/directory/people/nobody-at-all"
     pages["filtered listing"] = "/directory/?recruiting=1&letter=L"
+    pages["the other version"] = adapter.build("directory.paper", {"uid": values["version_uid"]})
     return pages
 
 
@@ -309,10 +318,12 @@ def test_the_language_switch_works_without_javascript_and_is_remembered(client, 
     page = client.get("/directory/?role=faculty").get_data(as_text=True)
     assert '<nav class="site-languages" aria-label="Language">' in page
     assert 'href="/directory/?role=faculty&amp;lang=zh_Hans" hreflang="zh-Hans"' in page
-    assert (
-        '<link rel="alternate" hreflang="zh-Hans" href="/directory/?role=faculty&amp;lang=zh_Hans">'
-        in page
-    )
+    alternates = re.findall(r'<link rel="alternate" hreflang="([\w-]+)" href="([^"]+)">', page)
+    assert alternates == [
+        ("en", "/directory/?role=faculty&amp;lang=en"),
+        ("zh-Hans", "/directory/?role=faculty&amp;lang=zh_Hans"),
+        ("x-default", "/directory/?role=faculty"),
+    ]
     response = client.get("/directory/?role=faculty&lang=zh_Hans")
     assert "<h1>成员</h1>" in response.get_data(as_text=True)
     assert f"{i18n.COOKIE}=zh_Hans" in response.headers["Set-Cookie"]
@@ -330,6 +341,17 @@ def test_an_unknown_lang_parameter_is_ignored(client, make_person) -> None:
     assert response.status_code == 200
     assert '<html lang="zh-Hans">' in response.get_data(as_text=True)
     assert "Set-Cookie" not in response.headers
+
+
+def test_the_department_name_can_be_given_per_language(tmp_path) -> None:
+    names = {"zh_Hans": "计算机科学系"}
+    app = make_app(
+        DIRECTORY_DEPARTMENT_NAMES=names, DIRECTORY_DATABASE_URL=f"sqlite:///{tmp_path}/n.db"
+    )
+    with app.test_request_context("/directory/", headers=ZH):
+        assert i18n.department_name() == "计算机科学系"
+    with app.test_request_context("/directory/"):
+        assert i18n.department_name() == "Department of Computer Science"
 
 
 def test_directory_languages_limits_the_choice(tmp_path) -> None:

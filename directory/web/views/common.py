@@ -74,7 +74,7 @@ def _inline_filter(text: str | None) -> Markup:
 
 
 def _department_name() -> str:
-    return current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+    return i18n.department_name()
 
 
 def _can_view(obj: object) -> bool:
@@ -113,6 +113,7 @@ def _template_globals(state) -> None:
         directory_short_date=i18n.format_short_date,
         directory_timestamp=i18n.format_timestamp,
         directory_languages=i18n.language_links,
+        directory_default_language_url=i18n.default_language_url,
         directory_html_lang=i18n.html_lang,
         directory_translate=i18n.translate,
     )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from flask import Response, current_app, render_template, request, url_for
+from flask import Response, render_template, request, url_for
 from markupsafe import Markup
 
 from directory import models as m
 from directory.db import get_session
 from directory.formats.feeds import ATOM_MIMETYPE, FeedEntry, atom_feed
 from directory.formats.markdown import render_inline, render_markdown
+from directory.i18n import department_name as i18n_department_name
 from directory.i18n import gettext as _
 from directory.i18n import html_lang, translate
 from directory.services import department
@@ -80,7 +81,7 @@ def recruiting_feed() -> Response:
         )
         for notice in notices
     ]
-    department_name = current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+    department_name = i18n_department_name()
     body = atom_feed(
         title=_("Recruiting · %(department)s", department=department_name),
         language=html_lang(),

@@ -24,6 +24,8 @@ Catalogues are read once per process and locale; a request only looks its locale
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -186,6 +188,21 @@ def current_locale() -> str:
         chosen = choice[0]
     g._directory_locale = chosen
     return chosen
+
+
+@contextmanager
+def force_locale(locale: str) -> Iterator[None]:
+    """Speak ``locale`` (one of DIRECTORY_LANGUAGES, else the closest, else the first) inside
+    the block, e.g. for a message to someone else than the reader, then the reader's again."""
+    chosen = match_language(locale, languages()) or languages()[0]
+    saved = {key: g.get(key) for key in ("_directory_locale", "_directory_lookup")}
+    g._directory_locale, g._directory_lookup = chosen, None
+    try:
+        with flask_babel.force_locale(chosen):
+            yield
+    finally:
+        for key, value in saved.items():
+            setattr(g, key, value)
 
 
 def html_lang(locale: str | None = None) -> str:

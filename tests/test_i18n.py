@@ -517,3 +517,13 @@ def test_command_line_messages_follow_the_environments_language(app, db, make_pe
     assert "No person with slug 'nobody'." in english.output
     check = runner.invoke(args=["directory", "check"], env={"LANGUAGE": "zh_CN"})
     assert re.search(r"^ok  settings: \d+ 项设置均可识别且有效$", check.output, re.M), check.output
+
+
+def test_force_locale_speaks_another_language_for_a_while(app) -> None:
+    with app.test_request_context("/directory/", headers=ZH):
+        assert i18n.gettext("Recruiting") == "招生"
+        with i18n.force_locale("en"):
+            assert i18n.gettext("Recruiting") == "Recruiting"
+            assert render_template_string("{{ _('Recruiting') }}") == "Recruiting"
+        assert i18n.gettext("Recruiting") == "招生"
+        assert render_template_string("{{ _('Recruiting') }}") == "招生"

@@ -26,7 +26,7 @@ from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, or_, s
 from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
 
 from directory import models as m
-from directory.formats.names import initial, person_sort_key
+from directory.formats.names import initial, name_sort_key, person_sort_key
 from directory.i18n import current_locale, translate
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
@@ -531,13 +531,12 @@ def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPag
     )
     if area is None:
         return None
-    people = list(
+    locale = current_locale()
+    people = sorted(
         session.scalars(
-            select(m.Person)
-            .where(people_in_area(viewer, slug))
-            .options(*card_options())
-            .order_by(m.Person.sort_name, m.Person.id)
-        )
+            select(m.Person).where(people_in_area(viewer, slug)).options(*card_options())
+        ),
+        key=lambda person: (person_sort_key(person, locale), person.id),
     )
     groups = group_people(people)
     children = list(
@@ -795,10 +794,14 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
     ):
         if person.id not in covered:
             records[(person.id, "")] = Alumnus(person.full_name, person, None, None)
-    everyone = sorted(
-        records.values(),
-        key=lambda r: (-(r.year or 0), (r.person.sort_name if r.person else r.name).casefold()),
-    )
+    locale = current_locale()
+
+    def name_key(record: Alumnus) -> tuple[str, ...]:
+        if record.person is not None:
+            return person_sort_key(record.person, locale)
+        return name_sort_key(record.name, None, locale)
+
+    everyone = sorted(records.values(), key=lambda r: (-(r.year or 0), name_key(r)))
     advisors = {a.person.id: a.person for r in everyone for a in r.advisors if a.person is not None}
     shown = [
         r
@@ -811,7 +814,7 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
     return AlumniPage(
         page=_page_of(shown, filters.page, page_size),
         years=sorted({r.year for r in everyone if r.year}, reverse=True),
-        advisors=sorted(advisors.values(), key=lambda p: p.sort_name.casefold()),
+        advisors=sorted(advisors.values(), key=lambda p: person_sort_key(p, locale)),
         degrees=[d for d in m.values(m.DEGREES) if d in degrees_present],
     )
 

@@ -9,7 +9,12 @@ Settings come from environment variables named like the config keys (``DIRECTORY
 A ``SECRET_KEY`` in the environment marks a production deployment: the session cookie is then
 ``Secure`` (HTTPS only) as well as ``HttpOnly`` and ``SameSite=Lax``; without one (``make run``,
 the demo over plain http) it is only ``HttpOnly`` and ``SameSite=Lax``. Any of the three
-``SESSION_COOKIE_*`` keys set in the environment wins. See docs/deployment.md.
+``SESSION_COOKIE_*`` keys set in the environment wins.
+
+Behind reverse proxies, ``TRUSTED_PROXIES`` (how many there are in front of the app; default 0)
+makes the site believe their ``X-Forwarded-For``, ``-Proto`` and ``-Host`` headers (werkzeug's
+ProxyFix): the visitor's address (which the sign-in throttle counts), https links and the host
+name. See docs/deployment.md.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import os
 
 from flask import Flask, redirect, url_for
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from directory import Directory
 
@@ -40,6 +46,9 @@ def create_app(config: dict | None = None) -> Flask:
         ):
             app.config[key] = _loads(value)
     app.config.update(config or {})
+    proxies = _trusted_proxies(app.config.get("TRUSTED_PROXIES", os.environ.get("TRUSTED_PROXIES")))
+    if proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
     source = app.config.setdefault("DIRECTORY_IDENTITY_SOURCE", "builtin")
     app.config.setdefault("DIRECTORY_BUILTIN_LOGIN", source == "builtin")
     Directory(app)
@@ -51,6 +60,17 @@ def create_app(config: dict | None = None) -> Flask:
             return redirect(url_for("directory.index"))
 
     return app
+
+
+def _trusted_proxies(value: object) -> int:
+    """How many proxies' X-Forwarded-* headers to believe (none unless told)."""
+    if value is None or value == "":
+        return 0
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"TRUSTED_PROXIES must be a whole number of proxies, not {value!r}")
+    return value
 
 
 def _loads(value: str):

@@ -20,6 +20,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from directory import models as m
+from directory.formats.placements import parse_placement
 from directory.services.cache import invalidate
 
 # fmt: off
@@ -133,6 +134,16 @@ class Summary:
     seconds: float = 0.0
     counts: dict[str, int] = field(default_factory=dict)
 
+    def add(self, other: Summary) -> None:
+        """Count ``other`` (another department generated into the same database) in."""
+        self.people += other.people
+        self.publications += other.publications
+        self.authorships += other.authorships
+        self.rows += other.rows
+        self.seconds += other.seconds
+        for name, count in other.counts.items():
+            self.counts[name] = self.counts.get(name, 0) + count
+
 
 def _chunks(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
     for i in range(0, len(rows), CHUNK):
@@ -161,6 +172,28 @@ class _Writer:
         name = getattr(target, "__tablename__", None) or target.name
         self.summary.counts[name] = self.summary.counts.get(name, 0) + n
         self.summary.rows += n
+
+
+#: Where the generated alumni went, as written ({} is a made-up name).
+PLACEMENTS = (
+    "Assistant Professor, {} University",
+    "Postdoc at {} University",
+    "Research Scientist, {} Labs",
+    "Software Engineer @ {}",
+    "{} University",
+)
+
+
+def _placement(text: str) -> dict[str, Any]:
+    """A placement's columns: the text and its structure, as the editor would store them."""
+    found = parse_placement(text)
+    return {
+        "placement": text,
+        "placement_organisation": found.organisation,
+        "placement_kind": found.kind,
+        "placement_year": found.year,
+        "placement_unparsed": not found.understood,
+    }
 
 
 def _sentence(rng: random.Random, words: int) -> str:
@@ -433,7 +466,7 @@ def generate(session: Session, sizes: Sizes, seed: int = 1, prefix: str = "") ->
                 "status": "graduated",
                 "start_year": 2010,
                 "end_year": today.year - rng.randrange(1, 12),
-                "placement": f"{rng.choice(FAMILY)} University",
+                **_placement(rng.choice(PLACEMENTS).format(rng.choice(FAMILY))),
                 "thesis": _sentence(rng, 6),
             }
         )
@@ -565,7 +598,10 @@ def generate(session: Session, sizes: Sizes, seed: int = 1, prefix: str = "") ->
                 "position": i // len(faculty),
                 "visibility": "public",
                 "level": rng.choice(("phd", "phd", "masters", "postdoc", "intern")),
-                "term": f"Fall {today.year + 1}",
+                # Structured terms (a bulk insert is not read by the model): most for next
+                # fall, some rolling.
+                "term_season": None if i % 4 == 3 else "fall",
+                "term_year": None if i % 4 == 3 else today.year + 1,
                 "title": f"{_sentence(rng, 4)}",
                 "description": "\n".join(
                     (

@@ -37,7 +37,18 @@ PAGES: list[Page] = [
         cached=False,
         viewer="member",
     ),
+    Page(
+        "largest profile's complete list, page 2",
+        lambda f: f"/people/{f.largest_profile}/publications?page=2",
+    ),
+    Page("listing, page 2", lambda f: "/?page=2"),
     Page("editor /me of the largest profile", lambda f: "/me", cached=False, viewer="owner"),
+    Page(
+        "manage publications of the largest profile",
+        lambda f: f"/people/{f.largest_profile}/publications/manage",
+        cached=False,
+        viewer="owner",
+    ),
     Page("recruiting, filtered", lambda f: f"/recruiting?area={f.area}"),
     Page("publications", lambda f: "/publications"),
     Page("publications, filtered", lambda f: f"/publications?area={f.people_area}&year={f.year}"),
@@ -48,4 +59,11 @@ PAGES: list[Page] = [
     Page("API: publications", lambda f: "/api/v1/publications", cached=False),
     Page("API: positions", lambda f: "/api/v1/positions", cached=False),
     Page("API: areas", lambda f: "/api/v1/areas", cached=False),
+    Page("alumni summary", lambda f: "/alumni/summary"),
+    Page(
+        "alumni summary, filtered", lambda f: f"/alumni/summary?kind=faculty&area={f.people_area}"
+    ),
+    Page("alumni CSV", lambda f: "/alumni.csv", cached=False),
+    Page("API: alumni", lambda f: "/api/v1/alumni", cached=False),
+    Page("API: alumni summary", lambda f: "/api/v1/alumni/summary", cached=False),
 ]

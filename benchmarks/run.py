@@ -37,11 +37,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make ``benchmarks`` and ``wsgi`` importable
     sys.path.insert(0, str(ROOT))
 
+from sqlalchemy import func, select, text  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
 from benchmarks.generate import (  # noqa: E402
     SMALL,
     Sizes,
+    Summary,
     bind_viewers,
     department_facts,
     generate,
@@ -49,9 +51,13 @@ from benchmarks.generate import (  # noqa: E402
 from benchmarks.pages import PAGES, VIEWER_KEYS, Page  # noqa: E402
 from benchmarks.statements import count_rows, count_statements  # noqa: E402
 from directory import migrate  # noqa: E402
+from directory import models as m  # noqa: E402
 from directory.db import make_engine  # noqa: E402
 from directory.services import search  # noqa: E402
-from directory.services.identity import BUILTIN_SESSION_KEY  # noqa: E402
+from directory.services.identity import (  # noqa: E402
+    BUILTIN_GENERATION_KEY,
+    BUILTIN_SESSION_KEY,
+)
 
 TRIVIAL = "/bench/trivial"
 CACHE_SECONDS = 300
@@ -121,18 +127,29 @@ def prepare_viewers(url_db: str) -> None:
         session = get_session()
         bind_viewers(session, department_facts(session), VIEWER_KEYS)
         for key in VIEWER_KEYS.values():
-            save_account(session, key, new_password())
+            account, _created = save_account(session, key, new_password())
+            session.flush()
+            SESSION_GENERATIONS[key] = account.session_generation
         session.commit()
     app.extensions["directory"].db.dispose()
+
+
+#: The session generation of each viewer's account: a built-in session names it beside the
+#: username (one issued before the account last signed out is refused).
+SESSION_GENERATIONS: dict[str, int] = {}
+
+
+def signed_in(viewer: str) -> dict[str, Any]:
+    """What a built-in sign-in as ``viewer`` puts in the session."""
+    key = VIEWER_KEYS[viewer]
+    return {BUILTIN_SESSION_KEY: key, BUILTIN_GENERATION_KEY: SESSION_GENERATIONS[key]}
 
 
 def session_cookie(app: Any, viewer: str | None) -> str | None:
     """The signed session cookie of a built-in sign-in as ``viewer`` (for wrk)."""
     if viewer is None:
         return None
-    value = app.session_interface.get_signing_serializer(app).dumps(
-        {BUILTIN_SESSION_KEY: VIEWER_KEYS[viewer]}
-    )
+    value = app.session_interface.get_signing_serializer(app).dumps(signed_in(viewer))
     return f"{app.config['SESSION_COOKIE_NAME']}={value}"
 
 
@@ -167,7 +184,7 @@ def measure_in_process(
         client = app.test_client()
         if page.viewer:
             with client.session_transaction() as sess:
-                sess[BUILTIN_SESSION_KEY] = VIEWER_KEYS[page.viewer]
+                sess.update(signed_in(page.viewer))
         url = prefix + page.path(facts)
         result = Result(page, url)
         results.append(result)
@@ -177,7 +194,8 @@ def measure_in_process(
             continue
         with count_statements(engine) as log, count_rows(log):
             response = client.get(url)
-        assert response.status_code == 200, (url, response.status_code)
+        # A signed-in page that answers anything else (a sign-in redirect) is not measured.
+        assert response.status_code == 200, (url, response.status_code, response.location)
         result.statements, result.rows = len(log), log.rows
         result.html_bytes = len(response.data)
         gzipped = gzip.compress(response.data, compresslevel=6, mtime=0)
@@ -348,6 +366,7 @@ def report(results, facts, summary, bib, args, url_db, load) -> str:
     lines = [
         f"Machine: {machine()}. Load average before / after the run: {load}.",
         f"Database: {'PostgreSQL' if url_db.startswith('postgresql') else 'SQLite file'}; "
+        f"{max(1, args.university)} department(s) of scale {args.scale:g}; "
         f"{summary.people} people, {summary.publications} publications, "
         f"{summary.authorships} authorships, {summary.rows} rows generated in "
         f"{summary.seconds:.1f} s; search index built ({summary.counts.get('search', 0)} "
@@ -418,6 +437,45 @@ def load_average() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def build(engine: Any, args: argparse.Namespace) -> Summary:
+    """Empty the database and generate the department(s) and the search index into it."""
+    migrate.downgrade(engine, "base")
+    migrate.upgrade(engine)
+    print("Generating the department...", file=sys.stderr)
+    with Session(engine) as session:
+        summary = generate(session, sizes(args))
+        session.commit()
+        for n in range(1, args.university):  # the other departments of a university
+            print(f"  department {n + 1} of {args.university}...", file=sys.stderr)
+            more = generate(session, sizes(args), prefix=f"d{n}-")
+            session.commit()
+            summary.add(more)
+        started = time.perf_counter()
+        summary.counts["search"] = search.rebuild(session)
+        session.commit()
+    print(
+        f"  {summary.rows} rows in {summary.seconds:.1f} s; search index of "
+        f"{summary.counts['search']} documents in {time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
+    return summary
+
+
+def existing_summary(engine: Any) -> Summary:
+    """The counts of a database generated by an earlier run (``--reuse``)."""
+    with Session(engine) as session:
+
+        def count(model: Any) -> int:
+            return session.scalar(select(func.count()).select_from(model)) or 0
+
+        return Summary(
+            people=count(m.Person),
+            publications=count(m.Publication),
+            authorships=count(m.Authorship),
+            counts={"search": count(m.SearchDocument)},
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="SQLAlchemy URL (emptied); default: a temporary SQLite file")
@@ -431,8 +489,22 @@ def main() -> None:
     parser.add_argument("--no-wrk", action="store_true", help="skip the gunicorn/wrk part")
     parser.add_argument("--no-bibtex", action="store_true", help="skip the BibTeX import")
     parser.add_argument("--json", help="also write the raw figures to this file")
+    parser.add_argument(
+        "--reuse", action="store_true", help="measure the department an earlier run left in --db"
+    )
+    parser.add_argument(
+        "--university",
+        type=int,
+        nargs="?",
+        const=10,
+        default=0,
+        metavar="N",
+        help="N (default 10) such departments in one database, e.g. on PostgreSQL",
+    )
     args = parser.parse_args()
 
+    if not args.no_wrk and shutil.which("wrk") is None:  # before minutes of generating
+        sys.exit("wrk is not installed (apt-get install wrk, or `make bench`).")
     workdir = Path(tempfile.mkdtemp(prefix="directory-bench-"))
     files = workdir / "files"
     files.mkdir()
@@ -440,21 +512,13 @@ def main() -> None:
     load_before = load_average()
     try:
         engine = make_engine(url_db)
-        migrate.downgrade(engine, "base")
-        migrate.upgrade(engine)
-        print("Generating the department...", file=sys.stderr)
-        with Session(engine) as session:
-            summary = generate(session, sizes(args))
-            session.commit()
-            started = time.perf_counter()
-            summary.counts["search"] = search.rebuild(session)
-            session.commit()
+        summary = existing_summary(engine) if args.reuse else build(engine, args)
+        if engine.dialect.name == "postgresql":
+            # Statistics for the planner, as autovacuum would gather them after bulk inserts:
+            # without them PostgreSQL estimates one row per table and plans nested loops.
+            with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                conn.execute(text("ANALYZE"))
         engine.dispose()
-        print(
-            f"  {summary.rows} rows in {summary.seconds:.1f} s; search index of "
-            f"{summary.counts['search']} documents in {time.perf_counter() - started:.1f} s",
-            file=sys.stderr,
-        )
         prepare_viewers(url_db)
 
         print("Measuring in process...", file=sys.stderr)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
+from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -26,14 +28,16 @@ from directory.formats.pdf import pdf_available
 from directory.i18n import current_locale, format_number, ngettext
 from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
-from directory.services import health, search
+from directory.services import health, mail, reminders, search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import import_plan, import_profiles, plan_source
+from directory.services.photos import placeholder_portrait
 from directory.services.pubimport import PlanRefused, resolve_decisions
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
-from directory.web.views.cv import CV_SECTIONS
+from directory.web.mails import reminder_mail
+from directory.web.views.cv import NO_SIZE_LIMIT
 
 #: Who the history names for changes made with these commands (an operator of the server).
 COMMAND_LINE = Viewer(key=None, is_admin=True, name="command line")
@@ -47,36 +51,56 @@ def _engine():
     return current_app.extensions["directory"].db.engine
 
 
+def _move(step, engine, revision: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Run ``step`` (:func:`migrate.upgrade` or ``downgrade``) and return the revisions
+    before and after; a revision it cannot go to is an error listing the migrations."""
+    before = migrate.current_revisions(engine)
+    try:
+        step(engine, revision)
+    except migrate.BadRevision as refused:
+        raise click.ClickException(refused.message) from refused
+    return before, migrate.current_revisions(engine)
+
+
+def _say_moved(engine, upgraded: bool, before: tuple[str, ...], after: tuple[str, ...]) -> None:
+    if before == after:
+        at = migrate.describe(engine, after)
+        click.echo(_("The directory's tables are already at %(revision)s.", revision=at))
+        return
+    moved = (
+        _("Upgraded the directory's tables from %(before)s to %(after)s.")
+        if upgraded
+        else _("Downgraded the directory's tables from %(before)s to %(after)s.")
+    )
+    click.echo(
+        moved
+        % {"before": migrate.describe(engine, before), "after": migrate.describe(engine, after)}
+    )
+
+
 @db_cli.command("upgrade")
 @click.argument("revision", default="heads")
 def db_upgrade(revision: str) -> None:
-    """Upgrade the directory's tables to REVISION (default: the newest), and say what it did."""
+    """Upgrade the directory's tables to REVISION (default: the newest), and say what it did.
+    REVISION is a revision id or a migration's number (see `history`)."""
     engine = _engine()
-    before = migrate.current_revisions(engine)
-    migrate.upgrade(engine, revision)
-    after = migrate.current_revisions(engine)
-    if before == after:
-        at = ", ".join(after) or "base"
-        click.echo(_("The directory's tables are already at %(revision)s.", revision=at))
-    else:
-        click.echo(
-            _(
-                "Upgraded the directory's tables from %(before)s to %(after)s.",
-                before=", ".join(before) or _("nothing"),
-                after=", ".join(after),
-            )
-        )
+    before, after = _move(migrate.upgrade, engine, revision)
+    _say_moved(engine, True, before, after)
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         built = search.rebuild_if_empty(uow.session)
     if built:
         click.echo(_("Built the search index."))
 
 
-@db_cli.command("downgrade")
+@db_cli.command("downgrade", context_settings={"ignore_unknown_options": True})
 @click.argument("revision", default="-1")
 def db_downgrade(revision: str) -> None:
-    """Downgrade the directory's tables to REVISION ("base" removes them all)."""
-    migrate.downgrade(_engine(), revision)
+    """Downgrade the directory's tables to REVISION ("base" removes them all; default: one
+    step), and say what it did. REVISION is a revision id or a migration's number (see
+    `history`): `downgrade 0006` leaves the tables as migration 0006 made them."""
+    engine = _engine()
+    before, after = _move(migrate.downgrade, engine, revision)
+    _say_moved(engine, False, before, after)
 
 
 @db_cli.command("revision")
@@ -87,10 +111,19 @@ def db_revision(message: str, autogenerate: bool) -> None:
     migrate.revision(_engine(), message, autogenerate)
 
 
+@db_cli.command("history")
+def db_history() -> None:
+    """List the migrations, oldest first: number, revision id, what it does, and the one the
+    database is at."""
+    for line in migrate.history(_engine()):
+        click.echo(line)
+
+
 @db_cli.command("current")
 def db_current() -> None:
-    """Show the directory's current migration."""
-    migrate.current(_engine())
+    """Show the migration the directory's tables are at (number and revision id)."""
+    engine = _engine()
+    click.echo(migrate.describe(engine, migrate.current_revisions(engine)))
 
 
 def _import(documents: list[tuple[str, object]]) -> None:
@@ -203,7 +236,31 @@ def load_demo(if_empty: bool) -> None:
     if if_empty and get_session().scalar(select(m.Person.id).limit(1)) is not None:
         click.echo(_("The directory already has people; demo not loaded."))
         return
-    _import(demo_documents())
+    documents = demo_documents()
+    _import(documents)
+    _demo_portraits([doc["person"]["slug"] for _, doc in documents])
+
+
+#: Who in the demo gets a placeholder portrait: the people a department shows first; the
+#: students keep the initials a profile without a photo shows, so the demo has both.
+DEMO_PORTRAIT_ROLES = ("faculty", "research_staff")
+
+
+def _demo_portraits(slugs: list[str]) -> None:
+    """Clearly synthetic placeholder portraits (:func:`placeholder_portrait`) for the demo's
+    faculty and research staff who have no photo yet: the demo shows the pages as they look
+    with photos, and their focal point at work, without a picture of any real person."""
+    session = get_session()
+    with command_unit_of_work(session, COMMAND_LINE) as uow:
+        people = session.scalars(
+            select(m.Person).where(m.Person.slug.in_(slugs), m.Person.role.in_(DEMO_PORTRAIT_ROLES))
+        )
+        for person in people:
+            if person.photo is None:
+                changes = uow.change_set(person, approval_exempt=True)
+                changes.update(PERSON, person)
+                person.photo = placeholder_portrait(person.full_name)
+                changes.finish()
 
 
 @directory_cli.command("bind-user")
@@ -236,6 +293,108 @@ def bind_user(slug: str, key: str | None, unbind: bool) -> None:
         )
     else:
         click.echo(_("%(name)s has no identity key now.", name=person.full_name))
+
+
+# ----------------------------------------------------------------------------- reminders
+
+
+@directory_cli.command("remind-stale")
+@click.option(
+    "--days",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Remind nobody reminded within this many days "
+    "(default: DIRECTORY_REMINDER_INTERVAL_DAYS).",
+)
+@click.option("--dry-run", is_flag=True, help="Say whom it would remind; send and record nothing.")
+@click.option(
+    "--url",
+    "base_url",
+    default=None,
+    help="The site's address for the e-mails' links, e.g. https://www.cs.example.edu "
+    "(default: from SERVER_NAME).",
+)
+def remind_stale(days: int | None, dry_run: bool, base_url: str | None) -> None:
+    """E-mail a reminder to everyone whose profile is stale (see the admin's stale report),
+    with a one-click "still current" link. Safe to run daily from cron: a person reminded
+    within --days days is not reminded again, and a failed message is tried again next run."""
+    config = current_app.config
+    days = days or config["DIRECTORY_REMINDER_INTERVAL_DAYS"]
+    session = get_session()
+    stale = reminders.stale_profiles(session, config["DIRECTORY_STALE_AFTER_MONTHS"], date.today())
+    due = reminders.due_for_reminder(stale, days, datetime.now(UTC))
+    for c in stale:
+        if not c.person.email:
+            click.echo(
+                _(
+                    "skipped %(name)s (%(slug)s): no e-mail address",
+                    name=c.person.full_name,
+                    slug=c.person.slug,
+                )
+            )
+    if not due:
+        click.echo(
+            _(
+                "Nobody to remind: %(count)s stale profile(s), none due (reminded within "
+                "%(days)s days, or no e-mail address).",
+                count=len(stale),
+                days=days,
+            )
+        )
+        return
+    if dry_run:
+        for c in due:
+            click.echo(
+                _(
+                    "would remind %(name)s <%(email)s>",
+                    name=c.person.full_name,
+                    email=c.person.email,
+                )
+            )
+        click.echo(
+            _("Dry run: %(count)s reminder(s) would be sent; nothing was sent.", count=len(due))
+        )
+        return
+    if not mail.is_configured(config):
+        raise click.ClickException(
+            _(
+                "%(problem)s: set DIRECTORY_MAIL_SERVER and DIRECTORY_MAIL_SENDER.",
+                problem=mail.NOT_CONFIGURED.split(",")[0],
+            )
+        )
+    if base_url is None and not config.get("SERVER_NAME"):
+        raise click.ClickException(
+            _(
+                "The e-mails' links need the site's address: set SERVER_NAME (and "
+                "PREFERRED_URL_SCHEME), or pass --url https://your.site."
+            )
+        )
+    context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
+    try:
+        with context, command_unit_of_work(session, COMMAND_LINE) as uow:
+            sent = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
+    except mail.MailFailed as failure:
+        raise click.ClickException(
+            _("%(problem)s Nothing was recorded.", problem=failure)
+        ) from None
+    for result in sent:
+        person = result.person
+        if result.problem is None:
+            click.echo(
+                _("reminded %(name)s <%(email)s>", name=person.full_name, email=person.email)
+            )
+        else:
+            message = _(
+                "not sent to %(name)s <%(email)s>: %(problem)s",
+                name=person.full_name,
+                email=person.email,
+                problem=result.problem,
+            )
+            click.echo(message, err=True)
+    ok = sum(1 for r in sent if r.problem is None)
+    click.echo(_("Sent %(ok)s reminder(s); %(failed)s not sent.", ok=ok, failed=len(sent) - ok))
+    if ok < len(sent):
+        sys.exit(1)
 
 
 # ----------------------------------------------------------------------------- built-in login
@@ -508,7 +667,7 @@ def check(entries: tuple[str, ...]) -> None:
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, writable=True),
               help="The PDF file to write.")  # fmt: skip
 @click.option("--section", "sections", multiple=True,
-              type=click.Choice([name for name, _ in CV_SECTIONS]),
+              type=click.Choice([name for name, _ in m.CV_SECTIONS]),
               help="A section to include (repeatable); all when none is given.")  # fmt: skip
 def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
     """Write the CV of the profile SLUG as a PDF: what anyone may see on the public profile,
@@ -518,7 +677,7 @@ def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
     with current_app.test_request_context():
         # The CV in the command's language (LANGUAGE, LC_ALL, LANG), as its messages are.
         url = url_for("directory.cv_pdf", slug=slug, section=list(sections), lang=current_locale())
-    response = current_app.test_client().get(url)
+    response = current_app.test_client().get(url, environ_base={NO_SIZE_LIMIT: True})
     if response.status_code == 404:
         raise click.ClickException(_("No public profile %(slug)r.", slug=slug))
     if response.status_code != 200 or response.mimetype != "application/pdf":

@@ -87,6 +87,51 @@ DIRECTORY_STALE_AFTER_MONTHS = 12
 #: Days an invitation link to claim a profile stays valid.
 DIRECTORY_INVITATION_DAYS = 14
 
+#: Whether a person an admin adds (one by one or from a CSV file) starts unlisted: their
+#: profile is shown to nobody but themselves and admins, and listed nowhere, until they (or
+#: an admin) publish it. False: new people are public at once, as before.
+DIRECTORY_NEW_PROFILES_UNLISTED = True
+
+#: Largest accepted CSV file of people to onboard, in bytes.
+DIRECTORY_ONBOARDING_MAX_BYTES = 256 * 1024
+
+#: Most people one CSV onboarding file may hold (rows after the header).
+DIRECTORY_ONBOARDING_MAX_ROWS = 500
+
+#: Days after which someone reminded to confirm their profile may be reminded again (the
+#: default of ``flask directory remind-stale --days``); a daily cron run sends nobody two
+#: reminders within this period.
+DIRECTORY_REMINDER_INTERVAL_DAYS = 30
+
+#: Days the "still current" link of a reminder e-mail keeps working.
+DIRECTORY_REMINDER_LINK_DAYS = 30
+
+#: Host name of the SMTP server invitations and reminders are sent through. ``None``: no
+#: e-mail is sent; the admin pages show each link to copy instead.
+DIRECTORY_MAIL_SERVER: str | None = None
+
+#: Port of DIRECTORY_MAIL_SERVER (25 plain or STARTTLS, 587 submission, 465 with SSL).
+DIRECTORY_MAIL_PORT = 25
+
+#: Upgrade the SMTP connection with STARTTLS before sending (and before signing in).
+DIRECTORY_MAIL_USE_TLS = False
+
+#: Connect to the SMTP server over SSL from the start (port 465, "SMTPS").
+DIRECTORY_MAIL_USE_SSL = False
+
+#: User name for signing in to the SMTP server (``None``: send without signing in).
+DIRECTORY_MAIL_USERNAME: str | None = None
+
+#: Password for DIRECTORY_MAIL_USERNAME.
+DIRECTORY_MAIL_PASSWORD: str | None = None
+
+#: The From address of the directory's e-mail, e.g. ``"Department directory
+#: <directory@cs.example.edu>"``. Needed for sending.
+DIRECTORY_MAIL_SENDER: str | None = None
+
+#: Seconds to wait for the SMTP server before giving up (the link is still shown).
+DIRECTORY_MAIL_TIMEOUT = 10
+
 #: Largest accepted photo upload, in bytes.
 DIRECTORY_PHOTO_MAX_BYTES = 5 * 1024 * 1024
 
@@ -114,8 +159,24 @@ DIRECTORY_ORCID_API_URL = "https://pub.orcid.org/v3.0"
 #: Number of items per page in listings and the JSON API.
 DIRECTORY_PAGE_SIZE = 50
 
+#: The longest CV made into a PDF (``cv.pdf``), in bytes of its HTML without the photo; a
+#: longer one is refused (422) with a page that offers the printable CV and fewer sections.
+#: WeasyPrint spends about 25 ms of CPU per KB, all in the worker that asked: 150 KB (some
+#: 250 papers and the rest of a long CV) is about 4 s on a slow core.
+DIRECTORY_CV_PDF_MAX_BYTES = 150_000
+
+#: Papers a profile page shows: up to this many of its selected papers and this many others,
+#: the most recent; a longer list is folded, with a link to the person's complete list of
+#: papers (``<prefix>/people/<slug>/publications``, DIRECTORY_PAGE_SIZE papers a page).
+DIRECTORY_PROFILE_PUBLICATIONS = 50
+
+#: People a page of the people listing shows (by role, faculty first, then by name); the
+#: listing's role and initial filters and its page links reach the others.
+DIRECTORY_LISTING_PAGE_SIZE = 150
+
 #: Authors a paper's list shows before folding the rest into "and N more authors" (the
-#: profile's owner and co-first authors always stay in view; a paper's own page shows all).
+#: profile's owner and co-first authors always stay in view; a paper's own page shows all;
+#: a list is not folded to hide fewer than three names).
 DIRECTORY_AUTHOR_LIST_LENGTH = 10
 
 #: CSL style of the plain-text citation on each paper's page: the name of a style that
@@ -135,6 +196,18 @@ DIRECTORY_CACHE_SECONDS = 0
 
 #: Memory each app process may use for cached pages, in bytes (least recently used go first).
 DIRECTORY_CACHE_MAX_BYTES = 64 * 1024 * 1024
+
+#: Where cached pages are kept. None: in each app process's memory, which learns of writes by
+#: reading the database's generation counter on every hit (one app host). A Redis URL
+#: ("redis://host:6379/0", "rediss://...", "unix://..."): in that server, shared by every app
+#: host of the directory, which also carries the invalidation (see services/shared_cache.py;
+#: needs the ``redis`` extra). DIRECTORY_CACHE_MAX_BYTES does not apply there: the server's own
+#: memory limit does.
+DIRECTORY_CACHE_URL = None
+
+#: The prefix of the directory's keys in the DIRECTORY_CACHE_URL server (one per directory
+#: when several share a server).
+DIRECTORY_CACHE_KEY_PREFIX = "directory:"
 
 #: Whether the plugin sets security headers (CSP, nosniff, frame-ancestors, referrer policy) on
 #: its own responses. A host that sets its own may turn this off.

@@ -15,6 +15,7 @@ from directory.services.cache import (
     install_invalidation,
     settings_fingerprint,
 )
+from directory.services.shared_cache import SharedPageCache
 from directory.web.views import blueprint
 
 
@@ -23,7 +24,18 @@ class DirectoryState:
 
     def __init__(self, app: Flask) -> None:
         self.db = DatabaseState(app)
-        install_invalidation(self.db.sessionmaker)
+        #: The page cache shared by every app host (DIRECTORY_CACHE_URL), or None: pages kept
+        #: in this process (``pages``), checked against the database's generation.
+        self.shared_pages = (
+            SharedPageCache(
+                app.config["DIRECTORY_CACHE_URL"], app.config["DIRECTORY_CACHE_KEY_PREFIX"]
+            )
+            if app.config["DIRECTORY_CACHE_URL"]
+            else None
+        )
+        install_invalidation(
+            self.db.sessionmaker, self.shared_pages.bump if self.shared_pages else None
+        )
         self.pages = PageStore(app.config["DIRECTORY_CACHE_MAX_BYTES"])
         self.generations = GenerationReader()
         #: The settings part of every cached page's key, computed once at start-up.

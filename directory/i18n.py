@@ -42,7 +42,10 @@ from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 from flask import Flask, current_app, g, has_app_context, has_request_context, request
 from flask_babel.speaklater import LazyString
+from jinja2 import pass_context
 from markupsafe import Markup
+
+from directory.models.entries import TERM_SEASONS
 
 #: Where the directory's compiled catalogues are, one folder per locale.
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
@@ -235,6 +238,18 @@ def department_name() -> str:
     )
 
 
+def term_label(obj: Any) -> str:
+    """An intake in the current language ("Fall 2026" is "2026年秋季"): a Term, or a notice
+    (its intake, else the text its owner typed, as written)."""
+    term = getattr(obj, "intake", obj)
+    if term is None:
+        return (getattr(obj, "term", None) or "").strip()
+    if term.rolling:
+        return translate(term.label)
+    season = dict(TERM_SEASONS).get(term.season, term.season or "")
+    return gettext("%(season)s %(year)s", season=translate(season), year=term.year)
+
+
 # ----------------------------------------------------------------------------- formatting
 
 
@@ -319,34 +334,38 @@ def name_parts(full_name: str, native_name: str | None) -> list[tuple[str, str |
 # ----------------------------------------------------------------------------- Jinja
 
 
-def _lookup() -> tuple[dict, NullTranslations | None, NullTranslations]:
-    """(the directory's messages, its catalogue, the host's catalogue) for this render: the
-    directory's are empty outside a directory page. Worked out once per request (templates
-    call gettext hundreds of times a page)."""
+def _lookup() -> tuple[dict, NullTranslations, NullTranslations]:
+    """(the directory's messages, its catalogue, the host's catalogue) in the current locale,
+    worked out once per request (templates call gettext hundreds of times a page)."""
     cached = g.get("_directory_lookup") if has_app_context() else None
     if cached is not None:
         return cached
-    ours: NullTranslations | None = None
-    messages: dict = {}
-    if not has_request_context() or request.blueprint == "directory":
-        ours = catalogue(current_locale())
-        messages = getattr(ours, "_catalog", {})
-    found = (messages, ours, flask_babel.get_translations())
+    ours = catalogue(current_locale())
+    found = (getattr(ours, "_catalog", {}), ours, flask_babel.get_translations())
     if has_app_context():
         g._directory_lookup = found
     return found
 
 
-def _template_gettext(string: str) -> str:
-    """Templates' gettext: the directory's catalogue, then the host's (Flask-Babel's domain)."""
+def _directory_template(context: Any) -> bool:
+    """Whether a template of the directory is being rendered (its own pages, macros and
+    e-mails, or a host's override of one, all under ``directory/``), not one of the host's."""
+    return (context.name or "").startswith("directory/")
+
+
+@pass_context
+def _template_gettext(context: Any, string: str) -> str:
+    """Templates' gettext: in the directory's templates its catalogue, then the host's
+    (Flask-Babel's domain); in the host's templates the host's alone."""
     messages, _ours, host = _lookup()
-    found = messages.get(string)
+    found = messages.get(string) if _directory_template(context) else None
     return found if found is not None else host.gettext(string)
 
 
-def _template_ngettext(singular: str, plural: str, num: int) -> str:
+@pass_context
+def _template_ngettext(context: Any, singular: str, plural: str, num: int) -> str:
     messages, ours, host = _lookup()
-    if ours is not None and (singular, 0) in messages:
+    if _directory_template(context) and (singular, 0) in messages:
         return ours.ngettext(singular, plural, num)
     return host.ngettext(singular, plural, num)
 
@@ -409,7 +428,12 @@ def language_links() -> list[dict[str, Any]]:
 
 def _page_url(language: str | None) -> str:
     """This page's address with ``?lang=language`` (``None``: without any)."""
-    args = {key: values for key, values in request.args.lists() if key != "lang"}
+    # Page 1 is the page without a page argument (as the pagination links write it).
+    args = {
+        key: values
+        for key, values in request.args.lists()
+        if key != "lang" and not (key == "page" and values == ["1"])
+    }
     if language:
         args["lang"] = [language]
     query = "&".join(

@@ -6,11 +6,16 @@ environment to know about these tables (see :func:`include_object` for the host 
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Engine
 
 from directory.resources import resource_dir
@@ -64,12 +69,106 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
+#: A migration file's name: its number, then what it does (``0005_import_drafts.py``).
+_NUMBERED_FILE = re.compile(r"(\d+)_")
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One migration: ``number`` comes from its file's name (``0005_...py``: "0005"),
+    ``revision`` is the Alembic revision id a database stores (``pubs_1``), ``description``
+    the first line of its docstring. The ids were chosen by the branches that wrote them, so
+    they do not follow the numbers; a deployed database stores them, so they never change."""
+
+    number: str | None
+    revision: str
+    description: str
+
+
+class BadRevision(ValueError):
+    """A revision asked for that is neither a migration's number nor one Alembic can go to;
+    :attr:`message` says why and lists the migrations."""
+
+    def __init__(self, asked: str, migrations: list[Migration], reason: str) -> None:
+        rows = "\n".join(f"  {_row(each)}" for each in migrations)
+        self.message = f"{reason}\nThe migrations (number, revision id, what it does):\n{rows}"
+        super().__init__(self.message)
+        self.asked = asked
+
+
+def _row(migration: Migration, current: bool = False) -> str:
+    mark = "  (current)" if current else ""
+    return f"{migration.number or '----'}  {migration.revision:<14} {migration.description}{mark}"
+
+
+def _script(engine: Engine) -> ScriptDirectory:
+    return ScriptDirectory.from_config(alembic_config(engine))
+
+
+def migrations(engine: Engine) -> list[Migration]:
+    """Every migration, oldest first."""
+    found = []
+    for script in reversed(list(_script(engine).walk_revisions())):
+        numbered = _NUMBERED_FILE.match(Path(script.path).name)
+        description = (script.doc or "").strip().splitlines()
+        found.append(
+            Migration(
+                numbered.group(1) if numbered else None,
+                script.revision,
+                description[0] if description else "",
+            )
+        )
+    return found
+
+
+def resolve(engine: Engine, revision: str) -> str:
+    """The Alembic revision for ``revision``: a migration's number (``0005``, or ``5``)
+    becomes its revision id; anything else (an id, ``heads``, ``base``, ``-1``, ``pubs_1+1``...)
+    is left to Alembic."""
+    if not (revision.isascii() and revision.isdigit()):
+        return revision
+    known = migrations(engine)
+    matching = [each for each in known if each.number and int(each.number) == int(revision)]
+    if len(matching) == 1:
+        return matching[0].revision
+    reason = (
+        f"There is no migration number {revision}."
+        if not matching
+        else f"More than one migration is numbered {revision}: give its revision id."
+    )
+    raise BadRevision(revision, known, reason)
+
+
+def _move(step: Any, engine: Engine, revision: str) -> None:
+    """Alembic's ``step`` (upgrade or downgrade) to ``revision``; a revision Alembic cannot
+    go to is a :class:`BadRevision` with the list of migrations."""
+    target = resolve(engine, revision)
+    try:
+        step(alembic_config(engine), target)
+    except CommandError as error:
+        raise BadRevision(revision, migrations(engine), f"{error}.") from error
+
+
+def history(engine: Engine) -> list[str]:
+    """One line per migration, oldest first: number, revision id, what it does, and which
+    the database is at."""
+    current = set(current_revisions(engine))
+    return [_row(each, each.revision in current) for each in migrations(engine)]
+
+
+def describe(engine: Engine, revisions: tuple[str, ...]) -> str:
+    """``revisions`` by number and id (``0005 (pubs_1)``), or "nothing" when empty."""
+    numbers = {each.revision: each.number for each in migrations(engine)}
+    named = [f"{numbers[r]} ({r})" if numbers.get(r) else r for r in revisions]
+    return ", ".join(named) or "nothing"
+
+
 def upgrade(engine: Engine, revision: str = "heads") -> None:
-    command.upgrade(alembic_config(engine), revision)
+    _move(command.upgrade, engine, revision)
 
 
 def downgrade(engine: Engine, revision: str = "base") -> None:
-    command.downgrade(alembic_config(engine), revision)
+    _move(command.downgrade, engine, revision)
 
 
 def revision(engine: Engine, message: str, autogenerate: bool = True) -> None:
@@ -81,7 +180,3 @@ def current_revisions(engine: Engine) -> tuple[str, ...]:
     with engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
         return tuple(sorted(context.get_current_heads()))
-
-
-def current(engine: Engine) -> None:
-    command.current(alembic_config(engine), verbose=False)

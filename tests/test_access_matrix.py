@@ -3,6 +3,7 @@ admin: exactly who may do what. Refusals are 403 and change nothing."""
 
 from __future__ import annotations
 
+from base64 import b64encode
 from typing import Any
 
 import pytest
@@ -23,6 +24,8 @@ OWNER_OR_ADMIN = {"owner", "admin"}
 ADMIN = {"admin"}
 
 P = "/directory/people/ada-lovelace"
+#: A file of one person for the admin's onboarding.
+ONBOARDING_CSV = b"name,email,role\nNew Person,new@x.org,faculty\n"
 NEWS = {"year": "2026", "body": "Matrix news", "visibility": "public"}
 
 
@@ -41,9 +44,16 @@ def world(db, make_person) -> dict[str, Any]:
     relation = m.AdvisingRelation(
         owner_id=mia.id, advisor_id=mia.id, student_id=ada.id, student_confirmed=False
     )
-    db.add_all([item, area, pub, relation])
+    # Imported by Mia: "A. Lovelace" may be Ada, who is asked (not linked).
+    asked = m.Publication(title="A Paper Mia Imported", year=2023, created_by_id=mia.id)
+    asked.authorships.append(m.Authorship(position=0, name="Mia Member", person=mia))
+    asked.authorships.append(
+        m.Authorship(position=1, name="A. Lovelace", suggested_person_id=ada.id)
+    )
+    db.add_all([item, area, pub, relation, asked])
     db.flush()
     db.add(m.ProfilePublication(person_id=ada.id, publication_id=pub.id))
+    db.add(m.ProfilePublication(person_id=mia.id, publication_id=asked.id))
     record = ChangeRecord(
         actor_key="ada", person_id=ada.id, entity_kind="news", entity_id=item.id,
         action="update", entity_version=1, before={"body": "Older news"},
@@ -59,7 +69,7 @@ def world(db, make_person) -> dict[str, Any]:
     return {
         "news": item.id, "pub": pub.id, "record": record.id, "pending": pending.id,
         "area": area.id, "relation": relation.id, "delegation": delegation.id,
-        "mia": mia.id, "sam": sam.id,
+        "mia": mia.id, "sam": sam.id, "suggested": asked.authorships[1].id,
     }  # fmt: skip
 
 
@@ -73,9 +83,16 @@ def _routes() -> list[tuple[str, str, str, Any, set[str]]]:
          lambda w: {"full_name": "Ada Lovelace", "visibility": "public", "title": "Changed"},
          EDITORS),
         ("photo form", "GET", f"{P}/edit/photo", None, EDITORS),
+        ("paper list and cv form", "GET", f"{P}/edit/papers-and-cv", None, EDITORS),
+        ("paper list and cv save", "POST", f"{P}/edit/papers-and-cv",
+         lambda w: {"repeat_selected": "y", "cv_publications": "1", "version": "1"}, EDITORS),
         ("photo remove", "POST", f"{P}/edit/photo/remove", lambda w: {}, EDITORS),
         ("confirm current", "POST", f"{P}/edit/confirm", lambda w: {}, EDITORS),
         ("confirm advising", "POST", f"{P}/edit/advising/{{relation}}/confirm",
+         lambda w: {}, EDITORS),
+        ("confirm authorship", "POST", f"{P}/edit/authorships/{{suggested}}/confirm",
+         lambda w: {}, EDITORS),
+        ("decline authorship", "POST", f"{P}/edit/authorships/{{suggested}}/decline",
          lambda w: {}, EDITORS),
         ("entry edit form", "GET", f"{P}/edit/news/{{news}}", None, EDITORS),
         ("entry save", "POST", f"{P}/edit/news/{{news}}",
@@ -120,6 +137,11 @@ def _routes() -> list[tuple[str, str, str, Any, set[str]]]:
         ("admin area delete", "POST", "/directory/admin/areas/{area}/delete",
          lambda w: {}, ADMIN),
         ("admin stale", "GET", "/directory/admin/stale", None, ADMIN),
+        ("admin onboard form", "GET", "/directory/admin/people/import", None, ADMIN),
+        ("admin onboard", "POST", "/directory/admin/people/import/confirm",
+         lambda w: {"source": b64encode(ONBOARDING_CSV).decode(), "lines": "2"},
+         ADMIN),
+        ("publish", "POST", f"{P}/publish", lambda w: {"listed": "0"}, OWNER_OR_ADMIN),
     ]  # fmt: skip
     for kind in m.ENTRY_MODELS:
         routes.append((f"new {kind} form", "GET", f"{P}/edit/{kind}/new", None, EDITORS))
@@ -160,7 +182,8 @@ def test_who_may_do_what(client, db, connection, world, name, method, url, data,
             login(client, KEYS[role])
             response = client.get(target) if method == "GET" else post(client, target, data(world))
             if role in allowed:
-                redirects = method == "POST" and name != "admin invite"  # the link is shown once
+                # Invitation links are shown once, on the answer to the POST.
+                redirects = method == "POST" and name not in ("admin invite", "admin onboard")
                 expected = 302 if redirects or (name == "editor" and role == "owner") else 200
                 assert response.status_code == expected, (role, response.get_data(as_text=True))
                 if method == "POST" and name != "photo remove":

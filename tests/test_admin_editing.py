@@ -113,6 +113,11 @@ def test_merging_duplicates_keeps_every_entry(client, db, make_person, make_publ
     ])  # fmt: skip
     db.commit()
     make_publication("Shared paper", authors=(dup,))
+    # A co-author import asked the duplicate about a printed name.
+    asked = m.Publication(title="A paper that asks", year=2024)
+    asked.authorships.append(m.Authorship(position=0, name="A. L.", suggested_person_id=dup.id))
+    db.add(asked)
+    db.commit()
     dup_id = dup.id
     login(client, "admin")
     response = post(
@@ -128,7 +133,12 @@ def test_merging_duplicates_keeps_every_entry(client, db, make_person, make_publ
     assert bodies == {"Kept news", "Duplicate news"}
     assert db.scalar(select(m.Award.owner_id)) == ada.id
     assert db.scalar(select(m.AdvisingRelation.advisor_id)) == ada.id
-    assert db.scalar(select(m.Authorship.person_id)) == ada.id
+    assert db.scalar(select(m.Authorship.person_id).where(m.Authorship.name != "A. L.")) == ada.id
+    # The question goes to the kept profile.
+    assert (
+        db.scalar(select(m.Authorship.suggested_person_id).where(m.Authorship.name == "A. L."))
+        == ada.id
+    )
     page = client.get("/directory/people/ada-lovelace").get_data(as_text=True)
     assert "Shared paper" in page and "Duplicate award" in page and "Sam" in page
     actions = set(db.scalars(select(ChangeRecord.action).where(ChangeRecord.person_id == ada.id)))
@@ -148,7 +158,9 @@ def test_research_areas_are_managed_by_admins(client, db) -> None:
 
 
 def test_stale_report_and_one_click_confirmation(client, app, db, make_person) -> None:
-    make_person(user_key="ada", last_confirmed=date.today() - timedelta(days=800))
+    long_ago = datetime.now(UTC) - timedelta(days=900)
+    make_person(user_key="ada", last_confirmed=date.today() - timedelta(days=800),
+                created_at=long_ago)  # fmt: skip
     make_person("Fresh Person", last_confirmed=date.today())
     login(client, "admin")
     page = client.get("/directory/admin/stale").get_data(as_text=True)

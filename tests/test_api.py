@@ -100,9 +100,10 @@ def _sample(parameter: dict, document: dict) -> tuple[str, str]:
     schema = parameter["schema"]["anyOf"][0]  # the other choice: empty, as if not given
     if "enum" in schema:
         return parameter["name"], str(schema["enum"][0])
-    if parameter["name"] in ("year", "page", "per_page"):
-        return parameter["name"], "2024" if parameter["name"] == "year" else "1"
-    samples = {"area": "storage-systems", "person": "xingda-wei", "q": "rdma", "unit": "x"}
+    if parameter["name"] in ("year", "year_from", "year_to", "page", "per_page"):
+        return parameter["name"], "2024" if parameter["name"].startswith("year") else "1"
+    samples = {"area": "storage-systems", "person": "xingda-wei", "q": "rdma", "unit": "x",
+               "advisor": "danyang-zhuo"}  # fmt: skip
     return parameter["name"], samples.get(parameter["name"], "Fall 2026")
 
 
@@ -135,6 +136,11 @@ def test_every_documented_parameter_is_accepted(client, openapi) -> None:
         ("/publications", {"year": "２０２４"}, "year"),
         ("/publications", {"type": "novel"}, "type"),
         ("/areas", {"page": "-1"}, "page"),
+        ("/alumni", {"kind": "astronaut"}, "kind"),
+        ("/alumni", {"advisor": "nobody"}, "advisor"),
+        ("/alumni", {"year_from": "2024", "year_to": "2023"}, "year_to"),
+        ("/alumni/summary", {"degree": "knighthood"}, "degree"),
+        ("/alumni/summary", {"year_to": "2201"}, "year_to"),
     ],
 )
 def test_bad_filter_values_are_a_400_problem(client, openapi, path, params, parameter) -> None:
@@ -212,13 +218,23 @@ def test_positions_filters(client, db) -> None:
     assert [p["person"]["slug"] for p in get(client, "/positions", level="intern")["items"]] == [
         "xingda-wei"
     ]
-    fall = get(client, "/positions", term="FALL 2026")["items"]
-    assert [(p["person"]["slug"], p["term"]) for p in fall] == [("danyang-zhuo", "Fall 2026")]
+    # Fall 2026: Danyang Zhuo's notice for it, and Xingda Wei's rolling ones (any time).
+    fall = get(client, "/positions", term="Fall 2026")["items"]
+    assert sorted((p["person"]["slug"], p["term"], p["rolling"]) for p in fall) == [
+        ("danyang-zhuo", "Fall 2026", False),
+        ("xingda-wei", None, True),
+        ("xingda-wei", None, True),
+    ]
+    # The API reads a term as written, in its one spelling; the pages read "2026 fall" too.
+    for loose in ("FALL 2026", "2026 fall"):
+        response = client.get("/directory/api/v1/positions", query_string={"term": loose})
+        assert response.status_code == 400 and response.get_json()["parameter"] == "term"
+    assert get(client, "/positions", term="rolling")["total"] == 2
     assert get(client, "/positions", person="xingda-wei")["total"] == 2
     assert get(client, "/positions", funded="true")["total"] == 0
 
     notice = db.scalars(
-        select(m.RecruitingNotice).where(m.RecruitingNotice.term == "Fall 2026")
+        select(m.RecruitingNotice).where(m.RecruitingNotice.term_year == 2026)
     ).one()
     notice.funded = True
     notice.deadline = date.today() + timedelta(days=30)

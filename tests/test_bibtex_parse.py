@@ -22,6 +22,7 @@ from directory.formats.bibtex import (
     publication_to_bibtex,
     publication_to_csl,
     publications_to_bibtex,
+    split_name,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bibtex"
@@ -46,7 +47,11 @@ def paper_links(data: dict) -> list[dict]:
 
 
 def author(name: str, co_first: bool = False, corresponding: bool = False) -> dict:
-    return {"name": name, "person": None, "co_first": co_first, "corresponding": corresponding}
+    """A parsed author, as the parser gives it (the parts by BibTeX's rules)."""
+    return {
+        **split_name(name), "person": None, "co_first": co_first,
+        "corresponding": corresponding, "role": "author",
+    }  # fmt: skip
 
 
 # --- 1. free text before, between and after entries ----------------------------------------
@@ -481,7 +486,7 @@ def test_every_data_dict_has_the_full_shape() -> None:
     keys = {
         "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
         "arxiv_id", "volume", "number", "pages", "publisher", "location", "note", "authors",
-        "links", "awards", "badges", "labels", "selected", "key",
+        "links", "awards", "badges", "labels", "selected", "key", "authors_incomplete",
     }  # fmt: skip
     for name in ("types.bib", "alfolio.bib", "crossref.bib", "latex.bib"):
         for entry in load(name).entries:
@@ -801,7 +806,7 @@ def test_csl_item() -> None:
         {"given": "Tianxia", "family": "Wang"},
         {"given": "Rong", "family": "Chen"},
         {"literal": "魏星达"},
-        {"given": "Ludwig", "family": "van Beethoven"},
+        {"given": "Ludwig", "non-dropping-particle": "van", "family": "Beethoven"},
     ]
     assert item["issued"] == {"date-parts": [[2023, 10]]}
     assert item["container-title"].startswith("Proceedings of the ACM SIGOPS")
@@ -929,3 +934,144 @@ def test_the_asterisk_operator_marks_a_co_first_author_too() -> None:
 
     assert names(entry.entries[0]) == ["Chenxi Qiu", "Sourabh Yadav"]
     assert [a["co_first"] for a in entry.entries[0].data["authors"]] == [False, True]
+
+
+# --- names and roles (names.bib) -------------------------------------------------------------
+
+
+def _parts(author: dict) -> tuple:
+    return (author["given"], author["particle"], author["family"], author["suffix"])
+
+
+def test_names_keep_their_parts() -> None:
+    entries = by_key(load("names.bib"))
+
+    for key in ("particle-in-family", "braced-particle"):
+        # The words before the comma are the family name; only lower-case leading words are
+        # a particle.
+        assert _parts(entries[key].data["authors"][0]) == (
+            "Luis", None, "Vázques de Parga", None), key  # fmt: skip
+    authors = entries["von-and-jr"].data["authors"]
+    assert [_parts(a) for a in authors] == [
+        ("Ludwig", "van", "Beethoven", None),
+        ("John", None, "Smith", "Jr."),
+        ("Martin Luther", None, "King", "Jr."),
+        ("Juan", "de la", "Cruz", None),
+    ]
+    assert names(entries["von-and-jr"]) == [
+        "Ludwig van Beethoven", "John Smith Jr.", "Martin Luther King Jr.", "Juan de la Cruz",
+    ]  # fmt: skip
+    corporate = entries["corporate"].data["authors"][0]
+    assert _parts(corporate) == (None, None, "LaTeX 3 Project Team", None)
+    assert [_parts(a) for a in entries["dblp-forms"].data["authors"]] == [
+        ("Barry W.", None, "Peddycord", "III"),
+        ("Chong-U", None, "Lim", None),
+        ("Wil M. P.", "van der", "Aalst", None),
+        ("Jurriën", None, "Stutterheim", None),
+    ]
+
+
+def test_editors_are_editors_and_and_others_is_kept() -> None:
+    entries = by_key(load("names.bib"))
+
+    volume = entries["edited-volume"].data["authors"]
+    assert [(a["name"], a["role"]) for a in volume] == [
+        ("Hans Ulrich Gumbrecht", "editor"), ("K. Ludwig Pfeiffer", "editor"),
+    ]  # fmt: skip
+    chapter = entries["chapter-with-editors"].data["authors"]
+    assert [(a["name"], a["role"]) for a in chapter] == [
+        ("Jane Doe", "author"), ("Richard Roe", "editor"),
+    ]  # fmt: skip
+    many = entries["and-others"].data
+    assert names(entries["and-others"]) == ["Xingda Wei", "Rong Chen"]
+    assert many["authors_incomplete"] is True
+    assert entries["edited-volume"].data["authors_incomplete"] is False
+
+
+def test_a_part_of_a_book_inherits_the_books_author() -> None:
+    entries = by_key(load("names.bib"))
+
+    assert names(entries["part-of-book"]) == ["Donald E. Knuth"]
+    assert entries["part-of-book"].data["publisher"] == "Addison-Wesley"
+
+
+def test_an_entry_without_authors_is_imported_without_authors() -> None:
+    entry = by_key(load("names.bib"))["no-authors"]
+
+    assert entry.data["authors"] == [] and entry.data["title"] == "An Anonymous Report"
+    assert "entry has no authors" in entry.warnings
+
+
+def test_names_and_roles_survive_bibtex_export() -> None:
+    originals = [e.data for e in load("names.bib").entries]
+
+    text = publications_to_bibtex(originals)
+    again = by_key(parse_bibtex(text))
+
+    assert "author = {Wei, Xingda and Chen, Rong and others}" in text or (
+        "author = {Xingda Wei and Rong Chen and others}" in text
+    )
+    assert "editor = {Hans Ulrich Gumbrecht and K. Ludwig Pfeiffer}" in text
+    assert "{LaTeX 3 Project Team}" in text
+    for before in originals:
+        after = again[before["key"]].data
+        assert after["authors"] == before["authors"], before["key"]
+        assert after["authors_incomplete"] == before["authors_incomplete"], before["key"]
+
+
+def test_names_and_roles_in_csl_json() -> None:
+    entries = by_key(load("names.bib"))
+
+    def csl(key: str) -> dict:
+        return publication_to_csl(entries[key].data)
+
+    assert csl("particle-in-family")["author"] == [{"family": "Vázques de Parga", "given": "Luis"}]
+    assert csl("corporate")["author"] == [{"literal": "LaTeX 3 Project Team"}]
+    assert csl("von-and-jr")["author"][:3] == [
+        {"family": "Beethoven", "given": "Ludwig", "non-dropping-particle": "van"},
+        {"family": "Smith", "given": "John", "suffix": "Jr."},
+        {"family": "King", "given": "Martin Luther", "suffix": "Jr."},
+    ]
+    volume = csl("edited-volume")
+    assert "author" not in volume
+    assert volume["editor"] == [
+        {"family": "Gumbrecht", "given": "Hans Ulrich"},
+        {"family": "Pfeiffer", "given": "K. Ludwig"},
+    ]
+    assert csl("chapter-with-editors")["editor"] == [{"family": "Roe", "given": "Richard"}]
+
+
+# --- ORCID: what a record holds beyond works ------------------------------------------------
+
+
+def test_an_orcid_record_takes_each_works_own_doi_and_lists_what_it_leaves() -> None:
+    from directory.formats.orcid import parse_orcid_record
+
+    path = FIXTURES.parent / "orcid" / "record_person.json"
+    record = parse_orcid_record(path.read_bytes(), "Rong Chen", max_bytes=1 << 20)
+
+    works = {e.data["title"]: e.data for e in record.entries}
+    assert works["A Journal Version of a Preprint"]["doi"] == "10.1145/9999.0001"
+    # A chapter's only DOI is the book's ("part-of"): not the chapter's own.
+    assert works["A Chapter Whose Only DOI Is the Book's"]["doi"] is None
+    services = sorted((r.data["kind"], r.data["venue"], r.data["year"]) for r in record.records)
+    assert services == [
+        ("editorial", "ACM TOCS", 2022), ("other", "ACM", 2020), ("reviewer", "Nature", 2023),
+    ]  # fmt: skip
+    said = " ".join(p.message for p in record.problems)
+    assert all(p.severity == "skipped" for p in record.problems)
+    assert "biography (" in said and "operating systems, RDMA" in said
+    assert "Lab: https://ipads.example.org" in said and "research resources" in said
+
+
+def test_orcid_works_and_activities_documents_are_read_too() -> None:
+    import json
+
+    from directory.formats.orcid import parse_orcid_record
+
+    whole = json.loads((FIXTURES.parent / "orcid" / "record_person.json").read_text())
+    activities = whole["activities-summary"]
+    for document in (activities, activities["works"]):
+        record = parse_orcid_record(json.dumps(document), "Rong Chen", max_bytes=1 << 20)
+        assert record.problems == [] or all(p.severity == "skipped" for p in record.problems)
+        assert len(record.entries) == 2

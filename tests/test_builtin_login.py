@@ -23,21 +23,25 @@ def csrf_token(html: str) -> str:
     return re.search(r'name="csrf_token"[^>]*value="([^"]+)"', html).group(1)
 
 
-@pytest.fixture
-def site(test_engine, join_test_transaction):
+def standalone_site(test_engine, **config):
     """The standalone site of wsgi.py (built-in login on, "admin" is the admin)."""
     from wsgi import create_app
 
-    app = create_app(
+    return create_app(
         {
             "TESTING": True,
             "SECRET_KEY": "test",
             "DIRECTORY_ENGINE": test_engine,
             "DIRECTORY_LOGIN_MAX_ATTEMPTS": 3,
             "DIRECTORY_LOGIN_LOCKOUT_MINUTES": 15,
+            **config,
         }
     )
-    return join_test_transaction(app)
+
+
+@pytest.fixture
+def site(test_engine, join_test_transaction):
+    return join_test_transaction(standalone_site(test_engine))
 
 
 @pytest.fixture
@@ -56,13 +60,18 @@ def account(db, make_person):
 
 
 def sign_in(
-    client, username: str, password: str, next_url: str | None = None, source: str = "127.0.0.1"
+    client,
+    username: str,
+    password: str,
+    next_url: str | None = None,
+    source: str = "127.0.0.1",
+    headers: dict | None = None,
 ):
     url = "/directory/login" + (f"?next={next_url}" if next_url else "")
     environ = {"REMOTE_ADDR": source}
-    token = csrf_token(client.get(url, environ_base=environ).get_data(as_text=True))
-    data = {"username": username, "password": password, "csrf_token": token}
-    return client.post(url, data=data, environ_base=environ)
+    page = client.get(url, environ_base=environ, headers=headers)
+    data = {"username": username, "password": password, "csrf_token": csrf_token(page.text)}
+    return client.post(url, data=data, environ_base=environ, headers=headers)
 
 
 def profile(client) -> str:
@@ -75,7 +84,8 @@ def test_signing_in_shows_the_name_and_members_content(client, account) -> None:
 
     response = sign_in(client, "Ada", PASSWORD)  # usernames are not case-sensitive
     assert response.status_code == 302
-    assert response.headers["Location"] == "/directory/"
+    # No page to come back to: Ada lands on her own editor.
+    assert response.headers["Location"] == "/directory/me"
 
     html = profile(client)
     assert "members news" in html
@@ -204,14 +214,23 @@ def test_signing_in_starts_a_fresh_session(client, account) -> None:
     "target, expected",
     [
         ("/directory/people/ada-lovelace", "/directory/people/ada-lovelace"),
-        ("//evil.example/", "/directory/"),
-        ("https://evil.example/", "/directory/"),
-        ("/\\evil.example", "/directory/"),
+        # Anywhere else is ignored: Ada lands on her own editor, never off the site.
+        ("//evil.example/", "/directory/me"),
+        ("https://evil.example/", "/directory/me"),
+        ("/\\evil.example", "/directory/me"),
     ],
 )
 def test_next_only_leads_to_this_site(client, account, target, expected) -> None:
     response = sign_in(client, "ada", PASSWORD, next_url=target)
     assert response.headers["Location"] == expected
+
+
+def test_an_account_without_a_profile_lands_on_the_listing(client, db) -> None:
+    save_account(db, "visitor", PASSWORD)
+    db.commit()
+    for target in (None, "https://evil.example/"):
+        response = sign_in(client, "visitor", PASSWORD, next_url=target)
+        assert response.headers["Location"] == "/directory/"
 
 
 def test_the_sign_in_link_comes_back_to_the_page(client) -> None:
@@ -299,3 +318,55 @@ def test_a_session_key_means_nothing_while_builtin_login_is_off(
     with client.session_transaction() as session:
         session["_directory_user"] = "ada"
     assert "members news" not in profile(client)
+
+
+# ----------------------------------------------------------------------------- behind proxies
+
+
+def via_proxy(visitor: str) -> dict:
+    """What nginx in front of the site adds to a request from ``visitor``."""
+    return {
+        "X-Forwarded-For": visitor,
+        "X-Forwarded-Proto": "https",
+        "X-Forwarded-Host": "people.example.edu",
+    }
+
+
+def test_behind_a_trusted_proxy_the_throttle_counts_each_visitor(
+    test_engine, join_test_transaction, db
+) -> None:
+    """Every request comes from the proxy's address; with TRUSTED_PROXIES=1 the throttle sees
+    the visitor's (without, one guesser would block the sign-in of everyone behind the proxy)."""
+    client = join_test_transaction(standalone_site(test_engine, TRUSTED_PROXIES=1)).test_client()
+    save_account(db, "admin", PASSWORD)
+    db.commit()
+    for _ in range(20):
+        sign_in(client, "admin", "guess", headers=via_proxy("203.0.113.9"))
+    blocked = sign_in(client, "admin", PASSWORD, headers=via_proxy("203.0.113.9"))
+    assert BLOCKED in blocked.text
+    assert sign_in(client, "admin", PASSWORD, headers=via_proxy("192.0.2.1")).status_code == 302
+
+
+def test_behind_a_trusted_proxy_links_are_https_on_the_public_host(
+    test_engine, join_test_transaction
+) -> None:
+    client = join_test_transaction(standalone_site(test_engine, TRUSTED_PROXIES="1")).test_client()
+    index = client.get("/directory/api/v1/", headers=via_proxy("192.0.2.1")).get_json()
+    assert index["people"] == "https://people.example.edu/directory/api/v1/people"
+    page = client.get("/directory/", headers=via_proxy("192.0.2.1")).text
+    assert '<link rel="canonical" href="https://people.example.edu/directory/"' in page
+
+
+def test_without_trusted_proxies_forwarded_headers_are_ignored(client, account) -> None:
+    """A visitor talking to the app directly cannot pick its address or host by header."""
+    for i in range(12):  # the address's limit (4 names x 3), each with another forged address
+        sign_in(client, f"name{i % 4}", "guess", headers=via_proxy(f"198.51.100.{i}"))
+    assert BLOCKED in sign_in(client, "ada", PASSWORD, headers=via_proxy("192.0.2.7")).text
+    index = client.get("/directory/api/v1/", headers=via_proxy("192.0.2.1")).get_json()
+    assert index["people"] == "http://localhost/directory/api/v1/people"
+
+
+@pytest.mark.parametrize("value", ["one", "-1", "1.5", True])
+def test_a_bad_trusted_proxies_value_stops_the_site(test_engine, value) -> None:
+    with pytest.raises(ValueError, match="TRUSTED_PROXIES must be a whole number"):
+        standalone_site(test_engine, TRUSTED_PROXIES=value)

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable
+from base64 import b64encode
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -28,10 +30,12 @@ from directory.services.identity import BUILTIN_GENERATION_KEY, BUILTIN_SESSION_
 from directory.services.invitations import create_invitation
 from directory.services.photos import photo_from_bytes
 from directory.services.pubimport import create_draft
+from directory.services.reminders import link_token
 from directory.services.unit_of_work import UnitOfWork
 
 from .conftest import make_app
 from .editing_support import csrf_token
+from .mail_support import Inbox, mail_settings, smtp_server
 
 # Every test of this module sees the demo department, loaded once (see shared_demo.py).
 from .shared_demo import connection, demo_connection  # noqa: F401
@@ -41,6 +45,10 @@ MUTATING = ("DELETE", "PATCH", "POST", "PUT")
 PASSWORD = "correct horse battery"
 #: The profile the requests are about: a faculty member with entries and shared papers.
 SUBJECT = "xingda-wei"
+#: A profile made stale (created and edited long ago) for the reminder.
+STALE = "yang-liu"
+LONG_AGO = datetime.now(UTC) - timedelta(days=900)
+ONBOARDING_CSV = "name,email,role\nOnly Once,only.once@example.org,staff\n"
 BIBTEX = """@inproceedings{wei2026csrf,
   title = {Tokens Everywhere: A Study of Forms},
   author = {Wei, Xingda},
@@ -70,7 +78,14 @@ ROUTES = mutating_rules(_COLLECTION_APP)
 
 
 @pytest.fixture(scope="module")
-def host(app: Flask, demo_connection) -> Flask:  # noqa: F811
+def inbox() -> Iterator[tuple[Inbox, int]]:
+    """The mail server reminders are sent to (a real SMTP server on a loopback port)."""
+    with smtp_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def host(app: Flask, demo_connection, inbox) -> Flask:  # noqa: F811
     """A site that turns Flask-WTF's CSRF check off, as some hosts do; its own sign-in is on
     so that /login and /logout are live routes too."""
     site = make_app(
@@ -78,6 +93,7 @@ def host(app: Flask, demo_connection) -> Flask:  # noqa: F811
         DIRECTORY_IDENTITY_SOURCE="builtin",
         DIRECTORY_BUILTIN_LOGIN=True,
         DIRECTORY_ENGINE=app.extensions["directory"].db.engine,
+        **mail_settings(inbox[1]),
     )
     site.extensions["directory"].db.sessionmaker.configure(
         bind=demo_connection, join_transaction_mode="create_savepoint"
@@ -149,6 +165,22 @@ def world(host: Flask) -> dict[str, Any]:
             .limit(2)
         ).all()
         area = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.id)).first()
+        # A co-author import's suggestion to the subject, waiting for their answer.
+        asked = m.Publication(title="A Paper Someone Imported", year=2024)
+        asked.authorships.append(
+            m.Authorship(position=0, name="Initials Only", suggested_person_id=person.id)
+        )
+        session.add(asked)
+        # A stale profile with an address, to be reminded; and a reminder's link to follow.
+        stale = people[STALE]
+        stale.email, stale.created_at = "yang.liu@example.org", LONG_AGO
+        for record in session.scalars(
+            select(m.ChangeRecord).where(m.ChangeRecord.person_id == stale.id)
+        ):
+            record.created_at = LONG_AGO
+        reminder = m.Reminder(person_id=people["jiahao-wang"].id, sent_to="jw@example.org")
+        session.add(reminder)
+        session.flush()
         session.commit()
         world = {
             "url": {
@@ -156,13 +188,15 @@ def world(host: Flask) -> dict[str, Any]:
                 "relation_id": relation.id, "record_id": record.id,
                 "delegation_id": delegation.id, "pub_id": shared.id, "uid": shared.uid,
                 "token": draft.token, "invitation": invitation, "pending_id": pending.id,
-                "area_id": area.id,
+                "area_id": area.id, "authorship_id": asked.authorships[0].id,
+                "reminder": link_token(host.secret_key, reminder),
             },
             "person_id": person.id, "full_name": person.full_name,
             "person_version": person.version, "entry_version": course.version,
             "pub_version": shared.version, "other_uid": other.uid,
             "area_version": area.version, "new_delegate": people["rongxin-cheng"].id,
             "keep": people["jinbo-han"].id, "duplicate": people["kaixi-zhang"].id,
+            "stale": stale.id,
         }  # fmt: skip
         session.close()
     # The preview's fingerprint, as the page gives it to the browser.
@@ -215,6 +249,9 @@ class Sample:
     #: The department admin may do everything but what needs a profile of one's own.
     who: str | None = "admin"
     url: dict[str, str] = field(default_factory=dict)
+    #: For a POST that by design writes nothing (a preview): what its accepted answer shows,
+    #: the control that the refusal without a token was the token's doing.
+    shows: str | None = None
 
 
 def _person(w: dict[str, Any], url: dict[str, Any]) -> dict[str, Any]:
@@ -241,8 +278,14 @@ SAMPLES: dict[str, Sample] = {
     "directory.edit_photo": Sample(lambda w, url: {  # another picture than the one it has
         "photo": (io.BytesIO(_image("PNG", (80, 80))), "me.png"), "alt_text": "A new portrait"}),
     "directory.remove_photo": Sample(),
+    "directory.edit_photo_focus": Sample(lambda w, url: {
+        "focus_x": "25", "focus_y": "30", "version": w["person_version"]}),
+    "directory.edit_papers_and_cv": Sample(lambda w, url: {
+        "repeat_selected": "y", "cv_publications": "1", "version": w["person_version"]}),
     "directory.confirm_current": Sample(),
     "directory.confirm_advising": Sample(),
+    "directory.confirm_authorship": Sample(),
+    "directory.decline_authorship": Sample(),
     "directory.revert_change": Sample(),
     "directory.delegates": Sample(lambda w, url: {"delegate_id": str(w["new_delegate"])}),
     "directory.remove_delegate": Sample(),
@@ -268,11 +311,20 @@ SAMPLES: dict[str, Sample] = {
     "directory.publications_import": Sample(lambda w, url: {"bibtex_text": BIBTEX}),
     "directory.publications_preview": Sample(lambda w, url: {"fingerprint": w["fingerprint"]}),
     "directory.publications_discard": Sample(),
-    "directory.publication_view_update": Sample(lambda w, url: {"hidden": "y"}),
+    "directory.publications_manage": Sample(lambda w, url: {"shown": w["url"]["uid"],
+                                                            "hidden": w["url"]["uid"]}),
     "directory.publication_merge": Sample(lambda w, url: {"other": w["other_uid"]}),
     "directory.publication_versions": Sample(lambda w, url: {"other": w["other_uid"],
                                                              "direction": "this"}),
     "directory.publication_split": Sample(lambda w, url: {"person": str(w["person_id"])}),
+    "directory.admin_import_people": Sample(lambda w, url: {
+        "people_file": (io.BytesIO(ONBOARDING_CSV.encode()), "people.csv")},
+        shows="<strong>1</strong> ready"),
+    "directory.admin_import_confirm": Sample(lambda w, url: {
+        "source": b64encode(ONBOARDING_CSV.encode()).decode(), "lines": "2"}),
+    "directory.publish_profile": Sample(lambda w, url: {"listed": "0"}),
+    "directory.admin_remind": Sample(lambda w, url: {"people": str(w["stale"])}),
+    "directory.still_current": Sample(url={"token": "reminder"}, who=None),
 }  # fmt: skip
 
 
@@ -330,4 +382,8 @@ def test_a_request_without_its_token_is_refused_and_writes_nothing(
         f"{method} {url} with its token, as {sample.who or 'nobody'}: {response.status_code}\n"
         + response.get_data(as_text=True)[:2000]
     )
-    assert changes(before, fingerprint(db, client)), f"{method} {url} changed nothing"
+    if sample.shows is not None:
+        assert sample.shows in response.get_data(as_text=True), f"{method} {url}: not shown"
+        assert changes(before, fingerprint(db, client)) == {}, f"{method} {url} wrote"
+    else:
+        assert changes(before, fingerprint(db, client)), f"{method} {url} changed nothing"

@@ -15,6 +15,7 @@ from directory import models as m
 from directory.services import department
 from directory.services.access import listed_publications
 from directory.services.identity import ANONYMOUS
+from directory.web.views import sitemap as sitemap_view
 
 from .conftest import login
 from .page_helpers import (
@@ -117,7 +118,9 @@ def test_research_areas_index_and_area_page(client) -> None:
     html = get(client, "/directory/areas/")
     item = html[html.index(">Machine Learning Systems</a>") :][:300]
     assert "19 people" in item
-    assert "2 open positions" in item and 'href="/directory/recruiting?area=machine' in item
+    # Danyang Zhuo's PhD notice (his interests: cloud computing and ML systems), Xingda Wei's
+    # PhD and intern notices.
+    assert "3 open positions" in item and 'href="/directory/recruiting?area=machine' in item
 
     # An area's page: its people, open notices and recent papers.
     html = get(client, "/directory/areas/operating-systems")
@@ -143,7 +146,10 @@ def test_demo_recruiting_filters_by_level_and_area_return_exactly_the_matching_n
         "danyang-zhuo/PhD students",
     ]
     url = "/directory/recruiting?level=phd&area=machine-learning-systems"
-    assert notice_owners(get(client, url)) == ["xingda-wei/PhD students"]
+    assert notice_owners(get(client, url)) == [
+        "xingda-wei/PhD students",
+        "danyang-zhuo/PhD students",
+    ]
     url = "/directory/recruiting?level=intern&area=distributed-systems"
     assert notice_owners(get(client, url)) == ["xingda-wei/Research interns"]
     html = get(client, "/directory/recruiting?level=intern&area=operating-systems")
@@ -176,9 +182,11 @@ def test_recruiting_feed_follows_the_filters_and_is_advertised_in_the_head(clien
         "http://directory.test/directory/recruiting.atom?level=phd&area=machine-learning-systems"
     )
     entries = atom_entries(client, url)
-    assert len(entries) == 1
+    titles = [entry.findtext(f"{ATOM}title") for entry in entries]
+    assert titles == ["PhD students with Xingda Wei", "PhD students with Danyang Zhuo (Fall 2026)"]
     entry = entries[0]
-    assert entry.findtext(f"{ATOM}title") == "PhD students with Xingda Wei"
+    terms = [c.get("term") for c in entry.findall(f"{ATOM}category")]
+    assert "Rolling / any time" in terms
     assert entry.find(f"{ATOM}link").get("href").endswith("/people/xingda-wei#recruiting")
     assert "How to apply" in entry.findtext(f"{ATOM}content")
     assert entry.find(f"{ATOM}content").get("type") == "html"
@@ -241,6 +249,25 @@ def test_sitemap_lists_department_pages_and_public_profiles(client, db, make_per
     assert len(locs) == len(set(locs)) == 6 + 6 + 19 + len(papers)  # alumni: from /alumni
 
 
+def test_a_sitemap_past_the_protocols_limit_becomes_an_index_of_parts(client, monkeypatch) -> None:
+    """sitemaps.org: at most 50,000 URLs a sitemap (an importing department can pass it)."""
+    whole = ET.fromstring(client.get("/directory/sitemap.xml").data)  # noqa: S314 - our own
+    every = [url.findtext(f"{SITEMAP}loc") for url in whole.findall(f"{SITEMAP}url")]
+    monkeypatch.setattr(sitemap_view, "MAX_URLS", 20)
+    index = ET.fromstring(client.get("/directory/sitemap.xml").data)  # noqa: S314
+    assert index.tag == f"{SITEMAP}sitemapindex"
+    parts = [s.findtext(f"{SITEMAP}loc") for s in index.findall(f"{SITEMAP}sitemap")]
+    assert len(parts) == -(-len(every) // 20) >= 2
+    found = []
+    for part in parts:
+        urlset = ET.fromstring(client.get(part).data)  # noqa: S314
+        found += [url.findtext(f"{SITEMAP}loc") for url in urlset.findall(f"{SITEMAP}url")]
+        assert len(urlset) <= 20
+    assert found == every
+    for bad in ("0", str(len(parts) + 1), "one", "1%00"):
+        assert client.get(f"/directory/sitemap.xml?part={bad}").status_code == 404
+
+
 def test_department_pages_have_the_navigation_and_no_inline_styles_or_scripts(client) -> None:
     pages = ("/", "/areas/", "/areas/networking", "/recruiting", "/alumni", "/publications")
     pages += ("/news",)
@@ -253,3 +280,40 @@ def test_department_pages_have_the_navigation_and_no_inline_styles_or_scripts(cl
         assert "style=" not in html, page
         scripts = re.findall(r"<script(?![^>]*application/ld\+json)[^>]*>", html)
         assert all("src=" in tag for tag in scripts), page
+
+
+def test_phd_fall_2026_machine_learning_systems_answers_both_professors(client) -> None:
+    """The prospective student's question on the demo: Danyang Zhuo recruits PhD students
+    for Fall 2026, Xingda Wei at any time (rolling), both in machine-learning systems."""
+    url = "/directory/recruiting?level=phd&term=Fall+2026&area=machine-learning-systems"
+    html = get(client, url)
+    assert notice_owners(html) == ["xingda-wei/PhD students", "danyang-zhuo/PhD students"]
+    assert "2 open positions." in html
+    xingda = html[html.index("people/xingda-wei") :].split("</article>")[0]
+    assert "Rolling: any time" in xingda
+    danyang = html[html.index("people/danyang-zhuo") :].split("</article>")[0]
+    assert 'tag--term">Fall 2026<' in danyang
+    # The same answer from its feed and from the API.
+    feed = atom_entries(client, url.replace("/recruiting?", "/recruiting.atom?"))
+    assert len(feed) == 2
+    api = client.get(
+        "/directory/api/v1/positions?level=phd&term=Fall+2026&area=machine-learning-systems"
+    ).get_json()
+    assert sorted(p["person"]["slug"] for p in api["items"]) == ["danyang-zhuo", "xingda-wei"]
+    # Another term: Xingda Wei's rolling notice still, Danyang Zhuo's Fall 2026 one not.
+    html = get(client, "/directory/recruiting?level=phd&term=Spring+2027")
+    assert notice_owners(html) == ["xingda-wei/PhD students"]
+
+
+def test_recruiting_badges_say_level_and_term_once_each(client) -> None:
+    cards = get(client, "/directory/?recruiting=1")
+    badges = re.findall(r'class="badge badge--recruiting"[^>]*>(.*?)<span', cards)
+    assert sorted(badges) == [
+        "Recruiting: PhD students (Fall 2026)",
+        "Recruiting: PhD students, Research interns (any time)",
+    ]
+    profile = get(client, "/directory/people/xingda-wei")
+    badge = re.search(
+        r'<p class="badge badge--recruiting"><a href="#recruiting">(.*?)</a>', profile
+    )
+    assert badge.group(1) == "Recruiting: PhD students, Research interns (any time)"

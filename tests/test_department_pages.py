@@ -43,10 +43,17 @@ def test_recruiting_filters_by_term_person_and_funding(client, make_person, db) 
     )
     db.commit()
     html = get(client, "/directory/recruiting")
-    # Terms offered are the ones in use.
-    assert "<option>Fall 2027</option>" in html and "<option>Spring 2027</option>" in html
-    assert notice_owners(get(client, "/directory/recruiting?term=Fall+2027")) == [
-        "ada-lovelace/PhD students"
+    # Terms offered are the ones in use, soonest first, and "rolling only" (the postdoc).
+    offered = re.findall(
+        r'<option value="([^"]*)"', html.split('name="term"')[1].split("</select>")[0]
+    )
+    assert offered == ["", "Spring 2027", "Fall 2027", "rolling"]
+    # A term shows that term's notices and the rolling ones, labelled as such.
+    fall = get(client, "/directory/recruiting?term=Fall+2027")
+    assert notice_owners(fall) == ["ada-lovelace/PhD students", "ada-lovelace/Postdocs"]
+    assert fall.count("Rolling: any time") == 1
+    assert notice_owners(get(client, "/directory/recruiting?term=rolling")) == [
+        "ada-lovelace/Postdocs"
     ]
     assert notice_owners(get(client, "/directory/recruiting?person=bob-builder")) == [
         "bob-builder/PhD students"

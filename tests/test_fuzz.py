@@ -27,6 +27,7 @@ from .test_csrf_everywhere import (  # noqa: F401 - the fixtures of the walk
     _url_values,
     client,
     host,
+    inbox,
     sign_in,
     world,
 )

@@ -1,10 +1,12 @@
 """No input gives a 500 and every output stays well-formed: record versions out of range,
 control characters in every text field of every form (one rule, the same on SQLite and
 PostgreSQL), control characters that other paths store, XML outputs whatever is stored, a
-connection lost before teardown, and an SQLite save that cannot get the write lock."""
+connection lost before teardown, an SQLite save that cannot get the write lock, and a NUL
+byte in any URL's slug or uid."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from xml.etree import ElementTree as ET
 
@@ -197,3 +199,27 @@ def test_a_save_that_cannot_get_the_sqlite_lock_is_a_conflict_with_the_input_kep
             "My typed news"
         ]
     state.dispose()
+
+
+def _get_routes_with_parameters(app: Flask) -> list[str]:
+    return sorted(
+        rule.rule
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint.startswith("directory.") and "GET" in rule.methods and rule.arguments
+    )
+
+
+def test_a_nul_byte_in_a_urls_slug_or_uid_is_a_404_on_every_route(app, client, make_person) -> None:
+    """PostgreSQL refuses NUL in any text parameter: ``/people/%00`` was a server error."""
+    make_person()
+    routes = _get_routes_with_parameters(app)
+    assert {"/directory/people/<slug>", "/directory/publications/<uid>"} <= set(routes)
+    answers = {}
+    for rule in routes:
+        for value in ("%00", "ada-lovelace%00", "1%002"):
+            url = re.sub(r"<(?:int:)?[^>]+>", value, rule)
+            response = client.get(url)
+            answers[url] = response.status_code
+            if response.status_code == 404 and "/api/" in url:
+                assert response.mimetype == "application/problem+json", url
+    assert {url: code for url, code in answers.items() if code != 404} == {}

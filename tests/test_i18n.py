@@ -42,7 +42,7 @@ from .test_access_matrix import (
 from .test_cache import caching  # noqa: F401 - the session app with the page cache on
 
 ZH = {"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.5"}
-TEMPLATE_FILES = sorted(TEMPLATES.rglob("*.html"))
+TEMPLATE_FILES = sorted([*TEMPLATES.rglob("*.html"), *TEMPLATES.rglob("*.txt")])
 CATALOGUE = shipped_catalogues()["zh_Hans"]
 
 
@@ -521,9 +521,13 @@ def test_command_line_messages_follow_the_environments_language(app, db, make_pe
 
 def test_force_locale_speaks_another_language_for_a_while(app) -> None:
     with app.test_request_context("/directory/", headers=ZH):
+        template = app.jinja_env.from_string("{{ _('Recruiting') }}")
+        template.name = "directory/mail/test.txt"  # one of the directory's templates
         assert i18n.gettext("Recruiting") == "招生"
         with i18n.force_locale("en"):
             assert i18n.gettext("Recruiting") == "Recruiting"
-            assert render_template_string("{{ _('Recruiting') }}") == "Recruiting"
+            assert template.render() == "Recruiting"
         assert i18n.gettext("Recruiting") == "招生"
-        assert render_template_string("{{ _('Recruiting') }}") == "招生"
+        assert template.render() == "招生"
+        # The same call in a template of the host is the host's (no catalogue here).
+        assert render_template_string("{{ _('Recruiting') }}") == "Recruiting"

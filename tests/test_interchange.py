@@ -8,7 +8,7 @@ import json
 from sqlalchemy import delete, func, select
 
 from directory import models as m
-from directory.formats.interchange import export_person
+from directory.formats.interchange import export_person, schema
 
 
 def faculty_doc(**person) -> dict:
@@ -174,3 +174,34 @@ def test_export_then_import_into_an_empty_database_reproduces_the_profiles(
     db.expire_all()
     again = {f"{p.slug}.json": export_person(db, p) for p in db.scalars(select(m.Person))}
     assert again == first
+
+
+def test_the_owners_choices_and_the_photos_focal_point_travel_with_the_profile(
+    runner, db, tmp_path, demo
+) -> None:
+    """Exported and imported again: the paper-list and CV choices, and the photo's focal point
+    with its very bytes (a JPEG that is only an image is not encoded again on import)."""
+    wei = db.scalar(select(m.Person).where(m.Person.slug == "xingda-wei"))
+    wei.repeat_selected, wei.cv_sections = True, ["publications", "education"]
+    wei.photo.focus_x, wei.photo.focus_y = 25, 10
+    db.commit()
+    data = wei.photo.data
+    doc = export_person(db, wei)
+    assert doc["person"]["photo"]["focus"] == [25, 10]
+    assert (doc["person"]["repeat_selected"], doc["person"]["cv_sections"]) == (
+        True, ["publications", "education"])  # fmt: skip
+    path = tmp_path / "wei.json"
+    path.write_text(json.dumps(doc))
+    db.delete(wei)
+    db.commit()
+    result = runner.invoke(args=["directory", "import-profile", str(path)])
+    assert result.exit_code == 0, result.output
+    db.expire_all()
+    wei = db.scalar(select(m.Person).where(m.Person.slug == "xingda-wei"))
+    assert (wei.repeat_selected, wei.cv_sections) == (True, ["publications", "education"])
+    assert (wei.photo.focus_x, wei.photo.focus_y, wei.photo.data) == (25, 10, data)
+
+
+def test_the_schema_names_the_cv_sections_the_code_knows() -> None:
+    person = schema()["$defs"]["person"]["properties"]
+    assert person["cv_sections"]["items"]["enum"] == [name for name, _ in m.CV_SECTIONS]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -13,7 +15,7 @@ from directory import migrate
 from directory.db import make_engine
 from directory.models import Base
 
-from .conftest import scratch_database
+from .conftest import make_app, scratch_database
 
 
 @pytest.fixture
@@ -62,3 +64,70 @@ def test_host_filter_hides_every_directory_table() -> None:
         migrate.exclude_directory_tables(None, migrate.VERSION_TABLE, "table", True, None) is False
     )
     assert migrate.exclude_directory_tables(None, "users", "table", True, None) is True
+
+
+# ----------------------------------------------------------------------------- the commands
+
+VERSIONS = Path(__file__).resolve().parent.parent / "migrations" / "versions"
+
+
+def _files() -> list[tuple[str, str]]:
+    """(number from the file's name, revision id written in it) of each migration file."""
+    found = []
+    for path in sorted(VERSIONS.glob("*.py")):
+        (revision,) = re.findall(r'^revision = "([^"]+)"$', path.read_text(), re.MULTILINE)
+        found.append((path.name.split("_")[0], revision))
+    return found
+
+
+def test_db_commands_take_a_migrations_number_and_say_what_they_did(scratch_url) -> None:
+    app = make_app(DIRECTORY_DATABASE_URL=scratch_url)
+    engine = app.extensions["directory"].db.engine
+    runner = app.test_cli_runner()
+    files = _files()
+    assert len(files) >= 8 and files[4] == ("0005", "pubs_1")  # ids do not follow the numbers
+    (head_number, head), (_, one_before) = files[-1], files[-2]
+    try:
+        up = runner.invoke(args=["directory", "db", "upgrade"])
+        assert up.exit_code == 0, up.output
+        assert (
+            f"Upgraded the directory's tables from nothing to {head_number} ({head})." in up.output
+        )
+
+        history = runner.invoke(args=["directory", "db", "history"]).output.splitlines()
+        assert [line.split()[:2] for line in history] == [list(pair) for pair in files]
+        assert [line.endswith("(current)") for line in history] == [False] * (len(files) - 1) + [
+            True
+        ]
+
+        down = runner.invoke(args=["directory", "db", "downgrade", "0005"])
+        assert down.exit_code == 0, down.output
+        assert f"from {head_number} ({head}) to 0005 (pubs_1)." in down.output
+        assert migrate.current_revisions(engine) == ("pubs_1",)
+        assert "_import_drafts" in " ".join(_tables(engine))
+        assert runner.invoke(args=["directory", "db", "current"]).output == "0005 (pubs_1)\n"
+        assert (
+            "already at 0005 (pubs_1)"
+            in runner.invoke(args=["directory", "db", "downgrade", "5"]).output
+        )
+
+        # A relative step still works without `--`; an id as before.
+        assert runner.invoke(args=["directory", "db", "upgrade", files[5][1]]).exit_code == 0
+        assert migrate.current_revisions(engine) == (files[5][1],)
+        assert runner.invoke(args=["directory", "db", "downgrade", "-1"]).exit_code == 0
+        assert migrate.current_revisions(engine) == ("pubs_1",)
+
+        for unknown in ("9999", "no_such_revision"):
+            refused = runner.invoke(args=["directory", "db", "downgrade", unknown])
+            assert refused.exit_code == 1
+            assert unknown in refused.output.splitlines()[0]
+            listing = refused.output[refused.output.index("The migrations") :]
+            assert all(f"{n}  {r}" in listing for n, r in files)
+            assert migrate.current_revisions(engine) == ("pubs_1",)
+
+        up = runner.invoke(args=["directory", "db", "upgrade", str(int(head_number))])
+        assert f"from 0005 (pubs_1) to {head_number} ({head})." in up.output
+        assert files[-2][1] == one_before
+    finally:
+        migrate.downgrade(engine, "base")
+        app.extensions["directory"].db.dispose()

@@ -144,9 +144,25 @@ def test_long_author_lists_fold_keeping_the_owner_and_co_first_authors(
     for name in ("Yu Guan", "Dennis Cai", "Zhilong Zheng"):
         assert name not in visible
     assert "and 9 more authors" in html
+    # It reads "A, B, C, D, E, …, Ennan Zhai*, Jiangfei Duan and 9 more authors": one "…"
+    # for the gap between those shown, none before "and 9 more" (which says it already).
+    short = visible.split('<span class="pub__authors-short">')[1].split("</span>\n")[0]
+    words = re.sub(r"<[^>]+>", "", short)
+    assert words.count("…") == 1 and words.rstrip().endswith("Jiangfei Duan")
+    assert words.index("Pengcheng Zhang") < words.index("…") < words.index("Ennan Zhai*")
+    # Open, the whole list replaces the short one (a stylesheet rule, no script) and the
+    # summary says "Fewer authors".
+    assert "Fewer authors" in html.split('<details class="pub__more-authors">')[1]
     # Without JavaScript the whole list opens from the <details>, in print order.
     folded = html.split('<details class="pub__more-authors">')[1].split("</details>")[0]
     assert [n for n in names if n in folded] == names
+    # A list that would hide fewer than three names (14 shown of 16) is shown whole: "and 2
+    # more authors" would take the room of the two names.
+    monkeypatch.setitem(app.config, "DIRECTORY_AUTHOR_LIST_LENGTH", 14)
+    html = client.get(f"{P}/people/jiangfei-duan").get_data(as_text=True)
+    assert "more authors" not in html and all(n in html for n in names)
+    monkeypatch.setitem(app.config, "DIRECTORY_AUTHOR_LIST_LENGTH", 11)
+    assert "and 3 more authors" in client.get(f"{P}/people/jiangfei-duan").get_data(as_text=True)
     # The paper's own page shows every author, unfolded.
     page = client.get(f"{P}/publications/{pub.uid}").get_data(as_text=True)
     assert "more authors" not in page and all(n in page for n in names)
@@ -163,3 +179,82 @@ def test_each_paper_has_a_bib_toggle_and_the_year_is_not_printed_twice(
     assert "@inproceedings{" in html and "title = {Engines}" in html
     assert "USENIX OSDI 2025, 2025" not in html and "USENIX OSDI 2025." in html
     assert '<span class="tag tag--venue">OSDI&#39;25</span>' in html
+
+
+def test_the_owner_chooses_to_list_selected_papers_again_below(client, db, make_person) -> None:
+    """Through the editor's "Paper list and CV" form: recorded in the history; the profile,
+    the CV and the printed profile (the same page) then list each selected paper twice, once
+    under "Selected" and once first under its own heading, with one anchor per paper."""
+    wei = make_person("Xingda Wei", user_key="wei")
+    add_seed(db, wei, selected_every=False)
+    login(client, "wei")
+    url = f"{P}/people/xingda-wei/edit/papers-and-cv"
+    form = client.get(url).get_data(as_text=True)
+    checkbox = form.split('name="repeat_selected"')[0].rsplit("<input", 1)[1]
+    assert "checked" not in checkbox  # the default: each paper listed once
+    assert f'href="{url}"' in client.get(f"{P}/me").get_data(as_text=True)
+    response = post(client, url, {"repeat_selected": "y", "version": wei.version,
+                                  **{f"cv_{name}": str(i) for i, (name, _) in
+                                     enumerate(m.CV_SECTIONS, start=1)}})  # fmt: skip
+    assert response.status_code == 302
+    record = db.scalars(select(ChangeRecord).where(ChangeRecord.entity_kind == "person")).one()
+    assert record.before["repeat_selected"] is False and record.after["repeat_selected"] is True
+    html = client.get(f"{P}/people/xingda-wei").get_data(as_text=True)
+    shown = titles(html)
+    assert len(shown) == len(SEED) + 3 and len(set(shown)) == len(SEED)
+    assert headings(html) == ["Selected", "Preprints", "2026", "2025", "2024", "2023"]
+    # Each selected paper again, first under its own heading, then that heading's others in
+    # the owner's order: the first preprint, then "Simple is Better" (2026), BlitzScale (2025).
+    assert shown[3:5] == [SEED[8][2], SEED[9][2]]
+    assert shown[5:10] == [SEED[i][2] for i in (0, 1, 2, 3, 4)]
+    assert shown[10:12] == [SEED[6][2], SEED[5][2]]
+    assert shown[12:] == [SEED[i][2] for i in (7, 10, 11)]
+    uid = db.scalar(select(m.Publication.uid).where(m.Publication.title == SEED[0][2]))
+    assert html.count(f'id="pub-{uid}"') == 1 and html.count(f'id="selected-pub-{uid}"') == 1
+    cv = client.get(f"{P}/people/xingda-wei/cv").get_data(as_text=True)
+    assert cv.count(SEED[0][2]) == 2 and cv.count(SEED[1][2]) == 1
+    # Back to the default: each paper once again.
+    db.expire_all()
+    response = post(client, url, {"version": db.get(m.Person, wei.id).version,
+                                  "cv_publications": "1"})  # fmt: skip
+    assert response.status_code == 302
+    db.expire_all()
+    assert db.get(m.Person, wei.id).repeat_selected is False
+    assert len(titles(client.get(f"{P}/people/xingda-wei").get_data(as_text=True))) == len(SEED)
+
+
+def test_a_repeat_choice_needing_approval_waits_and_approving_applies_it(
+    client, db, make_person, app, monkeypatch
+) -> None:
+    wei = make_person("Xingda Wei", user_key="wei")
+    add_seed(db, wei, selected_every=False)
+    monkeypatch.setitem(app.config, "DIRECTORY_APPROVAL_ROLES", ["faculty"])
+    login(client, "wei")
+    url = f"{P}/people/xingda-wei/edit/papers-and-cv"
+    post(client, url, {"repeat_selected": "y", "cv_publications": "1", "version": wei.version})
+    db.expire_all()
+    assert db.get(m.Person, wei.id).repeat_selected is False
+    pending = db.scalars(select(m.PendingChange)).one()
+    assert pending.proposed["repeat_selected"] is True
+    assert pending.proposed["cv_sections"] == ["publications"]
+    assert len(titles(client.get(f"{P}/people/xingda-wei").get_data(as_text=True))) == len(SEED)
+    login(client, "admin")
+    assert post(client, f"{P}/approvals/{pending.id}/approve").status_code == 302
+    db.expire_all()
+    assert db.get(m.Person, wei.id).repeat_selected is True
+    assert len(titles(client.get(f"{P}/people/xingda-wei").get_data(as_text=True))) == len(SEED) + 3
+
+
+#: Danyang Zhuo's research page (a seed): the papers he lists, in his own order — by project,
+#: not by year — the demo's profile lists as his selected papers.
+ZHUO_SEED_ORDER = [
+    "MCCS", "mRPC", "LLM.265", "KVCOMM", "Plato", "VTC", "Punica", "JellyBean", "Alpa",
+    "TeraPipe", "Ansor", "Husky", "Harmonic", "Collie", "Enoki", "Bento",
+]  # fmt: skip
+
+
+def test_the_demo_keeps_each_seed_pages_selected_list_in_its_order(client, demo) -> None:
+    html = client.get(f"{P}/people/danyang-zhuo").get_data(as_text=True)
+    selected = html.split('id="selected-publications"')[1].split("</section>")[0]
+    assert titles(selected) == ZHUO_SEED_ORDER
+    assert headings(html) == ["Selected"]  # nothing listed twice: he did not ask for it

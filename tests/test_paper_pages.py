@@ -11,6 +11,7 @@ import extruct
 import pytest
 
 from directory import models as m
+from directory.formats.citations import venue_badge
 from tests.conftest import login
 
 P = "/directory"
@@ -299,3 +300,25 @@ def test_the_department_chooses_the_citation_style(
         "In Proceedings of NSDI, 2023. 1–14.",
     }[style]
     assert text.replace("&#34;", '"') == expected
+
+
+@pytest.mark.parametrize(
+    ("short", "year", "badge"),
+    [
+        ("OSDI", 2026, "OSDI'26"),
+        ("OSDI 2026", 2026, "OSDI'26"),
+        ("OSDI ’26", 2026, "OSDI'26"),
+        ("OSDI-26", 2026, "OSDI'26"),
+        # Two digits glued to the name, as a home page writes them (a seed: "SIGCOMM24").
+        ("SIGCOMM24", 2024, "SIGCOMM'24"),
+        ("NeurIPS25", 2025, "NeurIPS'25"),
+        ("EuroSys2024", 2024, "EuroSys'24"),
+        # ... but only when they are the paper's year: otherwise they belong to the name.
+        ("NSDI23", 2024, "NSDI23'24"),
+        ("ISCA 50", 2023, "ISCA 50'23"),
+        ("F1000", 2000, "F1000'00"),
+        ("ACM TOS", 2021, "ACM TOS'21"),
+    ],
+)
+def test_the_venue_badge_is_derived_one_way_for_every_paper(short, year, badge) -> None:
+    assert venue_badge(short, year) == badge

@@ -379,8 +379,11 @@ def test_a_coauthor_can_hide_a_shared_paper_or_select_it(client, db, wei, chen) 
     login(client, "chen")
     manage = client.get(f"{PREFIX}/people/rong-chen/publications/manage").get_data(as_text=True)
     token = hidden_value(manage, "csrf_token")
-    url = f"{PREFIX}/people/rong-chen/publications/{pub.uid}/view"
-    assert client.post(url, data={"csrf_token": token, "hidden": "y"}).status_code == 302
+    url = f"{PREFIX}/people/rong-chen/publications/manage"
+    # One form for the page: a checkbox per paper and flag.
+    assert manage.count('<form method="post"') == 1
+    hide = {"csrf_token": token, "shown": pub.uid, "hidden": pub.uid}
+    assert client.post(url, data=hide).status_code == 302
 
     assert SOSP_TITLE not in client.get(f"{PREFIX}/people/rong-chen").get_data(as_text=True)
     own_bib = client.get(f"{PREFIX}/people/rong-chen/publications.bib").get_data(as_text=True)
@@ -389,13 +392,13 @@ def test_a_coauthor_can_hide_a_shared_paper_or_select_it(client, db, wei, chen) 
     assert SOSP_TITLE in client.get(f"{PREFIX}/people/xingda-wei").get_data(as_text=True)
     assert "Disaggregated" in client.get(f"{PREFIX}/publications.bib").get_data(as_text=True)
 
-    client.post(url, data={"csrf_token": token, "selected": "y"})
+    client.post(url, data={"csrf_token": token, "shown": pub.uid, "selected": pub.uid})
     db.expire_all()
     row = db.get(m.ProfilePublication, (chen.id, pub.id))
     assert row.selected and not row.hidden
     # Nobody else may change Chen's view.
     login(client, "wei")
-    assert client.post(url, data={"csrf_token": token}).status_code == 403
+    assert client.post(url, data={"csrf_token": token, "shown": pub.uid}).status_code == 403
 
 
 # --------------------------------------------------------------------------------- ORCID
@@ -630,6 +633,34 @@ def test_relative_links_are_resolved_against_the_site_given(runner, db, wei, tmp
     ]
 
 
+def test_the_web_import_resolves_relative_links_against_the_site_given(client, db, wei) -> None:
+    """The import form's "site" field does what the CLI's --base-url does; a bad address is
+    refused next to the field, with what was typed kept."""
+    login(client, "wei")
+    url = f"{PREFIX}/people/xingda-wei/publications/import"
+    text = ("@misc{x, title={Relative Links}, author={Wei, Xingda}, year=2020, pdf={p24.pdf},"
+            " slides={/assets/s.pdf}}")  # fmt: skip
+    token = hidden_value(client.get(url).get_data(as_text=True), "csrf_token")
+    refused = client.post(url, data={"csrf_token": token, "bibtex_text": text,
+                                     "base_url": "javascript:alert(1)"})  # fmt: skip
+    assert refused.status_code == 400
+    page = refused.get_data(as_text=True)
+    assert "Enter a web address starting with https://" in page and "Relative Links" in page
+    assert count(db, m.ImportDraft) == 0
+
+    response = client.post(url, data={"csrf_token": token, "bibtex_text": text,
+                                      "base_url": "https://wei.example.org/~wei"})  # fmt: skip
+    assert response.status_code == 302
+    preview_url = response.headers["Location"]
+    html = client.get(preview_url).get_data(as_text=True)
+    assert confirm(client, preview_url, html).status_code == 302
+    pub = db.scalar(select(m.Publication))
+    assert sorted(link.url for link in pub.links) == [
+        "https://wei.example.org/assets/s.pdf",
+        "https://wei.example.org/~wei/p24.pdf",
+    ]
+
+
 def test_the_same_paper_twice_in_one_file_is_imported_once(client, db, wei) -> None:
     login(client, "wei")
     text = (
@@ -832,13 +863,16 @@ def test_a_department_filled_by_imports_exports_and_reimports(runner, db, wei, c
         assert result.exit_code == 0, result.output
 
     for name in ("alfolio.bib", "crossref.bib", "latex.bib", "strings.bib", "tex_heavy.bib",
-                 "types.bib", "malformed.bib", "coauthor_wei.bib"):  # fmt: skip
+                 "types.bib", "malformed.bib", "coauthor_wei.bib", "names.bib",
+                 "coauthor_initials.bib"):  # fmt: skip
         run("import-bibtex", "--person", "xingda-wei", "--yes", "--skip-invalid",
             "--duplicates=new", str(BIB / name))  # fmt: skip
     run("import-bibtex", "--person", "rong-chen", "--yes", "--duplicates=link",
         str(BIB / "coauthor_chen.bib"))  # fmt: skip
     run("import-orcid", "--person", "rong-chen", "--yes", "--duplicates=new",
         str(FIXTURES / "orcid" / "record.json"))  # fmt: skip
+    run("import-orcid", "--person", "rong-chen", "--yes", "--duplicates=new",
+        str(FIXTURES / "orcid" / "record_person.json"))  # fmt: skip
     assert count(db, m.Publication) > 20
 
     out = tmp_path / "backup"
@@ -867,3 +901,85 @@ def test_the_preview_says_when_the_importer_is_not_among_the_authors(client, db,
     mixed = text + b"@misc{m, title={Mine}, author={Wei, Xingda}, year=2022}\n"
     html = preview(client, "xingda-wei", mixed)[1]
     assert "2 of the 3 papers to add do not list Xingda Wei among their authors" in html
+
+
+def test_a_coauthor_matched_by_initials_is_asked_not_linked(client, db, wei, chen) -> None:
+    """ "R. Chen" may be Rong Chen: the paper is not on her profile until she says it is her;
+    "Rong Chen" in full is certain and linked at once."""
+    login(client, "wei")
+    url, html = preview(client, "xingda-wei", (BIB / "coauthor_initials.bib").read_bytes())
+    assert "R. Chen (may be Rong Chen: they are asked to confirm" in html
+    assert "linked to Rong Chen" in html  # the full name
+    assert confirm(client, url, html).status_code == 302
+
+    def on_chens_profile() -> set[str]:
+        db.expire_all()
+        return set(
+            db.scalars(
+                select(m.Publication.title)
+                .join(m.ProfilePublication)
+                .where(m.ProfilePublication.person_id == chen.id)
+            )
+        )
+
+    assert on_chens_profile() == {"A Paper Listing a Co-Author in Full"}
+    asked = db.scalar(select(m.Authorship).where(m.Authorship.name == "R. Chen"))
+    assert asked.person_id is None and asked.suggested_person_id == chen.id
+    public = client.get(f"{PREFIX}/people/rong-chen").get_data(as_text=True)
+    assert "A Paper Listing a Co-Author by Initials" not in public
+
+    # Rong Chen sees it on /me, suggested, and confirms: now it is hers, with history.
+    login(client, "chen")
+    me = client.get(f"{PREFIX}/me").get_data(as_text=True)
+    assert "Suggested for you" in me and "as “R. Chen”" in me
+    records = count(db, m.ChangeRecord)
+    response = client.post(
+        f"{PREFIX}/people/rong-chen/edit/authorships/{asked.id}/confirm",
+        data={"csrf_token": hidden_value(me, "csrf_token")},
+    )
+    assert response.status_code == 302
+    assert on_chens_profile() == {
+        "A Paper Listing a Co-Author in Full", "A Paper Listing a Co-Author by Initials",
+    }  # fmt: skip
+    db.refresh(asked)
+    assert asked.person_id == chen.id and asked.suggested_person_id is None
+    assert count(db, m.ChangeRecord) == records + 1
+    assert "Suggested for you" not in client.get(f"{PREFIX}/me").get_data(as_text=True)
+    # Answered: nothing left to answer.
+    again = client.post(
+        f"{PREFIX}/people/rong-chen/edit/authorships/{asked.id}/confirm",
+        data={"csrf_token": hidden_value(me, "csrf_token")},
+    )
+    assert again.status_code == 404
+
+
+def test_a_member_can_say_a_suggested_name_is_not_them(client, db, wei, chen) -> None:
+    login(client, "wei")
+    import_file(client, "xingda-wei", (BIB / "coauthor_initials.bib").read_bytes())
+    asked = db.scalar(select(m.Authorship).where(m.Authorship.name == "R. Chen"))
+
+    # Someone else cannot answer for her.
+    me = client.get(f"{PREFIX}/me").get_data(as_text=True)
+    refused = client.post(
+        f"{PREFIX}/people/rong-chen/edit/authorships/{asked.id}/decline",
+        data={"csrf_token": hidden_value(me, "csrf_token")},
+    )
+    assert refused.status_code == 403
+
+    login(client, "chen")
+    me = client.get(f"{PREFIX}/me").get_data(as_text=True)
+    response = client.post(
+        f"{PREFIX}/people/rong-chen/edit/authorships/{asked.id}/decline",
+        data={"csrf_token": hidden_value(me, "csrf_token")},
+    )
+    assert response.status_code == 302
+    db.expire_all()
+    assert asked.person_id is None and asked.suggestion_declined
+    assert "Suggested for you" not in client.get(f"{PREFIX}/me").get_data(as_text=True)
+    # Importing the file again does not ask her again, nor links her.
+    login(client, "wei")
+    import_file(client, "xingda-wei", (BIB / "coauthor_initials.bib").read_bytes())
+    db.expire_all()
+    assert asked.person_id is None and asked.suggestion_declined
+    login(client, "chen")
+    assert "Suggested for you" not in client.get(f"{PREFIX}/me").get_data(as_text=True)

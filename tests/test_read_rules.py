@@ -12,6 +12,8 @@ every output of each question, one line each. A new output is one more line ther
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from collections.abc import Callable
@@ -36,7 +38,8 @@ PREFIX = "/directory"
 #: A word every edge case carries in its searchable text, so one search finds them all.
 COMMON = "qzcommon"
 #: Who asks: the identity key each viewer signs in with.
-VIEWERS = {"anonymous": None, "member": "a-member", "admin": "admin", "owner": "olive-key"}
+VIEWERS = {"anonymous": None, "member": "a-member", "admin": "admin", "owner": "olive-key",
+           "unlisted owner": "uma-key"}  # fmt: skip
 TODAY = date.today()
 
 
@@ -71,6 +74,12 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
             # An alumnus imported as such (the demo's alumni): still active.
             ("alex", "Alex Alumnus", {"role": "alumni", "areas": [systems]}),
             ("gus", "Gus Gone", {"active": False, "areas": [systems]}),
+            # Added by an admin and not published yet: seen by herself and admins only.
+            (
+                "uma",
+                "Uma Unlisted",
+                {"user_key": "uma-key", "published": False, "areas": [systems]},
+            ),
         ]
     }
 
@@ -86,18 +95,23 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
             )
         )
 
-    notice("olive", "QzNoticeOpen")
-    notice("olive", "QzNoticeExpiresToday", expires_on=TODAY)
+    # Intakes: rolling unless given (a rolling notice is open to every term).
+    fall, spring = {"term_season": "fall", "term_year": 2026}, {"term": "Spring 2027"}
+    notice("olive", "QzNoticeOpen", **fall)
+    notice("olive", "QzNoticeExpiresToday", expires_on=TODAY, **fall)
     notice("olive", "QzNoticeExpired", expires_on=TODAY - timedelta(days=1))
-    notice("olive", "QzNoticeExpiresTomorrow", expires_on=TODAY + timedelta(days=1))
-    notice("olive", "QzNoticeMembers", visibility="members")
-    notice("olive", "QzNoticePrivate", visibility="private")
+    notice("olive", "QzNoticeExpiresTomorrow", expires_on=TODAY + timedelta(days=1), **spring)
+    notice("olive", "QzNoticeMembers", visibility="members", **spring)
+    notice("olive", "QzNoticePrivate", visibility="private", **fall)
+    # Old free text naming no term: listed, but matching no term filter.
+    notice("olive", "QzNoticeUnreadableTerm", term="when funding allows")
     notice("sam", "QzNoticeSubarea")
-    notice("mel", "QzNoticeOnMembersProfile")
+    notice("mel", "QzNoticeOnMembersProfile", **fall)
     notice("pia", "QzNoticeOnPrivateProfile")
     notice("alma", "QzNoticeAlumna")
     notice("alex", "QzNoticeAlumnus")
     notice("gus", "QzNoticeInactive")
+    notice("uma", "QzNoticeOnUnlistedProfile")
     db.commit()
 
     def paper(token: str, *holders: str, hidden: tuple[str, ...] = (), **values: Any) -> None:
@@ -117,6 +131,7 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
     paper("QzPaperShared", "olive", "sam", hidden=("olive",), **venue)
     paper("QzPaperOnPrivateProfile", "pia", **venue)
     paper("QzPaperOnMembersProfile", "mel", **venue)
+    paper("QzPaperOnUnlistedProfile", "uma", **venue)
     paper("QzPaperAlumna", "alma", **venue)
     # Created private by a co-author and linked to the owner's list too: the creator's.
     created = {"created_by_id": people["sam"].id}
@@ -132,6 +147,30 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
         )
         relation.student_confirmed = confirmed
         db.add(relation)
+
+    # Graduations: one public, members-only and private ones, under advisors with a members-
+    # only and a private profile, and one with no department advisor (no alumnus of ours).
+    def graduate(advisor: str | None, token: str, year: int, **values: Any) -> None:
+        owner = people[advisor or "olive"]
+        db.add(
+            m.AdvisingRelation(
+                owner_id=owner.id,
+                advisor_id=owner.id if advisor else None,
+                advisor_name=None if advisor else "Prof. Elsewhere",
+                student_name=token,
+                status="graduated",
+                end_year=year,
+                **values,
+            )
+        )
+
+    graduate("olive", "QzGradPublic", 2024)
+    graduate("olive", "QzGradMembers", 2023, visibility="members")
+    graduate("olive", "QzGradPrivate", 2023, visibility="private")
+    graduate("olive", "QzGradUnconfirmed", 2023, student_confirmed=False)
+    graduate("mel", "QzGradOfMembersProfile", 2022)
+    graduate("pia", "QzGradOfPrivateProfile", 2022)
+    graduate(None, "QzGradOutside", 2022)
     for key in ("sam", "theo", "mel"):
         db.add(
             m.PendingChange(
@@ -156,7 +195,28 @@ class Question:
     rule: Callable[[Any, Viewer], set[str]]
 
 
+def _alumni(db, viewer: Viewer) -> dict[str, int | None]:
+    """The alumni the rules list, with their year: graduations under a department advisor
+    (:func:`access.listed_graduations`, :func:`access.department_graduation`), and the people
+    listed as alumni without one (:func:`access.listed_alumni_people`)."""
+    graduations = db.execute(
+        select(m.AdvisingRelation.student_name, m.AdvisingRelation.end_year).where(
+            access.listed_graduations(viewer), access.department_graduation()
+        )
+    ).all()
+    people = db.scalars(select(m.Person.full_name).where(access.listed_alumni_people(viewer)))
+    return {**dict.fromkeys(people), **dict(graduations)}
+
+
+def _alumni_counts(db, viewer: Viewer) -> set[str]:
+    """What the alumni summary counts: every listed alumnus, and those of each year."""
+    years = [year for year in _alumni(db, viewer).values() if year]
+    return {f"total {len(_alumni(db, viewer))}"} | {f"{y}: {years.count(y)}" for y in years}
+
+
 QUESTIONS: dict[str, Question] = {
+    "listed alumni": Question(lambda db, viewer: set(_alumni(db, viewer))),
+    "alumni counted": Question(_alumni_counts),
     "listed people": Question(
         lambda db, viewer: set(
             db.scalars(select(m.Person.slug).where(access.listed_people(viewer)))
@@ -165,6 +225,16 @@ QUESTIONS: dict[str, Question] = {
     "listed notices": Question(
         lambda db, viewer: set(
             db.scalars(select(m.RecruitingNotice.title).where(access.listed_notices(viewer, TODAY)))
+        )
+    ),
+    "listed notices for Fall 2026": Question(
+        lambda db, viewer: set(
+            db.scalars(
+                select(m.RecruitingNotice.title).where(
+                    access.listed_notices(viewer, TODAY),
+                    access.notice_for_term(m.Term("fall", 2026)),
+                )
+            )
         )
     ),
     "people in Systems": Question(
@@ -189,26 +259,51 @@ QUESTIONS: dict[str, Question] = {
 }
 
 _PEOPLE = {"olive-owner", "sam-subarea", "theo-theory"}
-_NOTICES = {"QzNoticeOpen", "QzNoticeExpiresTomorrow", "QzNoticeSubarea"}
+_NOTICES = {
+    "QzNoticeOpen",
+    "QzNoticeExpiresTomorrow",
+    "QzNoticeSubarea",
+    "QzNoticeUnreadableTerm",
+}
 _MEMBERS_NOTICES = {"QzNoticeMembers", "QzNoticeOnMembersProfile"}
 _PAPERS = {"QzPaperPublic", "QzPaperShared", "QzPaperAlumna"}
 _MEMBERS_PAPERS = {"QzPaperMembers", "QzPaperOnMembersProfile"}
 
-#: What each rule decides, for each viewer. Never listed, for anyone: alumni (active or not)
-#: and inactive people, their notices, expired notices (a notice expiring today is gone
-#: today), hidden papers and papers on no profile.
+_ALUMNI = {"QzGradPublic", "Alma Alumna", "Alex Alumnus"}
+_MEMBERS_ALUMNI = {"QzGradMembers", "QzGradOfMembersProfile"}
+
+#: What each rule decides, for each viewer. Never listed, for anyone: alumni (active or not),
+#: inactive and unpublished people, their notices, expired notices (a notice expiring today is
+#: gone today), hidden papers and papers on no profile. A paper only on an unpublished profile
+#: is listed to its owner and admins, who see that profile.
 EXPECTED: dict[str, dict[str, set[str]]] = {
     "listed people": {
         "anonymous": _PEOPLE,
         "member": _PEOPLE | {"mel-members"},
         "admin": _PEOPLE | {"mel-members", "pia-private"},
         "owner": _PEOPLE | {"mel-members"},
+        "unlisted owner": _PEOPLE | {"mel-members"},
     },
     "listed notices": {
         "anonymous": _NOTICES,
         "member": _NOTICES | _MEMBERS_NOTICES,
         "admin": _NOTICES | _MEMBERS_NOTICES | {"QzNoticePrivate", "QzNoticeOnPrivateProfile"},
         "owner": _NOTICES | _MEMBERS_NOTICES | {"QzNoticePrivate"},
+        "unlisted owner": _NOTICES | _MEMBERS_NOTICES,
+    },
+    # Fall 2026's notices and the rolling ones (Sam's); not Spring 2027's, not unreadable text.
+    "listed notices for Fall 2026": {
+        "anonymous": {"QzNoticeOpen", "QzNoticeSubarea"},
+        "member": {"QzNoticeOpen", "QzNoticeSubarea", "QzNoticeOnMembersProfile"},
+        "admin": {
+            "QzNoticeOpen",
+            "QzNoticeSubarea",
+            "QzNoticeOnMembersProfile",
+            "QzNoticePrivate",
+            "QzNoticeOnPrivateProfile",
+        },
+        "owner": {"QzNoticeOpen", "QzNoticeSubarea", "QzNoticeOnMembersProfile", "QzNoticePrivate"},
+        "unlisted owner": {"QzNoticeOpen", "QzNoticeSubarea", "QzNoticeOnMembersProfile"},
     },
     # Sub-areas included: Sam works in Operating systems only.
     "people in Systems": {
@@ -216,14 +311,37 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "member": {"olive-owner", "sam-subarea", "mel-members"},
         "admin": {"olive-owner", "sam-subarea", "mel-members", "pia-private"},
         "owner": {"olive-owner", "sam-subarea", "mel-members"},
+        "unlisted owner": {"olive-owner", "sam-subarea", "mel-members"},
     },
     "listed publications": {
         "anonymous": _PAPERS,
         "member": _PAPERS | _MEMBERS_PAPERS,
         "admin": _PAPERS
         | _MEMBERS_PAPERS
-        | {"QzPaperPrivate", "QzPaperOnPrivateProfile", "QzPaperCoauthorPrivate"},
+        | {
+            "QzPaperPrivate",
+            "QzPaperOnPrivateProfile",
+            "QzPaperCoauthorPrivate",
+            "QzPaperOnUnlistedProfile",
+        },
         "owner": _PAPERS | _MEMBERS_PAPERS | {"QzPaperPrivate"},
+        "unlisted owner": _PAPERS | _MEMBERS_PAPERS | {"QzPaperOnUnlistedProfile"},
+    },
+    # Confirmed graduations under a department advisor whose profile one may see, visible
+    # themselves (the owner sees their own private one); and people listed as alumni.
+    "listed alumni": {
+        "anonymous": _ALUMNI,
+        "member": _ALUMNI | _MEMBERS_ALUMNI,
+        "admin": _ALUMNI | _MEMBERS_ALUMNI | {"QzGradPrivate", "QzGradOfPrivateProfile"},
+        "owner": _ALUMNI | _MEMBERS_ALUMNI | {"QzGradPrivate"},
+        "unlisted owner": _ALUMNI | _MEMBERS_ALUMNI,
+    },
+    "alumni counted": {
+        "anonymous": {"total 3", "2024: 1"},
+        "member": {"total 5", "2024: 1", "2023: 1", "2022: 1"},
+        "admin": {"total 7", "2024: 1", "2023: 2", "2022: 2"},
+        "owner": {"total 6", "2024: 1", "2023: 2", "2022: 1"},
+        "unlisted owner": {"total 5", "2024: 1", "2023: 1", "2022: 1"},
     },
     # A confirmed advisor (Olive, of Sam only: Theo has not confirmed), or an admin.
     "people whose waiting changes one may approve": {
@@ -231,6 +349,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "member": set(),
         "admin": {"sam-subarea", "theo-theory", "mel-members"},
         "owner": {"sam-subarea"},
+        "unlisted owner": set(),
     },
 }
 
@@ -307,6 +426,39 @@ def _search_hits(reader: Reader, kind: str) -> str:
     )
 
 
+def _alumni_page(reader: Reader) -> set[str]:
+    html = reader.text("/alumni")
+    names = re.findall(r'<th scope="row" data-label="Name">(?:<a [^>]*>)?([^<]+)', html)
+    assert f"{len(names)} alumn" in html  # one page holds them all
+    return set(names)
+
+
+def _alumni_csv(reader: Reader) -> set[str]:
+    rows = csv.DictReader(io.StringIO(reader.text("/alumni.csv").lstrip("\ufeff")))
+    return {row["Name"] for row in rows}
+
+
+def _summary_counts(reader: Reader) -> set[str]:
+    html = reader.text("/alumni/summary")
+    total = re.search(r"(\d+) alumn(?:us|i)\.", html).group(1)
+    table = html.split("Alumni per year as a table", 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r'<th scope="row"><a [^>]*>(\d+)</a></th>.*?<td>(\d+)</td></tr>', table)
+    return {f"total {total}"} | {f"{year}: {count}" for year, count in rows}
+
+
+def _chart_counts(reader: Reader) -> set[str]:
+    html = reader.text("/alumni/summary")
+    desc = re.search(r'<desc id="alumni-chart-desc">(.*?)</desc>', html, re.S).group(1)
+    total = re.search(r"(\d+) alumn(?:us|i)\.", html).group(1)
+    return {f"total {total}"} | set(re.findall(r"\d{4}: \d+", desc))
+
+
+def _api_summary_counts(reader: Reader) -> set[str]:
+    body = reader.json("/api/v1/alumni/summary")
+    years = {f"{y['year']}: {y['count']}" for y in body["years"] if y["count"]}
+    return {f"total {body['total']}"} | years
+
+
 @dataclass(frozen=True)
 class Output:
     question: str
@@ -342,7 +494,7 @@ OUTPUTS: list[Output] = [
     Output(
         "listed notices",
         "API positions",
-        lambda r: {n["title"] for n in _api_items(r, "/api/v1/positions")},
+        lambda r: {n["title"].split(" · ")[0] for n in _api_items(r, "/api/v1/positions")},
     ),
     Output(
         "listed notices",
@@ -355,10 +507,34 @@ OUTPUTS: list[Output] = [
         "listed notices",
         "API profiles",
         lambda r: {
-            n["title"]
+            n["title"].split(" · ")[0]
             for p in _api_items(r, "/api/v1/people")
             for n in r.json(f"/api/v1/people/{p['slug']}")["positions"]
         },
+    ),
+    # listed notices open to an intake
+    Output(
+        "listed notices for Fall 2026",
+        "recruiting page",
+        lambda r: notices_in(r.text("/recruiting?term=Fall+2026")),
+    ),
+    Output(
+        "listed notices for Fall 2026",
+        "recruiting feed",
+        lambda r: notices_in(_feed_titles(r, "/recruiting.atom?term=fall+2026")),
+        public=True,
+    ),
+    Output(
+        "listed notices for Fall 2026",
+        "API positions",
+        lambda r: {
+            n["title"].split(" · ")[0] for n in _api_items(r, "/api/v1/positions?term=Fall+2026")
+        },
+    ),
+    Output(
+        "listed notices for Fall 2026",
+        "recruiting fragment",
+        lambda r: notices_in(r.fragment('{{ directory_recruiting_now(None, term="Fall 2026") }}')),
     ),
     # people in an area
     Output("people in Systems", "area page", lambda r: set(card_slugs(r.text("/areas/systems")))),
@@ -399,6 +575,11 @@ OUTPUTS: list[Output] = [
     Output("listed publications", "profiles", lambda r: papers_in(r.profiles())),
     Output(
         "listed publications",
+        "profiles' complete lists of papers",
+        lambda r: papers_in(r.profiles("/publications")),
+    ),
+    Output(
+        "listed publications",
         "profiles' BibTeX",
         lambda r: papers_in(r.profiles("/publications.bib")),
     ),
@@ -407,6 +588,17 @@ OUTPUTS: list[Output] = [
         "search, publications",
         lambda r: papers_in(_search_hits(r, "publication")),
     ),
+    # alumni
+    Output("listed alumni", "alumni page", _alumni_page),
+    Output("listed alumni", "alumni CSV", _alumni_csv),
+    Output(
+        "listed alumni",
+        "API alumni",
+        lambda r: {a["name"] for a in _api_items(r, "/api/v1/alumni")},
+    ),
+    Output("alumni counted", "alumni summary's table", _summary_counts),
+    Output("alumni counted", "alumni summary's chart", _chart_counts),
+    Output("alumni counted", "API alumni summary", _api_summary_counts),
     # who may approve
     Output("people whose waiting changes one may approve", "approval queue", _approval_queue),
     Output(

@@ -106,6 +106,8 @@ ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
     "directory.recruiting": {"": ALL},
     "directory.recruiting_feed": {"": ALL},
     "directory.alumni": {"": ALL},
+    "directory.alumni_summary": {"": ALL},
+    "directory.alumni_csv": {"": ALL},
     "directory.news": {"": ALL},
     "directory.news_feed": {"": ALL},
     "directory.publications": {"": ALL},
@@ -115,6 +117,7 @@ ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
     "directory.profile": PROFILE_READ,
     "directory.photo": {"public": _statuses(others=404)},  # nobody has uploaded one
     "directory.person_publications_bibtex": PROFILE_READ,
+    "directory.person_publications": PROFILE_READ,
     "directory.person_publications_csl": PROFILE_READ,
     "directory.department_publications_bibtex": {"": ALL},
     "directory.department_publications_csl": {"": ALL},
@@ -131,11 +134,14 @@ ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
     },
     "directory.my_publications_import": {"": _statuses(anonymous=403, admin=404, others=200)},
     "directory.claim_profile": {"": _statuses(others=410)},  # an unknown invitation
+    "directory.still_current": {"": _statuses(others=410)},  # a link no reminder signed
     "directory.login": {"": _statuses(others=404)},  # the built-in login is off in this host
     "directory.logout": {"": _statuses(others=404)},
     "directory.api_index": {"": ALL},
     "directory.api_openapi": {"": ALL},
     "directory.api_areas": {"": ALL},
+    "directory.api_alumni": {"": ALL},
+    "directory.api_alumni_summary": {"": ALL},
     "directory.api_positions": {"": ALL},
     "directory.api_people": {"": ALL},
     "directory.api_publications": {"": ALL},

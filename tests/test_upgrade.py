@@ -27,6 +27,7 @@ import textwrap
 from html.parser import HTMLParser
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, inspect, select, table
@@ -62,6 +63,47 @@ DOWNGRADE_DROPS = {
     ),
     "embedding_1": ({"directory_local_accounts"}, {}),
 }
+
+#: What each downgrade step from head down to 0.1.0's head drops (tables; columns of tables
+#: that stay).
+SINCE_RELEASE_DROPS = {
+    "speed_2": (set(), {}),
+    "onboard_1": ({"directory_reminders"}, {"directory_people": {"published"}}),
+    "papers_2": (
+        set(),
+        {
+            "directory_people": {"repeat_selected", "cv_sections"},
+            "directory_person_photos": {"focus_x", "focus_y"},
+        },
+    ),
+    # The placement's structure (its free text stays; the next upgrade reads it again).
+    "alumni_1": (
+        set(),
+        {
+            "directory_advising": {
+                "placement_organisation", "placement_kind", "placement_year", "placement_unparsed",
+            }
+        },
+    ),
+    # terms_1 writes a notice's season and year back as its intake text ("Fall 2026") first.
+    "terms_1": (set(), {"directory_recruiting_notices": {"term_season", "term_year"}}),
+    "names_1": (
+        set(),
+        {
+            "directory_authorships": {
+                "given", "particle", "family", "suffix", "role", "suggested_person_id",
+                "suggestion_declined",
+            },
+            "directory_publications": {"authors_incomplete"},
+            "directory_import_drafts": {"base_url"},
+        },
+    ),
+    "speed_1": (set(), {}),
+    "harden_1": (
+        {"directory_sign_in_throttle"},
+        {"directory_local_accounts": {"session_generation"}},
+    ),
+}  # fmt: skip
 
 #: Run by 0.1.0's code: migrate, load the demo, make edits, render every profile page.
 RELEASE_SCRIPT = textwrap.dedent(
@@ -179,7 +221,7 @@ def release_tree(tmp_path_factory) -> Path:
     if archive.returncode != 0:
         pytest.fail(
             f"The upgrade test needs release 0.1.0's commit {RELEASE} in {ROOT} "
-                "(a full clone, not a shallow one; `git fetch --unshallow`): "
+            "(a full clone, not a shallow one; `git fetch --unshallow`): "
             + archive.stderr.decode(errors="replace")
         )
     with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
@@ -244,6 +286,31 @@ def _rows(engine: Engine, names: set[str]) -> dict[str, int]:
         return {name: conn.scalar(select(func.count()).select_from(table(name))) for name in names}
 
 
+def _walk_down(
+    engine: Engine, steps: dict[str, Any], last: str, lost_rows: dict[str, int] | None = None
+) -> dict[str, tuple[set[str], dict[str, set[str]]]]:
+    """Downgrade one step at a time through ``steps`` (revision ids, from the current one
+    down) to ``last``: the tables and columns each step drops, and (in ``lost_rows``) how many
+    rows the dropped tables held."""
+    lost: dict[str, tuple[set[str], dict[str, set[str]]]] = {}
+    revisions = list(steps)
+    for revision, target in zip(revisions, [*revisions[1:], last], strict=True):
+        schema = _schema(engine)
+        rows = _rows(engine, set(schema))
+        migrate.downgrade(engine, target)
+        remaining = _schema(engine)
+        dropped = set(schema) - set(remaining)
+        if lost_rows is not None:
+            lost_rows.update({name: rows[name] for name in dropped})
+        columns = {
+            name: schema[name] - remaining[name]
+            for name in remaining
+            if schema[name] - remaining[name]
+        }
+        lost[revision] = (dropped, columns)
+    return lost
+
+
 #: Edits made under 0.1.0 and who must see them after the upgrade ("" is anonymous).
 SHOWN_AFTER_UPGRADE = (
     ("Edited under 0.1.0: bold a link", {"", "member", "xwei"}),
@@ -284,28 +351,17 @@ def test_a_release_0_1_0_database_upgrades_and_downgrades_with_its_content(
         # and today's code shows what it showed after the first upgrade.
         engine = make_engine(url)
         try:
-            migrate.downgrade(engine, RELEASE_HEAD)
+            assert migrate.current_revisions(engine) == (next(iter(SINCE_RELEASE_DROPS)),), (
+                "a new migration: add its step to SINCE_RELEASE_DROPS")  # fmt: skip
+            lost = _walk_down(engine, SINCE_RELEASE_DROPS, RELEASE_HEAD)
+            assert lost == SINCE_RELEASE_DROPS
             assert run_release(release_tree, url, "render", tmp_path / "down.json") == before
             assert render_head(url) == after
 
             # Each step further down from 0.1.0's head: what it drops (tables, and rows).
             migrate.downgrade(engine, RELEASE_HEAD)
-            lost: dict[str, tuple[set[str], dict[str, set[str]]]] = {}
             lost_rows: dict[str, int] = {}
-            revisions = list(DOWNGRADE_DROPS)
-            for revision, target in zip(revisions, [*revisions[1:], "0001_initial"], strict=True):
-                schema = _schema(engine)
-                rows = _rows(engine, set(schema))
-                migrate.downgrade(engine, target)
-                remaining = _schema(engine)
-                dropped = set(schema) - set(remaining)
-                lost_rows.update({name: rows[name] for name in dropped})
-                columns = {
-                    name: schema[name] - remaining[name]
-                    for name in remaining
-                    if schema[name] - remaining[name]
-                }
-                lost[revision] = (dropped, columns)
+            lost = _walk_down(engine, DOWNGRADE_DROPS, "0001_initial", lost_rows)
             print("downgrade drops (rows lost):", lost_rows)
             assert lost == DOWNGRADE_DROPS
             # The demo's data was in them: the search index, and the editor's history.

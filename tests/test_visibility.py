@@ -82,6 +82,7 @@ OUTPUTS: list[Output] = [
     Output("news feed", lambda w: f"{PREFIX}/news.atom"),
     Output("sitemap", lambda w: f"{PREFIX}/sitemap.xml"),
     Output("owner's profile", lambda w: f"{PREFIX}/people/{w.owner_slug}"),
+    Output("owner's CV", lambda w: f"{PREFIX}/people/{w.owner_slug}/cv"),
     Output(
         "hidden person's profile",
         lambda w: f"{PREFIX}/people/{w.hidden_person_slugs['private']}",

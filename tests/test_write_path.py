@@ -28,6 +28,7 @@ from sqlalchemy import event, func, select
 from directory import models as m
 from directory.models import ChangeRecord, PendingChange
 from directory.services.photos import photo_from_bytes
+from directory.services.reminders import link_token
 
 from .conftest import login
 from .editing_support import post
@@ -112,7 +113,7 @@ def _confirm_import(client, db, w) -> Any:
 
 def _view_update(client, db, w) -> Any:
     uid = db.get(m.Publication, w["pub"]).uid
-    return post(client, f"{P}/publications/{uid}/view", {"selected": "y"})
+    return post(client, f"{P}/publications/manage", {"shown": uid, "selected": uid})
 
 
 def _png() -> bytes:
@@ -130,6 +131,24 @@ def _remove_photo(client, db, w) -> Any:
     db.get(m.Person, w["ada"]).photo = photo_from_bytes(_png(), "Ada")
     db.commit()
     return post(client, f"{P}/edit/photo/remove")
+
+
+def _photo_for_ada(db, w) -> None:
+    person = db.get(m.Person, w["ada"])
+    if person.photo is None:
+        person.photo = photo_from_bytes(_png(), "Ada")
+        db.commit()
+
+
+def _photo_focus(client, db, w) -> Any:
+    """The focal point of Ada's photo: a change of her profile like its other fields."""
+    _photo_for_ada(db, w)
+    version = db.get(m.Person, w["ada"]).version
+    return post(client, f"{P}/edit/photo/focus", {"focus_x": "20", "focus_y": "35",
+                                                  "version": version})  # fmt: skip
+
+
+_photo_focus.arrange = _photo_for_ada  # type: ignore[attr-defined]
 
 
 def _second_paper(db, w) -> m.Publication:
@@ -190,18 +209,30 @@ def _claim(client, db, w) -> Any:
     return post(client, f"/directory/claim/{token}")
 
 
+def _still_current(client, db, w) -> Any:
+    """The one-click confirmation of a reminder's link, by whoever opens it (not signed in)."""
+    reminder = m.Reminder(person_id=w["ada"], sent_to="ada@example.org")
+    db.add(reminder)
+    db.commit()
+    url = f"/directory/current/{link_token(client.application.secret_key, reminder)}"
+    login(client, None)
+    return post(client, url)
+
+
 #: Mutating routes (or cases of them) the access matrix does not walk: endpoint -> (who, how).
 #: ``who`` is the role that does it; ``how`` posts it and returns the response.
 EXTRA: dict[str, tuple[str, Callable[..., Any]]] = {
     "directory.publications_preview": ("owner", _confirm_import),
-    "directory.publication_view_update": ("owner", _view_update),
+    "directory.publications_manage": ("owner", _view_update),
     "directory.edit_photo": ("owner", _upload_photo),
     "directory.remove_photo": ("owner", _remove_photo),
+    "directory.edit_photo_focus": ("owner", _photo_focus),
     "directory.publication_merge": ("admin", _merge),
     "directory.publication_versions": ("admin", _versions),
     "directory.publication_split": ("admin", _split),
     "directory.claim_profile": ("newcomer", _claim),
     "directory.move_publication": ("owner", _move_paper),
+    "directory.still_current": ("visitor", _still_current),
 }
 
 #: Mutating routes that change no directory content, with the reason; every other one must
@@ -212,6 +243,8 @@ NOT_CONTENT = {
     "directory.publications_import": "stores the uploader's own draft, shown to nobody else",
     "directory.my_publications_import": "the same, for the signed-in person's own profile",
     "directory.publications_discard": "deletes the uploader's own draft",
+    "directory.admin_import_people": "reads the uploaded file, shows its preview; writes nothing",
+    "directory.admin_remind": "records which reminder e-mails were sent; changes no profile",
 }
 
 #: Decisions kept on the proposal itself (who, when, why) rather than in the history.
@@ -223,6 +256,8 @@ APPROVAL_EXEMPT = {
     "directory.remove_photo": "the image itself is not kept in the history",
     "directory.confirm_current": "says the profile is current; changes nothing shown",
     "directory.confirm_advising": "confirms the other side's entry, which it does not change",
+    "directory.confirm_authorship": "the member says a printed name is theirs (about oneself)",
+    "directory.decline_authorship": "the member says a printed name is not theirs",
 }
 
 
@@ -235,7 +270,7 @@ def _matrix_posts(app) -> dict[str, tuple]:
     """The access matrix's POST scenarios by endpoint (several may share one)."""
     found: dict[str, tuple] = {}
     sample = {"news": 1, "pub": 1, "record": 1, "pending": 1, "area": 1, "relation": 1,
-              "delegation": 1, "mia": 1, "sam": 1}  # fmt: skip
+              "delegation": 1, "mia": 1, "sam": 1, "suggested": 1}  # fmt: skip
     for route in ROUTES:
         name, method, url, _data, _allowed = route
         if method == "POST":
@@ -295,7 +330,7 @@ def scenarios(app) -> list[tuple[str, str, Callable[..., Any]]]:
     return _scenarios(app)
 
 
-KEYS = {"owner": "ada", "admin": "admin", "newcomer": "newcomer"}
+KEYS = {"owner": "ada", "admin": "admin", "newcomer": "newcomer", "visitor": None}
 
 
 def _world_with_ada(db, world) -> dict[str, Any]:  # noqa: F811 - the matrix's fixture

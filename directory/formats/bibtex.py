@@ -30,6 +30,7 @@ from urllib.parse import unquote
 
 from bibtexparser import parse_string as _bibtexparser_split
 from bibtexparser.exceptions import BlockAbortedException
+from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts
 from bibtexparser.model import (
     DuplicateBlockKeyBlock,
     DuplicateFieldKeyBlock,
@@ -774,8 +775,98 @@ def _name_key(name: str) -> str:
     return " ".join(name.casefold().replace(".", " ").split())
 
 
-def _parse_authors(raw: str, fields: dict[str, str], warnings: list[str]) -> list[dict[str, Any]]:
-    authors: list[dict[str, Any]] = []
+_SUFFIX_WORDS = frozenset(["jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "v"])
+_SIMPLE_NAME_RE = re.compile(r"^[^{}\\,~]+$")
+
+
+def _decoded_part(words: list[str]) -> str | None:
+    text = latex_to_text(" ".join(words)) if words else ""
+    return text or None
+
+
+_PART_KEYS = ("name", "given", "particle", "family", "suffix")
+
+
+def split_name(raw_name: str) -> dict[str, str | None]:
+    """The parts of one BibTeX name; see :func:`_split_name` (cached: a file names the same
+    co-authors many times)."""
+    return dict(zip(_PART_KEYS, _split_name(raw_name.strip()), strict=True))
+
+
+@lru_cache(maxsize=1 << 14)
+def _split_name(raw_name: str) -> tuple[str | None, ...]:
+    """The parts of one BibTeX name (LaTeX still encoded): ``given``, ``particle`` (von),
+    ``family``, ``suffix`` (Jr), decoded, and the display ``name`` ("First von Last Jr").
+
+    bibtexparser's splitting (BibTeX's rules, braces respected) with two corrections real
+    files need: in ``Last, First`` the words before the comma are the family name, only its
+    leading lower-case words a particle ("Vázques de Parga, Luis" is family "Vázques de
+    Parga", as the writer meant); and ``King, Jr.`` after a full name ("Martin Luther King,
+    Jr.") is a suffix, not a first name. A braced name ("{LaTeX3 Project Team}") is one family
+    name: an organisation.
+    """
+    tokens = raw_name.split()
+    last, comma, first = raw_name.partition(",")
+    if comma and last.strip().lower() in _SUFFIX_WORDS and "," not in first and first.strip():
+        # DBLP writes "Barry W. Peddycord III" as "III, Barry W. Peddycord".
+        name, given_, particle_, family_, _ = _split_name(first.strip())
+        jr = last.strip()
+        return (f"{name} {jr}", given_, particle_, family_, jr)
+    if _SIMPLE_NAME_RE.match(raw_name) and all(t[:1].isupper() for t in tokens):
+        # The common case, as BibTeX would split it: no von, the last word is the family.
+        given, particle, family, suffix = tokens[:-1], [], tokens[-1:], []
+    elif (
+        comma
+        and _SIMPLE_NAME_RE.match(last)
+        and _SIMPLE_NAME_RE.match(first)
+        and first.strip().lower() not in _SUFFIX_WORDS
+        and all(t[:1].isupper() for t in raw_name.replace(",", " ").split())
+    ):  # "Last, First" in capitalised words: no von, no Jr
+        given, particle, family, suffix = first.split(), [], last.split(), []
+    else:
+        try:
+            parts = parse_single_name_into_parts(raw_name, strict=False)
+        except InvalidNameError:
+            return (latex_to_text(raw_name), None, None, None, None)
+        given, particle, family, suffix = parts.first, parts.von, parts.last, parts.jr
+        top_commas = _split_top_level(raw_name, _COMMA_OR_BRACE_RE)
+        if (
+            len(top_commas) == 2
+            and not suffix
+            and len(given) == 1
+            and given[0].lower() in _SUFFIX_WORDS
+            and family
+        ):
+            # "Martin Luther King, Jr.": reparse the part before the comma.
+            name, inner_given, inner_particle, inner_family, _ = _split_name(top_commas[0].strip())
+            jr = latex_to_text(given[0])
+            return (f"{name} {jr}", inner_given, inner_particle, inner_family, jr)
+        if len(top_commas) >= 2 and particle:
+            # "Vázques de Parga, Luis": only leading lower-case words are a particle.
+            lead = 0
+            while lead < len(particle) and _starts_lower(particle[lead]):
+                lead += 1
+            family = particle[lead:] + family
+            particle = particle[:lead]
+    shown = (
+        _decoded_part(given), _decoded_part(particle), _decoded_part(family),
+        _decoded_part(suffix),
+    )  # fmt: skip
+    return (" ".join(p for p in shown if p), *shown)
+
+
+def _starts_lower(word: str) -> bool:
+    text = latex_to_text(word) if ("{" in word or "\\" in word) else word
+    first = next((c for c in text if c.isalpha()), "")
+    return first.islower()
+
+
+def _parse_names(raw: str, role: str, warnings: list[str]) -> tuple[list[dict[str, Any]], bool]:
+    """The names of one name field, and whether the list ends in "and others"."""
+    if not raw:
+        return [], False
+    names: list[dict[str, Any]] = []
+    incomplete = False
     may_have_markers = _MARKER_HINT_RE.search(raw) is not None
     for raw_name in _split_names(raw):
         co_first = corresponding = False
@@ -784,15 +875,29 @@ def _parse_authors(raw: str, fields: dict[str, str], warnings: list[str]) -> lis
             corresponding = hits > 0
             raw_name, hits = _COFIRST_RE.subn("", raw_name)
             co_first = hits > 0
-        name = latex_to_text(_reorder_name(raw_name))
-        if not name:
+        if raw_name.strip().lower() == "others":
+            incomplete = True
             continue
-        if name.lower() == "others":
-            warnings.append("author list ends in 'and others'; the remaining authors are unknown")
+        parts = split_name(raw_name)
+        if not parts["name"]:
             continue
-        authors.append(
-            {"name": name, "person": None, "co_first": co_first, "corresponding": corresponding}
-        )
+        names.append(
+            {**parts, "role": role, "person": None, "co_first": co_first,
+             "corresponding": corresponding}
+        )  # fmt: skip
+    return names, incomplete
+
+
+def _parse_authors(
+    fields: dict[str, str], warnings: list[str]
+) -> tuple[list[dict[str, Any]], bool]:
+    """Authors, then editors (role "editor"), and whether either list ends in "and others"."""
+    authors, incomplete = _parse_names(fields.get("author") or "", "author", warnings)
+    editors, editors_incomplete = _parse_names(fields.get("editor") or "", "editor", warnings)
+    if editors_incomplete and not authors:
+        incomplete = True
+    people = authors + editors
+    authors = people  # the side fields below count positions over authors first
 
     # al-folio style side fields: indices (1-based) or names.
     co_first_field = fields.get("co_first") or fields.get("equal_contribution")
@@ -817,7 +922,7 @@ def _parse_authors(raw: str, fields: dict[str, str], warnings: list[str]) -> lis
                 warnings.append(f"corresponding author '{item}' is not in the author list")
             else:
                 author["corresponding"] = True
-    return authors
+    return people, incomplete
 
 
 def _indices(value: str, count: int, field_name: str, warnings: list[str]) -> list[int]:
@@ -844,6 +949,12 @@ _ENTRY_TYPES = {
     "mastersthesis": "thesis",
     "thesis": "thesis",
     "book": "book",
+    # Edited volumes of their own (their editors' work; as a crossref parent they are skipped).
+    "collection": "book",
+    "mvbook": "book",
+    "mvcollection": "book",
+    "proceedings": "book",
+    "mvproceedings": "book",
     "incollection": "chapter",
     "inbook": "chapter",
     "techreport": "report",
@@ -890,10 +1001,15 @@ _STATUS_ALIASES = {
     "in review": "under_review",
     "preprint": "preprint",
     "prepublished": "preprint",
+    "in preparation": "in_preparation",
+    "inpreparation": "in_preparation",
+    "in_preparation": "in_preparation",
+    "in prep": "in_preparation",
 }
 _NOTE_STATUS_RE = re.compile(
     r"\b(?P<review>under\s+review|submitted|in\s+submission)\b"
-    r"|\b(?P<accepted>to\s+appear|accepted|forthcoming|in\s+press)\b",
+    r"|\b(?P<accepted>to\s+appear|accepted|forthcoming|in\s+press)\b"
+    r"|\b(?P<prep>in\s+preparation)\b",
     re.I,
 )
 
@@ -933,6 +1049,10 @@ _PUBLISHER_HOSTS = (
     "cambridge.org",
 )
 _HOST_RE = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#]+)", re.I)
+
+# Entries whose author a crossref child inherits (BibTeX inherits every field; biblatex maps a
+# book's author to its parts').
+_BOOK_TYPES = frozenset(["book", "mvbook", "booklet"])
 
 # Inherited through crossref: everything except what identifies the child itself.
 _NOT_INHERITED = frozenset(
@@ -1034,6 +1154,21 @@ def _decoded(fields: dict[str, str], name: str) -> str | None:
     return latex_to_text(value) or None
 
 
+_PARAGRAPH_RE = re.compile(r"\n[ \t]*\n\s*|\\par\b\s*")
+
+
+def _decoded_paragraphs(fields: dict[str, str], name: str) -> str | None:
+    """A long text field (an abstract) decoded paragraph by paragraph (a blank line or
+    ``\\par`` between them), paragraphs separated by a blank line."""
+    value = fields.get(name)
+    if value is None:
+        return None
+    if "\n" not in value and "\\par" not in value:
+        return latex_to_text(value) or None
+    paragraphs = [latex_to_text(p) for p in _PARAGRAPH_RE.split(value)]
+    return "\n\n".join(p for p in paragraphs if p) or None
+
+
 def _split_list(value: str | None, pattern: re.Pattern[str]) -> list[str]:
     if not value:
         return []
@@ -1104,7 +1239,8 @@ def _build_publication(
             if month is None and m.group(2) and 1 <= int(m.group(2)) <= 12:
                 month = int(m.group(2))
 
-    # Status: explicit field, then the note (or a "to appear" year), then the type.
+    # Status: explicit field, then the note (or a "to appear" year, or the venue), then the
+    # type.
     note = _decoded(fields, "note")
     status = None
     explicit = (fields.get("status") or fields.get("pubstate") or "").strip().lower()
@@ -1113,11 +1249,15 @@ def _build_publication(
         if status is None:
             warnings.append(f"status '{explicit}' is not one of {', '.join(STATUSES)}")
     if status is None:
-        for text in (note, year_text if year is None else None):
+        # al-folio sites write the status into the venue: "CVPR Under Review".
+        for text in (note, year_text if year is None else None, venue):
             if text:
                 m = _NOTE_STATUS_RE.search(text)
                 if m is not None:
-                    status = "under_review" if m.group("review") else "accepted"
+                    status = (
+                        "under_review" if m.group("review")
+                        else "in_preparation" if m.group("prep") else "accepted"
+                    )  # fmt: skip
                     break
     if status is None:
         status = "preprint" if pub_type == "preprint" else "published"
@@ -1157,7 +1297,7 @@ def _build_publication(
     ):
         add_link("preprint", _arxiv_url(arxiv_id))
 
-    authors = _parse_authors(fields.get("author") or fields.get("editor") or "", fields, warnings)
+    authors, authors_incomplete = _parse_authors(fields, warnings)
     if not authors:
         warnings.append("entry has no authors")
 
@@ -1183,7 +1323,7 @@ def _build_publication(
         "month": month,
         "type": pub_type,
         "status": status,
-        "abstract": _decoded(fields, "abstract"),
+        "abstract": _decoded_paragraphs(fields, "abstract"),
         "doi": doi,
         "arxiv_id": arxiv_id,
         "volume": _decoded(fields, "volume"),
@@ -1193,6 +1333,7 @@ def _build_publication(
         "location": _decoded(fields, "address") or _decoded(fields, "location"),
         "note": note,
         "authors": authors,
+        "authors_incomplete": authors_incomplete,
         "links": links,
         "awards": awards,
         "badges": badges,
@@ -1586,6 +1727,20 @@ def parse_bibtex(
         for name, value in parent_fields.items():
             if name not in fields and name not in _NOT_INHERITED:
                 fields[name] = value
+        # A part of a book (@inbook, @bookinbook...) is by the book's author, as in BibTeX.
+        if "author" not in fields and parent[0] in _BOOK_TYPES and parent_fields.get("author"):
+            fields["author"] = parent_fields["author"]
+        # An entry of the parent's own kind without a title of its own (xampl.bib's
+        # article-crossref) is, as BibTeX prints it, under the parent's title; a part of a
+        # container (@inproceedings of @proceedings) takes it as its booktitle below.
+        child_type = by_key[folded_key][0]
+        if (
+            "title" not in fields
+            and parent_fields.get("title")
+            and child_type == parent[0]
+            and parent[0] not in _CONTAINER_TYPES
+        ):
+            fields["title"] = parent_fields["title"]
         # biblatex: a proceedings' title is its papers' booktitle.
         if "booktitle" not in fields and parent_fields.get("title"):
             fields["booktitle"] = parent_fields["title"]
@@ -1686,6 +1841,7 @@ _EXPORT_PUBSTATE = {
     "accepted": "forthcoming",
     "under_review": "submitted",
     "preprint": "prepublished",
+    "in_preparation": "inpreparation",
 }
 
 
@@ -1706,6 +1862,54 @@ def _escape_name(name: str) -> str:
     if "," in name or _AND_RE.search(name) or name.lower() == "others":
         text = "{" + text + "}"
     return text
+
+
+def _brace_if_needed(part: str) -> str:
+    """A name part BibTeX would split or re-case otherwise, as one braced unit."""
+    text = _escape(part)
+    if "," in part or _AND_RE.search(part) or part.lower() == "others" or (part[:1].islower()):
+        return "{" + text + "}"
+    return text
+
+
+def bibtex_name(author: dict[str, Any]) -> str:
+    """One author as BibTeX reads it back into the same parts: ``von Last, Jr, First`` from
+    the stored parts, ``{Name}`` for an organisation (a family name alone, several words),
+    else the printed name as written."""
+    family = author.get("family")
+    if not family:
+        return _escape_name(author.get("name") or "")
+    given, particle, suffix = author.get("given"), author.get("particle"), author.get("suffix")
+    if not (given or particle or suffix):
+        return "{" + _escape(family) + "}" if " " in family or "," in family else _escape(family)
+    words = family.split()
+    given_words = (given or "").split()
+    if (
+        len(words) == 1
+        and words[0][:1].isupper()
+        and not suffix
+        and "," not in (given or "")
+        and all(w[:1].isupper() for w in given_words)
+    ):  # "Given von Family" reads back into the same parts
+        return " ".join(_escape(p) for p in (given, particle, family) if p)
+    # The family name: braced when it has words BibTeX would take for a particle.
+    last = _escape(family)
+    if len(words) > 1 or any(w[:1].islower() for w in words) or "," in family:
+        last = "{" + last + "}"
+    head = f"{_escape(particle)} {last}" if particle else last
+    pieces = [head]
+    if suffix:
+        pieces.append(_brace_if_needed(suffix))
+    if given:
+        pieces.append(_brace_if_needed(given) if "," in given else _escape(given))
+    return ", ".join(pieces)
+
+
+def _name_list(authors: list[dict[str, Any]], incomplete: bool) -> str:
+    names = [bibtex_name(a) for a in authors]
+    if incomplete:
+        names.append("others")
+    return " and ".join(names)
 
 
 def _sanitise_key(key: Any) -> str:
@@ -1740,10 +1944,14 @@ def publication_to_bibtex(pub: dict[str, Any], key: str | None = None) -> str:
             return
         lines.append((name, str(value) if raw else _escape(value)))
 
-    authors = pub.get("authors") or []
+    everyone = pub.get("authors") or []
+    authors = [a for a in everyone if (a.get("role") or "author") == "author"]
+    editors = [a for a in everyone if a.get("role") == "editor"]
+    incomplete = bool(pub.get("authors_incomplete"))
     if authors:
-        names = " and ".join(_escape_name(a.get("name", "")) for a in authors)
-        lines.append(("author", names))
+        lines.append(("author", _name_list(authors, incomplete)))
+    if editors:
+        lines.append(("editor", _name_list(editors, incomplete and not authors)))
     if pub.get("title"):
         lines.append(("title", _escape_title(pub["title"])))
     add(venue_field, venue)
@@ -1910,7 +2118,29 @@ _CSL_TYPES = {
 _PARTICLES = frozenset(
     "van von der den de del della da di du la le dos das do ter ten zu y bin al".split()  # noqa: SIM905
 )
-_CSL_STATUS = {"accepted": "forthcoming", "under_review": "submitted", "preprint": "preprint"}
+_CSL_STATUS = {
+    "accepted": "forthcoming", "under_review": "submitted", "preprint": "preprint",
+    "in_preparation": "in preparation",
+}  # fmt: skip
+
+
+def csl_name(author: dict[str, Any]) -> dict[str, str]:
+    """One author as a CSL name: its stored parts (``non-dropping-particle`` for the von
+    part, ``literal`` for an organisation), else parts guessed from the printed name."""
+    family = author.get("family")
+    if not family:
+        return _csl_name(author.get("name") or "")
+    given = author.get("given")
+    if not (given or author.get("particle") or author.get("suffix")):
+        return {"literal": family}
+    result = {"family": family}
+    if given:
+        result["given"] = given
+    if author.get("particle"):
+        result["non-dropping-particle"] = author["particle"]
+    if author.get("suffix"):
+        result["suffix"] = author["suffix"]
+    return result
 
 
 def _csl_name(name: str) -> dict[str, str]:
@@ -1963,7 +2193,9 @@ def publication_to_csl(pub: dict[str, Any], id: str | None = None) -> dict[str, 
             item[name] = value
 
     put("title", pub.get("title"))
-    put("author", [_csl_name(a["name"]) for a in pub.get("authors") or [] if a.get("name")])
+    everyone = [a for a in pub.get("authors") or [] if a.get("name")]
+    put("author", [csl_name(a) for a in everyone if (a.get("role") or "author") == "author"])
+    put("editor", [csl_name(a) for a in everyone if a.get("role") == "editor"])
     year = pub.get("year")
     if isinstance(year, int):
         parts = [year]

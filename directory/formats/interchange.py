@@ -22,8 +22,9 @@ from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
+from directory.formats.placements import structure_placement
 from directory.services.photos import photo_from_bytes
-from directory.services.publication_rows import new_authorships, set_children
+from directory.services.publication_rows import author_dicts, new_authorships, set_children
 from directory.services.publications import link_coauthor_profiles
 
 FORMAT = "faculty-directory-profile"
@@ -43,12 +44,13 @@ DATE_FIELDS = {"last_confirmed", "deadline", "expires_on"}
 PERSON_FIELDS = (
     "slug", "full_name", "sort_name", "native_name", "name_variants", "role", "rank", "title",
     "unit", "institution", "email", "office", "address", "phone", "pronouns", "interests", "bio",
-    "section_intros", "last_confirmed", "user_key", "active", "visibility",
+    "section_intros", "last_confirmed", "user_key", "active", "visibility", "repeat_selected",
+    "cv_sections",
 )  # fmt: skip
 PUBLICATION_FIELDS = (
     "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
     "arxiv_id", "volume", "number", "pages", "article", "publisher", "location", "note", "labels",
-    "citation_key", "bibtex", "visibility",
+    "citation_key", "bibtex", "visibility", "authors_incomplete",
 )  # fmt: skip
 
 
@@ -151,6 +153,15 @@ def validate_document(doc: Any, source: str) -> list[Problem]:
                     source, path, f"the profile's own person ({slug}) must be advisor or student"
                 )
             )
+    for i, notice in enumerate(doc.get("recruiting", [])):
+        if (notice.get("term_season") is None) != (notice.get("term_year") is None):
+            problems.append(
+                Problem(
+                    source,
+                    f"$.recruiting[{i}]",
+                    "term_season and term_year go together (both null for a rolling notice)",
+                )
+            )
     photo = doc["person"].get("photo")
     if photo:
         try:
@@ -231,6 +242,8 @@ class _Importer:
             person.photo = photo_from_bytes(
                 base64.b64decode(photo["data_base64"]), alt_text=photo.get("alt_text")
             )
+            if photo.get("focus"):
+                person.photo.focus_x, person.photo.focus_y = photo["focus"]
         elif "photo" in data:
             person.photo = None
         self.people[person.slug] = person
@@ -366,6 +379,8 @@ class _Importer:
         for i, data in enumerate(doc.get("advising", [])):
             rel = m.AdvisingRelation(owner_id=person.id, position=i)
             _copy_fields(rel, data, advising_fields)
+            # A document without the placement's structure (older ones): read from its text.
+            structure_placement(rel)
             for side in ("advisor", "student"):
                 other = self.person_by_slug(data.get(side))
                 setattr(rel, side, other)
@@ -384,9 +399,27 @@ class _Importer:
         for i, data in enumerate(doc.get("recruiting", [])):
             notice = m.RecruitingNotice(owner_id=person.id, position=i)
             _copy_fields(notice, data, notice_fields)
+            self.read_term(person, notice, data)
             notice.areas = [self.area(name) for name in data.get("areas", [])]
             session.add(notice)
         session.flush()
+
+    def read_term(self, person: m.Person, notice: m.RecruitingNotice, data: dict) -> None:
+        """The notice's intake: term_season and term_year when the document gives them;
+        else its text ``term`` (documents before them) read as a season and year, or kept
+        as written, with a note, when it names none."""
+        season, year = data.get("term_season"), data.get("term_year")
+        if season and year:
+            notice.set_intake(m.Term(season, year))
+            return
+        text = data.get("term")
+        intake = m.parse_term(text)
+        notice.set_intake(intake, text)
+        if intake is None:
+            self.result.notes.append(
+                f"{person.slug}: recruiting intake {text!r} names no season and year; kept as "
+                "written (the owner's editor asks for a term)"
+            )
 
 
 def profile_publication_order() -> tuple:
@@ -483,6 +516,7 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
             "mime_type": person.photo.mime_type,
             "data_base64": base64.b64encode(person.photo.data).decode("ascii"),
             "alt_text": person.photo.alt_text,
+            "focus": [person.photo.focus_x, person.photo.focus_y],
         }
     doc["person"] = pdata
 
@@ -504,7 +538,10 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
             .where(m.ProfilePublication.person_id == person.id)
             .options(
                 selectinload(m.ProfilePublication.publication).options(
-                    selectinload(m.Publication.authorships).selectinload(m.Authorship.person),
+                    selectinload(m.Publication.authorships).options(
+                        selectinload(m.Authorship.person),
+                        selectinload(m.Authorship.suggested_person),
+                    ),
                     selectinload(m.Publication.links),
                     selectinload(m.Publication.awards),
                     selectinload(m.Publication.badges),
@@ -521,15 +558,11 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
     for row in rows:
         pub = row.publication
         data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
-        data["authors"] = [
-            {
-                "name": a.name,
-                "person": a.person.slug if a.person else None,
-                "co_first": a.co_first,
-                "corresponding": a.corresponding,
-            }
-            for a in pub.authorships
-        ]
+        data["authors"] = author_dicts(
+            pub,
+            lambda a: a.person.slug if a.person else None,
+            suggested_key=lambda a: a.suggested_person.slug if a.suggested_person else None,
+        )
         data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
         data["awards"] = [a.name for a in pub.awards]
         data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]

@@ -1,7 +1,9 @@
 """The OpenAPI 3.1 document of the JSON API v1, served at ``<prefix>/api/v1/openapi.json``.
 
 Written by hand, except the profile entry schemas, which come from the same field lists the
-API renders (:data:`directory.formats.representations.ENTRY_FIELDS`). Schemas are strict (every key
+API renders (:data:`directory.formats.representations.ENTRY_FIELDS`), and the query
+parameters, which come from the filter classes the API reads them with (:data:`LIST_FILTERS`;
+each parameter's schema is the one the API checks a value against). Schemas are strict (every key
 required, no others) so that a test comparing them with real responses catches any drift.
 """
 
@@ -13,7 +15,8 @@ from flask import current_app
 
 from directory import models as m
 from directory.formats.representations import ENTRY_FIELDS, json_type
-from directory.services.access import LISTED_ROLES
+from directory.services import department
+from directory.services.parameters import MAX_PER_PAGE, Filters, Paging, Parameter
 
 STRING = {"type": "string"}
 NULLABLE_STRING = {"type": ["string", "null"]}
@@ -91,9 +94,18 @@ PUBLICATION = {
                 },
                 "co_first": BOOLEAN,
                 "corresponding": BOOLEAN,
+                "role": {"enum": ["author", "editor"], "description": "An editor of the volume."},
+                "given": NULLABLE_STRING,
+                "particle": {**NULLABLE_STRING, "description": 'The von part ("van", "de la").'},
+                "family": NULLABLE_STRING,
+                "suffix": {**NULLABLE_STRING, "description": '"Jr.", "III".'},
             }
         )
     ),
+    "authors_incomplete": {
+        **BOOLEAN,
+        "description": 'The list is cut short ("and others"): the paper has more authors.',
+    },
     "venue": NULLABLE_STRING,
     "venue_short": NULLABLE_STRING,
     "year": NULLABLE_INTEGER,
@@ -127,7 +139,15 @@ POSITION = {
     "id": INTEGER,
     "level": enum(m.RECRUITING_LEVELS),
     "level_label": STRING,
-    "term": NULLABLE_STRING,
+    "term": {
+        **NULLABLE_STRING,
+        "description": 'The intake, e.g. "Fall 2026" (or text naming no term, as its owner wrote '
+        "it); null for a rolling notice.",
+    },
+    "term_season": {**enum(m.TERM_SEASONS, nullable=True)},
+    "term_year": NULLABLE_INTEGER,
+    "rolling": {**BOOLEAN, "description": "Open to any intake: matches every term filter."},
+    "term_label": {**STRING, "description": '"Fall 2026", or "Rolling / any time".'},
     "title": STRING,
     "description": {**STRING, "description": "Markdown."},
     "description_html": {**STRING, "description": "The Markdown rendered and sanitised."},
@@ -153,9 +173,87 @@ ADVISING = strict(
         "start_year": NULLABLE_INTEGER,
         "end_year": NULLABLE_INTEGER,
         "thesis": NULLABLE_STRING,
-        "placement": NULLABLE_STRING,
+        "placement": {**NULLABLE_STRING, "description": "Where they went, as written."},
+        "placement_organisation": NULLABLE_STRING,
+        "placement_kind": enum(m.PLACEMENT_KINDS, nullable=True),
+        "placement_year": NULLABLE_INTEGER,
         "note": NULLABLE_STRING,
     }
+)
+
+#: A kind of placement, with "unknown" for alumni whose placement has no kind.
+SUMMARY_KIND = {
+    "type": "string",
+    "enum": [*m.values(m.PLACEMENT_KINDS), "unknown"],
+}
+
+ALUMNUS = strict(
+    {
+        "name": STRING,
+        "person": {"type": ["string", "null"], "description": "Slug, when there is a profile."},
+        "degree": enum(m.DEGREES, nullable=True),
+        "degree_label": NULLABLE_STRING,
+        "year": {**NULLABLE_INTEGER, "description": "Year of graduation."},
+        "advisors": array(
+            strict(
+                {
+                    "name": STRING,
+                    "person": {
+                        "type": ["string", "null"],
+                        "description": "Slug, if in the department.",
+                    },
+                    "role": enum(m.ADVISING_ROLES),
+                }
+            )
+        ),
+        "thesis": NULLABLE_STRING,
+        "placement": strict(
+            {
+                "text": {**NULLABLE_STRING, "description": "As written."},
+                "organisation": NULLABLE_STRING,
+                "kind": enum(m.PLACEMENT_KINDS, nullable=True),
+                "kind_label": NULLABLE_STRING,
+                "year": {**NULLABLE_INTEGER, "description": "When they started there."},
+            },
+            "Where they went: the text as written, and its structure.",
+        ),
+        "url": {**NULLABLE_URL, "description": "The alumnus's profile page, if any."},
+    }
+)
+
+ALUMNI_SUMMARY = strict(
+    {
+        "total": {**INTEGER, "description": "Alumni the filters keep."},
+        "no_year": {**INTEGER, "description": "Of them, those without a year of graduation."},
+        "years": array(
+            strict(
+                {
+                    "year": INTEGER,
+                    "count": INTEGER,
+                    "kinds": array(strict({"kind": SUMMARY_KIND, "count": INTEGER})),
+                }
+            )
+        ),
+        "degrees": array(
+            strict(
+                {
+                    "degree": enum(m.DEGREES, nullable=True),
+                    "degree_label": NULLABLE_STRING,
+                    "count": INTEGER,
+                }
+            )
+        ),
+        "kinds": array(
+            strict({"kind": SUMMARY_KIND, "kind_label": NULLABLE_STRING, "count": INTEGER})
+        ),
+        "advisors": array(
+            strict({"person": NULLABLE_STRING, "name": STRING, "count": INTEGER}),
+        ),
+        "links": strict({"alumni": URL, "page": URL, "csv": URL}),
+    },
+    "Counts of the alumni per year of graduation (every year from the first to the last, "
+    "split by kind of position), degree, kind of position and department advisor (an alumnus "
+    "counts once for each of their advisors).",
 )
 
 #: Component names of the profile entry kinds.
@@ -213,7 +311,7 @@ def _list(item: str) -> dict[str, Any]:
         {
             "items": array(ref(item)),
             "page": {"type": "integer", "minimum": 1},
-            "per_page": {"type": "integer", "minimum": 1, "maximum": 100},
+            "per_page": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
             "pages": {"type": "integer", "minimum": 1},
             "total": {"type": "integer", "minimum": 0},
             "links": ref("PageLinks"),
@@ -221,57 +319,95 @@ def _list(item: str) -> dict[str, Any]:
     )
 
 
-#: The highest page number a list accepts (a higher one is a 400, not an empty page).
-MAX_PAGE = 1_000_000
-#: The longest text a query parameter may hold (a longer one is a 400).
-MAX_PARAMETER_TEXT = 200
-#: Every query parameter: an empty (or blank) value, ``?funded=``, is the same as leaving it out.
-EMPTY = {"type": "string", "pattern": "^\\s*$"}
-#: Text a parameter may hold: at most MAX_PARAMETER_TEXT characters, no NUL.
-PARAMETER_TEXT = {"type": "string", "maxLength": MAX_PARAMETER_TEXT, "pattern": "^[^\\x00]*$"}
+#: What each list reads from the query string besides its paging (:class:`Paging`): the
+#: document lists these parameters with their schemas, and the API's views read the query
+#: string with the same classes, checking each value against the same schema.
+LIST_FILTERS: dict[str, type[Filters]] = {
+    "/people": department.ListingFilters,
+    "/positions": department.RecruitingFilters,
+    "/publications": department.PublicationSearch,
+    "/areas": Paging,
+    "/alumni": department.AlumniFilters,
+    "/alumni/summary": department.AlumniFilters,
+}
+
+#: What each query parameter means (its schema comes from its filter class).
+PARAMETER_DESCRIPTIONS = {
+    "page": "Page number.",
+    "per_page": f"Items per page (default: the site's page size, at most {MAX_PER_PAGE}).",
+    "role": "Role category.",
+    "area": (
+        "Slug of a research area (see /areas); its sub-areas are included; an unknown slug is "
+        "a 400 naming the parameter."
+    ),
+    "person": "Slug of a person; an unknown (or hidden) one is a 400 naming the parameter.",
+    "unit": "Exact name of the unit (institute, group).",
+    "recruiting": "Whether they have an open position.",
+    "letter": "First letter of the sort name (surname), in either case.",
+    "q": (
+        "Words to search for (all must match; the last also as a prefix), as on the search page."
+    ),
+    "level": "Level recruited for.",
+    "term": (
+        'Intake: a season and a year, e.g. "Fall 2027", or "rolling". Gives the notices of that '
+        "term and every rolling notice (rolling: those only)."
+    ),
+    "funded": "Whether funding is guaranteed.",
+    "year": "Year.",
+    "type": "Kind of publication.",
+    "venue": "Part of the name or short name of the venue (any case).",
+    "awards": "Whether the paper won an award.",
+    "year_from": "Graduated in this year or later.",
+    "year_to": "Graduated in this year or earlier; before year_from it is a 400 naming year_to.",
+    "advisor": (
+        "Slug of a department advisor; an unknown (or hidden) one is a 400 naming the parameter."
+    ),
+    "degree": "Degree.",
+    "kind": "Kind of position they went to; unknown: a placement with no kind (or none).",
+}
+
+#: An empty value, ``?funded=``, is the same as leaving the parameter out.
+EMPTY = {"type": "string", "maxLength": 0}
 
 
-def whole_number(pattern: str, low: int, high: int) -> dict[str, Any]:
-    """A whole number from ``low`` to ``high`` written in ASCII digits, as the API reads it
-    (``4.0`` or ``+4`` are refused): a string whose ``pattern`` spells exactly that range."""
-    return {"type": "string", "pattern": pattern, "description": f"{low} to {high}."}
-
-
-PAGE_NUMBER = whole_number("^([1-9][0-9]{0,5}|1000000)$", 1, MAX_PAGE)
-PER_PAGE = whole_number("^([1-9][0-9]?|100)$", 1, 100)
-YEAR = whole_number("^[1-9][0-9]{3}$", 1000, 9999)
-
-
-def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
-    """A query parameter; an empty value of it means "not given", whatever its type."""
-    schema = {"anyOf": [schema, EMPTY]}
+def _query(name: str, parameter: Parameter) -> dict[str, Any]:
+    """A query parameter as the API reads it: valid against its schema, or empty."""
     return {
         "name": name,
         "in": "query",
         "required": False,
-        "schema": schema,
-        "description": f"{description} An empty value is the same as leaving it out.",
+        "schema": {"anyOf": [dict(parameter.schema), EMPTY]},
+        "description": (
+            f"{PARAMETER_DESCRIPTIONS[name]} An empty value is the same as leaving it out; "
+            "any other value not allowed here, or the parameter given twice, is a 400 naming "
+            "it."
+        ),
     }
 
 
-PAGING = [{"$ref": "#/components/parameters/page"}, {"$ref": "#/components/parameters/per_page"}]
-AREA_FILTER = _query(
-    "area",
-    PARAMETER_TEXT,
-    "Slug of a research area (see /areas); its sub-areas are included; an unknown slug is a "
-    "400 naming the parameter.",
-)
-PERSON_FILTER = _query(
-    "person",
-    PARAMETER_TEXT,
-    "Slug of a person; an unknown (or hidden) one is a 400 naming the parameter.",
-)
-Q_FILTER = _query(
-    "q",
-    PARAMETER_TEXT,
-    "Words to search for (all must match; the last also as a prefix), as on the search page.",
-)
-BOOLEAN_PARAM = {"type": "string", "enum": ["true", "false", "1", "0", "yes", "no"]}
+def _list_parameters(path: str) -> list[dict[str, Any]]:
+    """The paging (shared components) and then the filters of the list at ``path``."""
+    paging = Paging.parameters()
+    parameters: list[dict[str, Any]] = [
+        {"$ref": f"#/components/parameters/{name}"} for name in paging
+    ]
+    for name, parameter in LIST_FILTERS[path].parameters().items():
+        if name in paging:
+            if parameter is not paging[name]:  # a page's page number is the lists' own
+                raise ValueError(f"{path}: the filter {name} is not the paging's")
+            continue
+        parameters.append(_query(name, parameter))
+    return parameters
+
+
+def _filter_parameters(path: str) -> list[dict[str, Any]]:
+    """The filters of ``path`` without the paging (an answer that is not a list)."""
+    paging = Paging.parameters()
+    return [
+        _query(name, parameter)
+        for name, parameter in LIST_FILTERS[path].parameters().items()
+        if name not in paging
+    ]
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -307,8 +443,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
             "title": f"{department}: faculty directory API",
             "version": "1",
             "description": (
-                "Read-only access to the directory's people, open positions, publications "
-                "and research areas. Answers show what the caller may see on the web pages: "
+                "Read-only access to the directory's people, open positions, publications, "
+                "research areas and alumni. Answers show what the caller may see on the web pages: "
                 "anonymous callers get public entries only; signed-in members (by the site's "
                 "session cookie) also get members-only entries and email addresses. Lists "
                 "are paginated; anonymous answers carry an ETag and may be cached."
@@ -326,6 +462,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                         "positions": URL,
                         "publications": URL,
                         "areas": URL,
+                        "alumni": URL,
+                        "alumni_summary": URL,
                     }
                 ),
                 [],
@@ -335,23 +473,7 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 "People of the department (active members, not alumni), by sort name",
                 "listPeople",
                 _list("PersonSummary"),
-                [
-                    *PAGING,
-                    _query(
-                        "role",
-                        enum(tuple(r for r in m.ROLES if r[0] in LISTED_ROLES)),
-                        "Role category.",
-                    ),
-                    AREA_FILTER,
-                    _query("unit", PARAMETER_TEXT, "Exact name of the unit (institute, group)."),
-                    _query("recruiting", BOOLEAN_PARAM, "Whether they have an open position."),
-                    _query(
-                        "letter",
-                        {"type": "string", "enum": list("ABCDEFGHIJKLMNOPQRSTUVWXYZ")},
-                        "First letter of the sort name (surname), in either case.",
-                    ),
-                    Q_FILTER,
-                ],
+                _list_parameters("/people"),
                 "400",
             ),
             "/people/{slug}": {
@@ -374,50 +496,37 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 "Open positions (recruiting notices), soonest deadline first",
                 "listPositions",
                 _list("Position"),
-                [
-                    *PAGING,
-                    _query("level", enum(m.RECRUITING_LEVELS), "Level recruited for."),
-                    _query("term", PARAMETER_TEXT, 'Intake, e.g. "Fall 2027" (any case).'),
-                    AREA_FILTER,
-                    PERSON_FILTER,
-                    _query("funded", BOOLEAN_PARAM, "Whether funding is guaranteed."),
-                ],
+                _list_parameters("/positions"),
                 "400",
             ),
             "/publications": _get(
                 "Publications of the department, newest first",
                 "listPublications",
                 _list("Publication"),
-                [
-                    *PAGING,
-                    _query("year", YEAR, "Year."),
-                    AREA_FILTER,
-                    PERSON_FILTER,
-                    _query("type", enum(m.PUBLICATION_TYPES), "Kind of publication."),
-                    _query(
-                        "venue",
-                        PARAMETER_TEXT,
-                        "Part of the name or short name of the venue (any case).",
-                    ),
-                    _query("awards", BOOLEAN_PARAM, "Whether the paper won an award."),
-                    Q_FILTER,
-                ],
+                _list_parameters("/publications"),
                 "400",
             ),
-            "/areas": _get("Research areas", "listAreas", _list("Area"), [*PAGING], "400"),
+            "/areas": _get(
+                "Research areas", "listAreas", _list("Area"), _list_parameters("/areas"), "400"
+            ),
+            "/alumni": _get(
+                "Alumni: past students of the department, most recent first",
+                "listAlumni",
+                _list("Alumnus"),
+                _list_parameters("/alumni"),
+                "400",
+            ),
+            "/alumni/summary": _get(
+                "Alumni counted per year, degree, kind of position and advisor",
+                "getAlumniSummary",
+                ref("AlumniSummary"),
+                _filter_parameters("/alumni/summary"),
+                "400",
+            ),
         },
         "components": {
             "parameters": {
-                "page": _query(
-                    "page",
-                    PAGE_NUMBER,
-                    f"Page number, at most {MAX_PAGE:,}.",
-                ),
-                "per_page": _query(
-                    "per_page",
-                    PER_PAGE,
-                    "Items per page (default: the site's page size, at most 100).",
-                ),
+                name: _query(name, parameter) for name, parameter in Paging.parameters().items()
             },
             "responses": {
                 "400": {
@@ -479,6 +588,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 ),
                 "Position": strict(POSITION),
                 "Advising": ADVISING,
+                "Alumnus": ALUMNUS,
+                "AlumniSummary": ALUMNI_SUMMARY,
                 **_entry_schemas(),
             },
         },

@@ -116,15 +116,24 @@ def _date(obj: Any, name: str) -> tuple[int | None, int | None]:
 
 
 def _external_ids(obj: dict[str, Any]) -> dict[str, str]:
+    """The work's own identifiers by type: those whose relationship is ``self`` win over a
+    ``version-of`` or ``part-of`` one (a preprint's DOI, the book's ISBN), which are used only
+    when the work has none of its own of that type."""
     ids: dict[str, str] = {}
+    related: dict[str, str] = {}
     for item in _value(obj, "external-ids", "external-id") or []:
         if not isinstance(item, dict):
             continue
         kind = str(item.get("external-id-type") or "").lower()
         value = _value(item, "external-id-value")
-        if kind and value and kind not in ids:
-            ids[kind] = str(value)
-    return ids
+        relationship = str(item.get("external-id-relationship") or "self").lower()
+        target = ids if relationship == "self" else related
+        if kind and value and kind not in target:
+            target[kind] = str(value)
+    # A DOI of another version is another paper's: never this one's.
+    related.pop("doi", None)
+    related.pop("arxiv", None)
+    return {**related, **ids}
 
 
 def _organisation(summary: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -319,6 +328,74 @@ def _funding(summary: dict[str, Any]) -> RecordEntry:
     return RecordEntry("funding", data, text)
 
 
+def _peer_reviews(section: Any) -> list[RecordEntry]:
+    """Peer reviews, one service entry per reviewed venue and year ("Reviewer, Nature
+    (2023)"): ORCID lists each review, a profile lists the service."""
+    seen: dict[tuple[str, int | None], RecordEntry] = {}
+    if not isinstance(section, dict):
+        return []
+    for group in section.get("group") or []:
+        for inner in (group or {}).get("peer-review-group") or []:
+            for summary in (inner or {}).get("peer-review-summary") or []:
+                if not isinstance(summary, dict):
+                    continue
+                venue = _value(summary, "convening-organization", "name") or _value(
+                    summary, "review-group-id"
+                )
+                year, _ = _date(summary, "completion-date")
+                role = str(_value(summary, "reviewer-role") or "reviewer").lower()
+                key = (str(venue or ""), year)
+                if key in seen or not venue:
+                    continue
+                data = {"kind": "editorial" if "editor" in role else "reviewer",
+                        "venue": str(venue), "year": year, "role": role.title(),
+                        "note": None}  # fmt: skip
+                text = f"{data['role']}, {venue}" + (f" ({year})" if year else "")
+                seen[key] = RecordEntry("service", data, text)
+    return list(seen.values())
+
+
+def _membership(summary: dict[str, Any]) -> RecordEntry:
+    organisation, _ = _organisation(summary)
+    role = _value(summary, "role-title") or "Member"
+    year, _ = _date(summary, "start-date")
+    data = {"kind": "other", "venue": organisation or "", "year": year, "role": role,
+            "note": "Membership"}  # fmt: skip
+    text = f"{role}, {data['venue']}" + (f" ({year})" if year else "")
+    return RecordEntry("service", data, text)
+
+
+def _person_not_taken(person: Any) -> list[BibtexProblem]:
+    """What the record says about the person that the import does not write (the profile's
+    own fields are edited on the profile), each named so nothing vanishes without a word."""
+    if not isinstance(person, dict):
+        return []
+    problems = []
+    biography = _value(person, "biography", "content")
+    if biography:
+        problems.append(BibtexProblem(None, "biography", (
+            f"The record's biography ({len(str(biography))} characters) is not imported; "
+            "copy it into the profile's biography if you want it there."), "skipped"))  # fmt: skip
+    keywords = [
+        str(_value(k, "content")) for k in _value(person, "keywords", "keyword") or []
+        if isinstance(k, dict) and _value(k, "content")
+    ]  # fmt: skip
+    if keywords:
+        problems.append(BibtexProblem(None, "keywords", (
+            f"The record's keywords ({', '.join(keywords)}) are not imported; the profile's "
+            "research interests are edited on the profile."), "skipped"))  # fmt: skip
+    urls = [
+        f"{_value(u, 'url-name') or 'link'}: {_value(u, 'url')}"
+        for u in _value(person, "researcher-urls", "researcher-url") or []
+        if isinstance(u, dict) and _value(u, "url")
+    ]
+    if urls:
+        problems.append(BibtexProblem(None, "researcher-urls", (
+            f"The record's researcher URLs ({'; '.join(urls)}) are not imported; add them "
+            "as links on the profile."), "skipped"))  # fmt: skip
+    return problems
+
+
 def record_holder_name(record: dict[str, Any]) -> str | None:
     """The name on the record: its credit name, else given and family names."""
     name = _value(record, "person", "name")
@@ -354,10 +431,19 @@ def parse_orcid_record(
             ])  # fmt: skip
     else:
         record = raw
+    if isinstance(record, dict) and "activities-summary" not in record:
+        # The public API's other documents: /activities (the summary itself) and /works.
+        if isinstance(record.get("works"), dict) or isinstance(record.get("educations"), dict):
+            record = {"activities-summary": record}
+        elif isinstance(record.get("group"), list) and any(
+            isinstance(g, dict) and "work-summary" in g for g in record["group"]
+        ):
+            record = {"activities-summary": {"works": record}}
     if not isinstance(record, dict) or not isinstance(record.get("activities-summary"), dict):
         message = (
-            "This is not an ORCID record: it has no 'activities-summary' (download the "
-            "record as JSON from the public API's /record endpoint)."
+            "This is not an ORCID record: it has no 'activities-summary' nor works (download "
+            "the record as JSON from the public API's /record, /activities or /works "
+            "endpoint)."
         )
         return OrcidRecord(None, None, [], [], [BibtexProblem(None, None, message)])
     orcid_id = _value(record, "orcid-identifier", "path")
@@ -402,7 +488,24 @@ def parse_orcid_record(
             if isinstance(summary, dict):
                 records.append(_funding(summary))
                 break  # one funding told by several sources
-    return OrcidRecord(orcid_id, record_holder_name(record), entries, records, [])
+    records.extend(_peer_reviews(activities.get("peer-reviews")))
+    for summary in _affiliations(activities.get("memberships"), "membership-summary"):
+        records.append(_membership(summary))
+    problems = _person_not_taken(record.get("person"))
+    for section in sorted(set(activities) - _READ_SECTIONS):
+        if activities.get(section):
+            problems.append(BibtexProblem(None, section, (
+                f"The record's {section.replace('-', ' ')} are not imported: the profile has "
+                "no place for them."), "skipped"))  # fmt: skip
+    return OrcidRecord(orcid_id, record_holder_name(record), entries, records, problems)
+
+
+#: The activities a record import reads (any other non-empty one is listed as not taken).
+_READ_SECTIONS = frozenset([
+    "works", "educations", "qualifications", "employments", "invited-positions",
+    "distinctions", "services", "fundings", "peer-reviews", "memberships", "last-modified-date",
+    "path",
+])  # fmt: skip
 
 
 def normalise_orcid_id(text: str) -> str | None:

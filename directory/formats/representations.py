@@ -19,6 +19,7 @@ from directory.formats.markdown import render_markdown
 from directory.services.access import can_see_email, can_view, person_visible
 from directory.services.identity import Viewer
 from directory.services.profiles import Profile
+from directory.services.publication_rows import NAME_PARTS
 from directory.services.search import notice_title
 
 #: The date fields of entries that span time (see models.DateRangeMixin).
@@ -56,7 +57,8 @@ PUBLICATION_FIELDS = (
     "volume", "number", "pages", "publisher", "location", "note",
 )  # fmt: skip
 ADVISING_FIELDS = (
-    "role", "degree", "status", "start_year", "end_year", "thesis", "placement", "note",
+    "role", "degree", "status", "start_year", "end_year", "thesis", "placement",
+    "placement_organisation", "placement_kind", "placement_year", "note",
 )  # fmt: skip
 
 
@@ -131,9 +133,12 @@ def publication(pub: m.Publication, viewer: Viewer, url: str | None) -> dict[str
                 "person": person_ref(a.person, viewer),
                 "co_first": a.co_first,
                 "corresponding": a.corresponding,
+                "role": a.role or "author",
+                **{part: getattr(a, part) for part in NAME_PARTS},
             }
             for a in pub.authorships
         ],
+        "authors_incomplete": pub.authors_incomplete,
         **{name: getattr(pub, name) for name in PUBLICATION_FIELDS},
         "type_label": m.label(m.PUBLICATION_TYPES, pub.type),
         "labels": list(pub.labels or []),
@@ -155,7 +160,11 @@ def position(notice: m.RecruitingNotice) -> dict[str, Any]:
         "id": notice.id,
         "level": notice.level,
         "level_label": m.label(m.RECRUITING_LEVELS, notice.level),
-        "term": notice.term,
+        "term": None if notice.is_rolling else notice.term_label,
+        "term_season": notice.term_season,
+        "term_year": notice.term_year,
+        "rolling": notice.is_rolling,
+        "term_label": notice.term_label,
         "title": notice_title(notice),
         "description": notice.description,
         "description_html": str(render_markdown(notice.description)),
@@ -238,11 +247,8 @@ def person_detail(profile: Profile, viewer: Viewer) -> dict[str, Any]:
         + students.current_other
         + students.past
     ]
-    data["advisors"] = [
-        _advising(rel, "advisor", viewer)
-        for rel in profile.advisors
-        if rel.advisor is None or person_ref(rel.advisor, viewer) is not None
-    ]
+    # The profile holds only relations the viewer may see (access.advising_visible).
+    data["advisors"] = [_advising(rel, "advisor", viewer) for rel in profile.advisors]
     data["publications"] = [
         {
             **publication(
@@ -259,3 +265,65 @@ def person_detail(profile: Profile, viewer: Viewer) -> dict[str, Any]:
         for row in group.items
     ]
     return data
+
+
+# ----------------------------------------------------------------------------- alumni
+
+
+def _kind(kind: str | None) -> dict[str, Any]:
+    known = kind if kind in m.values(m.PLACEMENT_KINDS) else None
+    return {"kind": kind, "kind_label": m.label(m.PLACEMENT_KINDS, known) if known else None}
+
+
+def alumnus(record: Any, viewer: Viewer) -> dict[str, Any]:
+    """One alumnus of the alumni list (a :class:`directory.services.department.Alumnus`)."""
+    person = person_ref(record.person, viewer)
+    return {
+        "name": record.name,
+        "person": person,
+        "degree": record.degree,
+        "degree_label": m.label(m.DEGREES, record.degree) if record.degree else None,
+        "year": record.year,
+        "advisors": [
+            {"name": a.name, "person": person_ref(a.person, viewer), "role": a.role}
+            for a in record.advisors
+        ],
+        "thesis": record.thesis,
+        "placement": {
+            "text": record.placement,
+            "organisation": record.placement_organisation,
+            **_kind(record.placement_kind),
+            "year": record.placement_year,
+        },
+        "url": _external("directory.profile", slug=person) if person else None,
+    }
+
+
+def alumni_summary(summary: Any, viewer: Viewer) -> dict[str, Any]:
+    """The counts of the alumni summary (a :class:`directory.services.department.AlumniSummary`);
+    a kind "unknown" counts the alumni whose placement has no kind."""
+    return {
+        "total": summary.total,
+        "no_year": summary.no_year,
+        "years": [
+            {
+                "year": year,
+                "count": sum(parts.values()),
+                "kinds": [{"kind": k, "count": n} for k, n in parts.items()],
+            }
+            for year, parts in summary.years
+        ],
+        "degrees": [
+            {
+                "degree": degree,
+                "degree_label": m.label(m.DEGREES, degree) if degree else None,
+                "count": count,
+            }
+            for degree, count in summary.degrees
+        ],
+        "kinds": [{**_kind(kind), "count": count} for kind, count in summary.kinds],
+        "advisors": [
+            {"person": person_ref(person, viewer), "name": person.full_name, "count": count}
+            for person, count in summary.advisors
+        ],
+    }

@@ -104,15 +104,28 @@ def scholarly_article(
     gives, in author order, the profile address of each author the viewer may see."""
     urls = author_urls or []
     authors = []
+    editors = []
     for i, author in enumerate(data.get("authors") or []):
-        item: dict[str, Any] = {"@type": "Person", "name": author["name"]}
+        # A family name alone of several words is an organisation ("LaTeX3 Project Team").
+        organisation = bool(author.get("family")) and not (
+            author.get("given") or author.get("particle") or author.get("suffix")
+        ) and " " in author["family"]  # fmt: skip
+        item: dict[str, Any] = {"@type": "Organization" if organisation else "Person",
+                                "name": author["name"]}  # fmt: skip
+        if not organisation and author.get("family"):
+            family = " ".join(p for p in (author.get("particle"), author["family"]) if p)
+            item["familyName"] = family
+            if author.get("given"):
+                item["givenName"] = author["given"]
         if i < len(urls) and urls[i]:
             item["url"] = urls[i]
-        authors.append(item)
+        (editors if author.get("role") == "editor" else authors).append(item)
     article: dict[str, Any] = {"@type": "ScholarlyArticle", "@id": url, "url": url,
                                "headline": data["title"][:110], "name": data["title"]}  # fmt: skip
     if authors:
         article["author"] = authors
+    if editors:
+        article["editor"] = editors
     if data.get("year"):
         month = data.get("month")
         article["datePublished"] = (

@@ -120,3 +120,25 @@ class Delegation(Base):
 
     person: Mapped[Person] = relationship(foreign_keys=[person_id])
     delegate: Mapped[Person] = relationship(foreign_keys=[delegate_id])
+
+
+class Reminder(Base):
+    """A reminder e-mail asking a person whether their profile is still current. Its
+    "still current" link names this row; confirming through it sets ``confirmed_at``, after
+    which the link is used up. ``sent_at`` keeps a daily cron run from reminding anyone twice
+    within a period."""
+
+    __tablename__ = "directory_reminders"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    person_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_people.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    sent_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                              nullable=False)  # fmt: skip
+    sent_to: Mapped[str] = mapped_column(String(254), nullable=False)
+    #: Who sent it: an admin's identity key, or None for the command line.
+    sent_by_key: Mapped[str | None] = mapped_column(String(254))
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    person: Mapped[Person] = relationship()

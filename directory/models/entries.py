@@ -3,7 +3,9 @@ service, awards, funding, free sections, advising and recruiting."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
+from typing import NamedTuple
 
 from sqlalchemy import (
     Boolean,
@@ -15,11 +17,12 @@ from sqlalchemy import (
     Table,
     Text,
 )
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
 from directory.models.base import Base, EntryMixin
 from directory.models.people import Person, ResearchArea
 from directory.models.publications import Publication
+from directory.models.vocabularies import N_
 
 notice_areas = Table(
     "directory_notice_areas",
@@ -205,7 +208,16 @@ class AdvisingRelation(EntryMixin, Base):
     end_year: Mapped[int | None] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="current", nullable=False)
     thesis: Mapped[str | None] = mapped_column(String(400))
+    #: Where the student went, as they wrote it ("Assistant Professor, CMU (2024)"); kept
+    #: beside its structure below, which is read from it where it can be.
     placement: Mapped[str | None] = mapped_column(String(300))
+    placement_organisation: Mapped[str | None] = mapped_column(String(200))
+    #: One of PLACEMENT_KINDS.
+    placement_kind: Mapped[str | None] = mapped_column(String(24))
+    placement_year: Mapped[int | None] = mapped_column(Integer)
+    #: The placement text could not be read into an organisation and a kind: the editor asks
+    #: for them (nothing of the text is dropped).
+    placement_unparsed: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
     note: Mapped[str | None] = mapped_column(String(300))
     advisor_confirmed: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
     student_confirmed: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
@@ -226,11 +238,87 @@ class AdvisingRelation(EntryMixin, Base):
         return self.advisor_confirmed and self.student_confirmed
 
 
+#: The seasons an intake may name, in the order of a year (the value stored, its label).
+TERM_SEASONS = (
+    ("spring", N_("Spring")), ("summer", N_("Summer")), ("fall", N_("Fall")),
+    ("winter", N_("Winter")),
+)  # fmt: skip
+#: How a notice open to any intake is labelled.
+ROLLING_LABEL = N_("Rolling / any time")
+#: Text that means "any time" when an intake is typed.
+_ROLLING_WORDS = {"", "rolling", "rolling intake", "any", "any time", "anytime", "open", "ongoing"}
+_SEASON_WORDS = {"spring": "spring", "summer": "summer", "fall": "fall", "autumn": "fall",
+                 "winter": "winter"}  # fmt: skip
+_SEASON = "(" + "|".join(_SEASON_WORDS) + ")"
+_TERM_PATTERNS = (
+    re.compile(rf"^{_SEASON}[\s,]*(?:of\s+)?(\d{{4}})$"),
+    re.compile(rf"^(\d{{4}})[\s,]*{_SEASON}$"),
+)
+#: The years an intake may name.
+TERM_YEARS = (1900, 2200)
+
+
+class Term(NamedTuple):
+    """An intake: (season, year) such as ("fall", 2026), or (None, None) for rolling."""
+
+    season: str | None = None
+    year: int | None = None
+
+    @property
+    def rolling(self) -> bool:
+        return self.season is None
+
+    @property
+    def label(self) -> str:
+        """ "Fall 2026", or :data:`ROLLING_LABEL`."""
+        if self.rolling:
+            return ROLLING_LABEL
+        return f"{dict(TERM_SEASONS)[self.season]} {self.year}"
+
+    @property
+    def arg(self) -> str:
+        """The term as a query parameter: "Fall 2026" or "rolling"."""
+        return "rolling" if self.rolling else self.label
+
+
+ROLLING = Term()
+
+
+def parse_term(text: str | None) -> Term | None:
+    """The intake ``text`` names ("Fall 2027", "2027 fall", "Autumn 2027", empty or "rolling"
+    for any time), or None when it names no season and year."""
+    words = " ".join((text or "").lower().replace("-", " ").split())
+    if words in _ROLLING_WORDS:
+        return ROLLING
+    for pattern in _TERM_PATTERNS:
+        found = pattern.match(words)
+        if found:
+            first, second = found.groups()
+            season, year = (first, second) if not first.isdigit() else (second, first)
+            if TERM_YEARS[0] <= int(year) <= TERM_YEARS[1]:
+                return Term(_SEASON_WORDS[season], int(year))
+    return None
+
+
+def stored_term(season: str | None, year: int | None, text: str | None) -> Term | None:
+    """The intake stored as ``term_season``, ``term_year`` and ``term`` (see
+    :class:`RecruitingNotice`): a term, ROLLING, or None for unreadable text."""
+    if season and year:
+        return Term(season, year)
+    return None if (text or "").strip() else ROLLING
+
+
 class RecruitingNotice(EntryMixin, Base):
     __tablename__ = "directory_recruiting_notices"
 
     level: Mapped[str] = mapped_column(String(16), nullable=False, index=True)
-    #: The intake, e.g. "Fall 2027"; empty for rolling recruitment.
+    #: The intake's season (a value of TERM_SEASONS) and year; both empty for a rolling notice,
+    #: which matches every term.
+    term_season: Mapped[str | None] = mapped_column(String(16))
+    term_year: Mapped[int | None] = mapped_column(Integer)
+    #: An intake typed as text that names no season and year (kept as it was written, from
+    #: before terms were structured, or from an imported document); the owner's editor and
+    #: the admin pages flag it until the owner picks a term. Empty otherwise.
     term: Mapped[str | None] = mapped_column(String(40))
     title: Mapped[str | None] = mapped_column(String(300))
     description: Mapped[str] = mapped_column(Text, nullable=False)
@@ -249,6 +337,45 @@ class RecruitingNotice(EntryMixin, Base):
 
     def is_open(self, today: date) -> bool:
         return self.expires_on is None or self.expires_on > today
+
+    @property
+    def intake(self) -> Term | None:
+        """The structured term, or None while the intake is unreadable text (:attr:`term`)."""
+        return stored_term(self.term_season, self.term_year, self.term)
+
+    @property
+    def is_rolling(self) -> bool:
+        return self.intake == ROLLING
+
+    @property
+    def term_unreadable(self) -> bool:
+        """Whether the intake is text naming no term (flagged for its owner to fix)."""
+        return self.intake is None
+
+    @property
+    def term_label(self) -> str:
+        """ "Fall 2026", "Rolling / any time", or the unreadable text as written."""
+        intake = self.intake
+        return intake.label if intake is not None else (self.term or "").strip()
+
+    def set_intake(self, intake: Term | None, text: str | None = None) -> None:
+        """Store a structured term (``intake``), or keep ``text`` when it names none."""
+        if intake is None:
+            self.term = (text or "").strip()[:40] or None
+        else:
+            self.term_season, self.term_year, self.term = intake.season, intake.year, None
+
+    @validates("term")
+    def _read_term_text(self, _key: str, text: str | None) -> str | None:
+        """Text given as the intake is read: a season and year ("Fall 2027") is stored as
+        such, so ``term`` keeps only text naming no term (and then no season or year)."""
+        intake = parse_term(text)
+        if intake is None:
+            self.term_season = self.term_year = None
+            return text.strip()
+        if not intake.rolling:
+            self.term_season, self.term_year = intake.season, intake.year
+        return None
 
 
 #: Every kind of ordered profile entry, by the name used in URLs and the interchange format.

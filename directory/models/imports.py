@@ -31,6 +31,8 @@ class ImportDraft(Base):
     kind: Mapped[str] = mapped_column(String(16), nullable=False)
     filename: Mapped[str | None] = mapped_column(String(255))
     source: Mapped[str] = mapped_column(Text, nullable=False)
+    #: The site relative links of the file are resolved against (al-folio's ``pdf = {p.pdf}``).
+    base_url: Mapped[str | None] = mapped_column(String(1000))
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, index=True, nullable=False
     )

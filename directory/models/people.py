@@ -16,6 +16,8 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    false,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -40,7 +42,7 @@ class ResearchArea(VersionedMixin, Base):
     name: Mapped[str] = mapped_column(String(120), nullable=False)
     description: Mapped[str | None] = mapped_column(Text)
     parent_id: Mapped[int | None] = mapped_column(
-        ForeignKey("directory_areas.id", ondelete="SET NULL")
+        ForeignKey("directory_areas.id", ondelete="SET NULL"), index=True
     )
     position: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
 
@@ -82,6 +84,20 @@ class Person(VersionedMixin, Base):
     user_key: Mapped[str | None] = mapped_column(String(254), unique=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
     visibility: Mapped[str] = mapped_column(String(16), default="public", nullable=False)
+    #: Whether the selected papers are listed again under their year or status below them on
+    #: the profile, the CV and the printed profile; by default each paper is listed once.
+    repeat_selected: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
+    #: The CV's sections in the owner's order (names of ``vocabularies.CV_SECTIONS``); None: every
+    #: section, in that order.
+    cv_sections: Mapped[list[str] | None] = mapped_column(JSON)
+    #: Whether the profile is listed and shown to others. A person an admin adds starts
+    #: unpublished when DIRECTORY_NEW_PROFILES_UNLISTED is on, until the owner (or an admin)
+    #: publishes it; people from before this column, and imported profiles, are published.
+    published: Mapped[bool] = mapped_column(
+        Boolean, default=True, server_default=true(), nullable=False
+    )
 
     links: Mapped[list[PersonLink]] = relationship(
         back_populates="person", order_by="PersonLink.position", cascade="all, delete-orphan"
@@ -127,5 +143,9 @@ class PersonPhoto(TimestampMixin, Base):
     height: Mapped[int] = mapped_column(Integer, nullable=False)
     etag: Mapped[str] = mapped_column(String(64), nullable=False)
     alt_text: Mapped[str | None] = mapped_column(String(300))
+    #: The point kept in view when the photo is cropped (to a square, a circle), in percent
+    #: from the left and from the top; the centre by default.
+    focus_x: Mapped[int] = mapped_column(Integer, default=50, server_default="50", nullable=False)
+    focus_y: Mapped[int] = mapped_column(Integer, default=50, server_default="50", nullable=False)
 
     person: Mapped[Person] = relationship(back_populates="photo")

@@ -52,6 +52,8 @@ class Publication(VersionedMixin, Base):
     created_by_id: Mapped[int | None] = mapped_column(
         ForeignKey("directory_people.id", ondelete="SET NULL")
     )
+    #: The author list is cut short ("and others" in BibTeX): shown as "et al.".
+    authors_incomplete: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
 
     authorships: Mapped[list[Authorship]] = relationship(
         back_populates="publication",
@@ -88,9 +90,25 @@ class Authorship(Base):
     )
     co_first: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
     corresponding: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+    #: The parts of the name as the source split them (BibTeX: First, von, Last, Jr); all None
+    #: when unknown. A family name alone is an organisation ("{LaTeX3 Project Team}").
+    given: Mapped[str | None] = mapped_column(String(200))
+    particle: Mapped[str | None] = mapped_column(String(60))
+    family: Mapped[str | None] = mapped_column(String(200))
+    suffix: Mapped[str | None] = mapped_column(String(40))
+    #: "author" or "editor" (an edited volume's editors).
+    role: Mapped[str] = mapped_column(String(16), default="author", nullable=False)
+    #: A member the printed name may be (initials, first name and surname): the paper is on
+    #: their profile only once they confirm (then ``person_id`` is set and this cleared).
+    suggested_person_id: Mapped[int | None] = mapped_column(
+        ForeignKey("directory_people.id", ondelete="SET NULL"), index=True
+    )
+    #: The suggested member said the name is not them: not asked again.
+    suggestion_declined: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
 
     publication: Mapped[Publication] = relationship(back_populates="authorships")
-    person: Mapped[Person | None] = relationship()
+    person: Mapped[Person | None] = relationship(foreign_keys=[person_id])
+    suggested_person: Mapped[Person | None] = relationship(foreign_keys=[suggested_person_id])
 
 
 class PublicationLink(Base):

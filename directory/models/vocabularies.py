@@ -27,6 +27,18 @@ ROLES = (
     ("emeritus", N_("Emeriti")),
     ("alumni", N_("Alumni")),
 )
+#: The same roles named for one person (the admin's tables and forms, the CSV onboarding).
+ROLE_NAMES = (
+    ("faculty", N_("Faculty member")),
+    ("research_staff", N_("Research staff member")),
+    ("postdoc", N_("Postdoctoral researcher")),
+    ("phd_student", N_("PhD student")),
+    ("masters_student", N_("Master's student")),
+    ("undergraduate", N_("Undergraduate student")),
+    ("staff", N_("Staff member")),
+    ("emeritus", N_("Emeritus")),
+    ("alumni", N_("Alum")),
+)
 STUDENT_ROLES = ("phd_student", "masters_student", "undergraduate")
 
 FACULTY_RANKS = (
@@ -92,6 +104,7 @@ PUBLICATION_STATUSES = (
     ("accepted", N_("Accepted")),
     ("under_review", N_("Under review")),
     ("preprint", N_("Preprint")),
+    ("in_preparation", N_("In preparation")),
 )
 
 PUBLICATION_LINK_KINDS = (
@@ -130,6 +143,31 @@ ADVISING_STATUSES = (
     ("graduated", N_("Graduated")),
     ("left", N_("Left")),
 )
+#: The kind of position an alumnus went to (the placement's structure; its text is kept too).
+PLACEMENT_KINDS = (
+    ("faculty", N_("Faculty")),
+    ("postdoc", N_("Postdoc")),
+    ("industry_research", N_("Industry research")),
+    ("industry", N_("Industry")),
+    ("government", N_("Government")),
+    ("other", N_("Other")),
+)
+
+#: Month names, January first (a month's number is its place here plus 1).
+MONTHS = (
+    N_("January"),
+    N_("February"),
+    N_("March"),
+    N_("April"),
+    N_("May"),
+    N_("June"),
+    N_("July"),
+    N_("August"),
+    N_("September"),
+    N_("October"),
+    N_("November"),
+    N_("December"),
+)
 
 RECRUITING_LEVELS = (
     ("phd", N_("PhD students")),
@@ -151,3 +189,18 @@ def values(vocabulary: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
 def label(vocabulary: tuple[tuple[str, str], ...], value: str | None) -> str:
     """The display label of ``value`` in ``vocabulary`` (the value itself if unknown)."""
     return dict(vocabulary).get(value or "", value or "")
+
+
+#: The sections of a CV made from a profile, in their default order (the owner may choose
+#: some and order them: ``Person.cv_sections``).
+CV_SECTIONS = (
+    ("interests", N_("Research interests")),
+    ("education", N_("Education")),
+    ("experience", N_("Experience")),
+    ("publications", N_("Publications")),
+    ("awards", N_("Awards and honours")),
+    ("funding", N_("Funding")),
+    ("teaching", N_("Teaching")),
+    ("service", N_("Service")),
+    ("students", N_("Students advised")),
+)

@@ -9,11 +9,19 @@ question                               function
 =====================================  ==========================================================
 visibility levels a viewer may see     :func:`visible_levels` (SQL: :func:`visibility_clause`)
 profiles a viewer may open             :func:`person_clause` (one object: :func:`person_visible`)
-listed people                          :func:`listed_people`: current members, not alumni
+listed people                          :func:`listed_people`: current members, not alumni,
+                                       published
+people expected to keep current        :func:`kept_current`: the stale report, reminders
 listed open notices                    :func:`listed_notices`: open today, owner listed
+notices open to an intake              :func:`notice_for_term`: that term, or rolling
 people in an area                      :func:`people_in_area`: the area and every area under it
 listed publications                    :func:`listed_publications`: on a visible profile
                                        (on one profile: :func:`listed_on_profile`)
+advising relations shown               :func:`advising_clause` and :func:`advising_sides_clause`
+                                       (one relation: :func:`advising_visible`)
+listed alumni                          :func:`listed_graduations` with a department advisor
+                                       (:func:`department_graduation`), and
+                                       :func:`listed_alumni_people` without one
 who may approve a person's changes     :func:`approvable` (one person: :func:`can_approve`)
 =====================================  ==========================================================
 
@@ -44,8 +52,11 @@ LISTED_ROLES = tuple(role for role in m.values(m.ROLES) if role != "alumni")
 _LISTED_OWNER = aliased(m.Person, name="listed_owner")
 _LISTING_AUTHOR = aliased(m.Person, name="listing_author")
 _WITHIN_AREA = aliased(m.ResearchArea, name="within_area")
+_WITHIN_CHILD = aliased(m.ResearchArea, name="within_child")
 _APPROVING = aliased(m.AdvisingRelation, name="approving_relation")
 _APPROVED = aliased(m.Person, name="approved_person")
+_GRADUATE_ADVISOR = aliased(m.Person, name="graduate_advisor")
+_GRADUATE_STUDENT = aliased(m.Person, name="graduate_student")
 
 
 # ----------------------------------------------------------------------------- visibility
@@ -94,20 +105,77 @@ def visibility_clause(viewer: Viewer, model: Any, owner_column: Any = None) -> C
 
 def person_clause(viewer: Viewer, person: Any) -> ColumnElement:
     """A WHERE clause limiting ``person`` (the Person model or an alias of it) to the profiles
-    ``viewer`` may see. Anything shown *because of* a person (their notices, news, papers on
-    department pages) must also pass this, so that a hidden profile leaves no trace."""
-    return visibility_clause(viewer, person, person.id)
+    ``viewer`` may see: a visible level, and published (an unpublished profile is seen by its
+    owner and admins only). Anything shown *because of* a person (their notices, news, papers
+    on department pages) must also pass this, so that a hidden profile leaves no trace."""
+    clause = visibility_clause(viewer, person, person.id)
+    if viewer.is_admin:
+        return clause
+    published = person.published.is_(True)
+    if viewer.person_id is not None:
+        published = or_(published, person.id == viewer.person_id)
+    return and_(clause, published)
 
 
 def person_visible(viewer: Viewer, person: Any) -> bool:
-    """Whether the person's profile page may be shown at all."""
-    return can_view(viewer, person, owner_id=person.id)
+    """Whether the person's profile page may be shown at all (:func:`person_clause` for one
+    loaded person; a delegate also opens an unpublished profile they help keep)."""
+    if not can_view(viewer, person, owner_id=person.id):
+        return False
+    return person.published or viewer.is_admin or can_edit_person(viewer, person)
+
+
+def can_publish(viewer: Viewer, person: Any) -> bool:
+    """Who publishes an unlisted profile (or takes it back off the lists): its owner or an
+    admin, not a delegate."""
+    return viewer.is_admin or is_owner(viewer, person)
 
 
 def owned_entry_clause(viewer: Viewer, entry: Any, owner: Any) -> ColumnElement:
     """Entries shown on department pages: visible themselves and owned by a visible profile
     (``owner`` is the Person entity the caller joined as the entry's owner)."""
     return and_(visibility_clause(viewer, entry), person_clause(viewer, owner))
+
+
+def advising_visible(viewer: Viewer, relation: Any) -> bool:
+    """Whether an advising relation may be shown to ``viewer`` on a profile, its CV, the API or
+    the alumni page: each side is a typed name or a profile the viewer may see (the one-object
+    form of :func:`advising_sides_clause`).
+
+    A relation linking a profile the viewer may not see (made private or members-only since)
+    is left out whole, not shown under a name: a linked side has no typed name (the form keeps
+    only the link), so the only name it could show is the hidden profile's own, and its
+    thesis, years and placement would still tell about that person."""
+    return all(
+        side is None or person_visible(viewer, side)
+        for side in (relation.advisor, relation.student)
+    )
+
+
+def advising_sides_clause(
+    viewer: Viewer, relation: Any, advisor: Any, student: Any
+) -> ColumnElement:
+    """:func:`advising_visible` in SQL; ``advisor`` and ``student`` are the Person entities
+    the caller outer-joined as the relation's sides."""
+    return and_(
+        or_(relation.advisor_id.is_(None), person_clause(viewer, advisor)),
+        or_(relation.student_id.is_(None), person_clause(viewer, student)),
+    )
+
+
+#: What the owner's own editing page calls the other side of an advising relation when that
+#: side's profile is hidden from them (the entry can still be edited or deleted).
+HIDDEN_PROFILE = "a profile you cannot see"
+
+
+def advising_side_name(viewer: Viewer, relation: Any, side: str) -> str:
+    """The name of ``side`` ("advisor" or "student") of a relation for its owner's editing
+    page: the typed name, the linked profile's name if ``viewer`` may see it, or
+    :data:`HIDDEN_PROFILE`."""
+    person = getattr(relation, side)
+    if person is not None and not person_visible(viewer, person):
+        return HIDDEN_PROFILE
+    return relation.advisor_display if side == "advisor" else relation.student_display
 
 
 def advising_clause(viewer: Viewer, relation: Any) -> ColumnElement:
@@ -126,11 +194,57 @@ def advising_clause(viewer: Viewer, relation: Any) -> ColumnElement:
 def listed_people(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
     """People the department lists as its members for ``viewer``: on the listing, area pages
     and fragments, in the sitemap, search and the API's people. Active, not alumni (they have
-    the alumni page; their profiles stay open to whoever may see them), and a profile the
-    viewer may see."""
+    the alumni page; their profiles stay open to whoever may see them), published, and a
+    profile the viewer may see."""
     return and_(
-        person.active.is_(True), person.role.in_(LISTED_ROLES), person_clause(viewer, person)
+        person.active.is_(True),
+        person.role.in_(LISTED_ROLES),
+        # Unlisted until published, for everyone: the owner and admins open the profile, but
+        # the department lists it nowhere yet.
+        person.published.is_(True),
+        person_clause(viewer, person),
     )
+
+
+# ----------------------------------------------------------------------------- alumni
+
+
+def _side_visible(viewer: Viewer, column: Any, person: Any) -> ColumnElement:
+    """A side of an advising relation that is a plain name, or a profile ``viewer`` may see."""
+    visible = select(person.id).where(person_clause(viewer, person)).correlate(None)
+    return or_(column.is_(None), column.in_(visible))
+
+
+def listed_graduations(viewer: Viewer, relation: Any = m.AdvisingRelation) -> ColumnElement:
+    """Graduations (advising relations marked graduated) shown to ``viewer`` by every alumni
+    output: the alumni page, its summary and chart, the CSV and the API. Visible and confirmed
+    by both sides (:func:`advising_clause`), and each side that is a department person a
+    profile the viewer may see, so that an alumnus or advisor with a hidden profile leaves no
+    trace. Needs no join: the sides are checked through subqueries."""
+    return and_(
+        advising_clause(viewer, relation),
+        relation.status == "graduated",
+        _side_visible(viewer, relation.advisor_id, _GRADUATE_ADVISOR),
+        _side_visible(viewer, relation.student_id, _GRADUATE_STUDENT),
+    )
+
+
+def department_graduation(relation: Any = m.AdvisingRelation) -> ColumnElement:
+    """Graduations that make someone an alumnus of the department: under a department
+    advisor (their advisors outside the department are shown on the same record)."""
+    return relation.advisor_id.isnot(None)
+
+
+def listed_alumni_people(viewer: Viewer, person: Any = m.Person) -> ColumnElement:
+    """People listed as alumni (role "alumni", active or not) whose profile ``viewer`` may
+    see: alumni of the department even without a graduation record."""
+    return and_(person.role == "alumni", person_clause(viewer, person))
+
+
+def kept_current(person: Any = m.Person) -> ColumnElement:
+    """People whose profiles the department expects to be kept current (the stale report,
+    reminders): active current members, alumni excluded (their profile records the past)."""
+    return and_(person.active.is_(True), person.role.in_(LISTED_ROLES))
 
 
 # ----------------------------------------------------------------------------- notices
@@ -156,6 +270,28 @@ def listed_notices(viewer: Viewer, today: date, notice: Any = m.RecruitingNotice
     )
 
 
+def rolling_notice_clause(notice: Any = m.RecruitingNotice) -> ColumnElement:
+    """Notices open to any intake: no season and year, and no unreadable intake text."""
+    return and_(
+        notice.term_season.is_(None),
+        notice.term_year.is_(None),
+        or_(notice.term.is_(None), notice.term == ""),
+    )
+
+
+def notice_for_term(term: m.Term, notice: Any = m.RecruitingNotice) -> ColumnElement:
+    """Notices a visitor asking for the intake ``term`` (e.g. Fall 2026) is shown, with
+    :func:`listed_notices`, on the recruiting page and feed, fragments and the API: those for
+    that season and year, and every rolling notice (recruiting at any time, so for that term
+    too; pages label it as rolling). Asking for :data:`~directory.models.ROLLING` gives the
+    rolling notices only. A notice whose intake is unreadable text matches no term (its owner
+    is asked to pick one)."""
+    rolling = rolling_notice_clause(notice)
+    if term.rolling:
+        return rolling
+    return or_(rolling, and_(notice.term_season == term.season, notice.term_year == term.year))
+
+
 # ----------------------------------------------------------------------------- areas
 
 
@@ -178,14 +314,15 @@ AREA_TREE = _area_tree()
 
 
 def areas_within(area_slug: str) -> Select:
-    """Ids of the area named ``area_slug`` and of every area under it (none if no such area)."""
-    area = _WITHIN_AREA
-    return (
-        select(AREA_TREE.c.sub_id)
-        .join(area, area.id == AREA_TREE.c.area_id)
-        .where(area.slug == area_slug)
-        .correlate(None)
-    )
+    """Ids of the area named ``area_slug`` and of every area under it (none if no such area),
+    at any depth, as :data:`AREA_TREE` pairs them. The walk starts from that one area and
+    goes down by ``parent_id`` (indexed), so a statement computes this once, from the few
+    areas concerned, instead of pairing every area with its sub-areas and then picking one."""
+    area, child = _WITHIN_AREA, _WITHIN_CHILD
+    start = select(area.id.label("id")).where(area.slug == area_slug)
+    within = start.cte("directory_areas_within", recursive=True)
+    within = within.union(select(child.id).where(child.parent_id == within.c.id))
+    return select(within.c.id).correlate(None)
 
 
 def in_area(area_slug: str, person: Any = m.Person) -> ColumnElement:
@@ -393,6 +530,32 @@ def can_confirm_advising(viewer: Viewer, relation: Any) -> bool:
         sides = [p for p in (relation.advisor, relation.student) if p is not None]
         return any(can_edit_person(viewer, p) for p in sides)
     return other is not None and can_edit_person(viewer, other)
+
+
+def suggested_authorship_clause(viewer: Viewer, person: Any) -> ColumnElement:
+    """Authorships (joined to their Publication) a co-author import suggested to ``person``
+    ("A. Lovelace" may be Ada Lovelace), waiting for their answer: only of papers ``viewer``
+    may see, and only for those who may edit the profile (a suggestion is the member's own
+    question)."""
+    if not can_edit_person(viewer, person):
+        return false()
+    return and_(
+        m.Authorship.suggested_person_id == person.id,
+        m.Authorship.person_id.is_(None),
+        m.Authorship.suggestion_declined.is_(False),
+        publication_clause(viewer, m.Publication),
+    )
+
+
+def can_answer_authorship(viewer: Viewer, person: Any, authorship: Any) -> bool:
+    """The member a printed name was suggested to (or who edits their profile) says whether it
+    is them; once answered there is nothing left to answer."""
+    return (
+        authorship.suggested_person_id == person.id
+        and authorship.person_id is None
+        and not authorship.suggestion_declined
+        and can_edit_person(viewer, person)
+    )
 
 
 def can_see_email(viewer: Viewer) -> bool:

@@ -48,6 +48,7 @@ from directory.services.identity import host_identity_key
 
 STATE_ROW_ID = 1
 _DIRTY = "directory_cache_dirty"
+_BUMPED = "directory_cache_bumped"
 
 
 # ----------------------------------------------------------------------------- invalidation
@@ -73,8 +74,10 @@ def written(session: Session) -> bool:
 def bump_generation(session: Session) -> None:
     """The unit of work's cache component: move the generation on, in the committing
     transaction, when it wrote a directory table. Last before COMMIT, so the row lock on the
-    state row is held for the shortest time."""
+    state row is held for the shortest time. (A shared page cache's generation moves on after
+    the COMMIT: see :func:`install_invalidation`.)"""
     if session.info.pop(_DIRTY, False):
+        session.info[_BUMPED] = True
         session.execute(
             update(CacheState)
             .where(CacheState.id == STATE_ROW_ID)
@@ -83,10 +86,13 @@ def bump_generation(session: Session) -> None:
         )
 
 
-def install_invalidation(maker: sessionmaker) -> None:
+def install_invalidation(
+    maker: sessionmaker, after_write: Callable[[], None] | None = None
+) -> None:
     """Have every session of ``maker`` note when it writes a directory table. The unit of work
     bumps the generation before it commits; a commit made outside it (a host's own code on our
-    session) bumps it too."""
+    session) bumps it too. ``after_write`` (a shared page cache's invalidation) is called after
+    each COMMIT of such a transaction."""
 
     @event.listens_for(maker, "after_flush")
     def _after_flush(session: Session, _context: Any) -> None:
@@ -110,10 +116,16 @@ def install_invalidation(maker: sessionmaker) -> None:
         session.flush()
         bump_generation(session)
 
+    @event.listens_for(maker, "after_commit")
+    def _after_commit(session: Session) -> None:
+        if session.info.pop(_BUMPED, False) and after_write is not None:
+            after_write()
+
     @event.listens_for(maker, "after_transaction_end")
     def _after_transaction_end(session: Session, transaction: Any) -> None:
         if transaction.parent is None:
             session.info.pop(_DIRTY, None)
+            session.info.pop(_BUMPED, None)
 
 
 _GENERATION = select(CacheState.__table__.c.generation).where(
@@ -366,8 +378,9 @@ def _request_cacheable() -> bool:
 def settings_fingerprint(config: Any) -> int:
     """The directory's settings, as part of every page's key. Computed once, when the
     extension starts (settings are read at start-up, as Flask's config is meant to be)."""
-    items = ((k, repr(v)) for k, v in config.items() if k.startswith("DIRECTORY_"))
-    return hash(tuple(sorted(items)))
+    items = sorted((k, repr(v)) for k, v in config.items() if k.startswith("DIRECTORY_"))
+    # Stable across processes (unlike hash()): hosts sharing a page cache compute the same.
+    return int.from_bytes(hashlib.blake2b(repr(items).encode(), digest_size=8).digest())
 
 
 def _response_storable(response: Response) -> bool:
@@ -394,9 +407,6 @@ def cached_page(view: Callable[..., Any]) -> Callable[..., Any]:
         max_age = current_app.config["DIRECTORY_CACHE_SECONDS"]
         if not max_age or not _request_cacheable():
             return view(*args, **kwargs)
-        generation = _read_generation()
-        if generation is None:
-            return view(*args, **kwargs)
         state = current_app.extensions["directory"]
         key = (
             request.scheme,
@@ -408,7 +418,13 @@ def cached_page(view: Callable[..., Any]) -> Callable[..., Any]:
             state.settings,
             i18n.current_locale(),
         )
-        entry = state.pages.get(key, generation, max_age)
+        if state.shared_pages is not None:
+            generation, entry = state.shared_pages.lookup(key)
+        else:
+            generation = _read_generation()
+            entry = None if generation is None else state.pages.get(key, generation, max_age)
+        if generation is None:
+            return view(*args, **kwargs)
         if entry is not None:
             return entry.to_response()
         response = current_app.make_response(view(*args, **kwargs))
@@ -417,7 +433,10 @@ def cached_page(view: Callable[..., Any]) -> Callable[..., Any]:
             entry = CachedResponse.build(
                 response.get_data(), response.status_code, headers, response.mimetype
             )
-            state.pages.put(key, generation, entry)
+            if state.shared_pages is not None:
+                state.shared_pages.put(key, generation, entry, max_age)
+            else:
+                state.pages.put(key, generation, entry)
             response.vary.add("Accept-Encoding")
             response.set_etag(entry.etag.strip('"'))
             response.headers["X-Directory-Cache"] = "miss"

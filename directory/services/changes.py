@@ -30,17 +30,21 @@ from directory.services.access import can_admin, can_approve, can_edit_person, n
 from directory.services.errors import CannotApply, Conflict
 from directory.services.publications import link_coauthor_profiles
 from directory.services.snapshots import (
+    HIDDEN_FIELDS,
     PERSON,
     PUBLICATION,
     apply_snapshot,
     describe,
     diff,
+    field_label,
     model_for,
+    readable_rows,
     snapshot,
     snapshot_kinds,
 )
 
 if TYPE_CHECKING:
+    from directory.services.identity import Viewer
     from directory.services.unit_of_work import UnitOfWork
 
 SAVED, PENDING, UNCHANGED = "saved", "pending", "unchanged"
@@ -52,6 +56,9 @@ class _Tracked:
     obj: Any
     action: str
     before: dict[str, Any] | None
+    #: The record's version when the change set was told of the change (what a proposal is
+    #: based on).
+    version: int | None = None
 
 
 @dataclass
@@ -73,6 +80,7 @@ class ChangeSet:
     approved proposal): the caller passes the result of the named check in
     :mod:`directory.services.access`. By default the viewer must be able to edit the profile.
     ``person`` is None for the department's own records (research areas): admins only.
+    ``actor`` names who the history records as making the change, when it is not the viewer.
     """
 
     def __init__(
@@ -84,10 +92,14 @@ class ChangeSet:
         source_id: int | None = None,
         approval_exempt: bool = False,
         allowed: bool | None = None,
+        actor: Viewer | None = None,
     ) -> None:
         self.uow = uow
         self.session = uow.session
         self.viewer = uow.viewer
+        #: Who the history names: the unit's viewer, unless the change is made on someone's
+        #: behalf by something else (a signed link someone followed without signing in).
+        self.actor = actor or uow.viewer
         self.person = person
         if allowed is None:
             viewer = self.viewer
@@ -122,7 +134,7 @@ class ChangeSet:
         an older version than the stored one."""
         if base_version is not None and base_version != getattr(obj, "version", None):
             raise Conflict(kind, obj.id, base_version)
-        self._items.append(_Tracked(kind, obj, "update", self._snapshot(kind, obj)))
+        self._items.append(_Tracked(kind, obj, "update", self._snapshot(kind, obj), _version(obj)))
 
     def delete(
         self, kind: str, obj: Any, base_version: int | None = None, *, remove: bool = True
@@ -131,7 +143,7 @@ class ChangeSet:
         delete it; ``remove=False`` when the service doing the change deletes it itself."""
         if base_version is not None and base_version != getattr(obj, "version", None):
             raise Conflict(kind, obj.id, base_version)
-        self._items.append(_Tracked(kind, obj, "delete", self._snapshot(kind, obj)))
+        self._items.append(_Tracked(kind, obj, "delete", self._snapshot(kind, obj), _version(obj)))
         if remove:
             self.session.delete(obj)
 
@@ -217,8 +229,8 @@ class ChangeSet:
 
     def _record(self, *, kind: str, summary: str, **values: Any) -> None:
         record = ChangeRecord(
-            actor_key=self.viewer.key,
-            actor_person_id=self.viewer.person_id,
+            actor_key=self.actor.key,
+            actor_person_id=self.actor.person_id,
             person_id=self.person_id,
             entity_kind=kind,
             summary=summary[:300],
@@ -271,11 +283,10 @@ def _version(obj: Any) -> int | None:
 
 
 def _base_version(item: _Tracked) -> int | None:
-    """The version a proposal was based on (the flush just raised an updated one by 1)."""
-    version = getattr(item.obj, "version", None)
-    if item.action == "create" or version is None:
-        return None
-    return version - 1 if item.action == "update" else version
+    """The version a proposal was based on: the record's when the change was announced (not
+    the flushed one less 1: a change to a record's lists alone, or none of its columns, is
+    not always flushed as a new version)."""
+    return None if item.action == "create" else item.version
 
 
 # ----------------------------------------------------------------------------- using the history
@@ -308,12 +319,36 @@ def revertable(record: ChangeRecord) -> bool:
     return not (record.entity_kind == PERSON and record.action == "delete")
 
 
+def changed_since_proposed(session: Session, pending: PendingChange) -> list[str]:
+    """The fields (by their labels) of the record a proposal concerns that differ now from
+    what the author saw when proposing it: empty when nobody changed it since, whatever its
+    version number says. A record deleted since counts as changed."""
+    if pending.entity_kind in importing.GROUPED_KINDS or pending.before is None:
+        return []
+    current = load_entity(session, pending.entity_kind, pending.entity_id)
+    if current is None:
+        return ["the whole entry (deleted)"]
+    now = snapshot(pending.entity_kind, current, pending.person_id)
+    rows = readable_rows(session, pending.entity_kind, diff(pending.before, now))
+    return [row["label"] for row in rows]
+
+
+def proposal_fields(pending: PendingChange) -> list[str]:
+    """The fields a proposed change to a record changes, by their labels ("Title", "Research
+    interests"): what a rejection names to its author. Empty for an addition, a deletion or
+    an import (the whole entry is meant)."""
+    if pending.action != "update" or pending.entity_kind in importing.GROUPED_KINDS:
+        return []
+    rows = diff(pending.before, pending.proposed)
+    return [field_label(row["field"]) for row in rows if row["field"] not in HIDDEN_FIELDS]
+
+
 def display_rows(session: Session, kind: str, before: Any, after: Any) -> list[dict[str, Any]]:
     """The rows a history entry or a proposal shows: the fields that differ, or what a grouped
     change (an import) holds."""
     if kind in importing.GROUPED_KINDS:
         return importing.display_rows(session, kind, after)
-    return diff(before, after)
+    return readable_rows(session, kind, diff(before, after))
 
 
 def revert(uow: UnitOfWork, person: m.Person, record: ChangeRecord) -> str:

@@ -8,8 +8,9 @@ publications), which the JSON API, search, feeds and fragments apply too.
 Every function here runs a fixed number of statements whatever the department's size (related
 rows come through ``selectinload``, never one query per row), so a page costs the same for ten
 people as for a thousand. Filters arrive as small dataclasses read from the query string by one
-parser for the pages and the API (:meth:`Filters.from_args`): the pages drop a bad value, so any
-bookmarked URL still opens; the API (``strict``) answers it with a 400 naming the parameter.
+parser for the pages and the API (:mod:`directory.services.parameters`): the pages drop a bad
+value, so any bookmarked URL still opens; the API (``strict``) answers it with a 400 naming the
+parameter.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Self, TypeVar
 
@@ -27,17 +28,20 @@ from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
 
 from directory import models as m
 from directory.formats.names import initial, name_sort_key, person_sort_key
-from directory.i18n import current_locale, translate
+from directory.i18n import current_locale, term_label, translate
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
 from directory.services.access import (
     AREA_TREE,
     LISTED_ROLES,
-    advising_clause,
+    department_graduation,
     in_area,
+    listed_alumni_people,
+    listed_graduations,
     listed_notices,
     listed_people,
     listed_publications,
+    notice_for_term,
     notice_in_area,
     owned_entry_clause,
     people_in_area,
@@ -46,6 +50,18 @@ from directory.services.access import (
     publication_clause,
 )
 from directory.services.identity import Viewer
+from directory.services.parameters import (
+    MAX_FILTER_TEXT,
+    PAGE,
+    BadFilter,
+    Filters,
+    Parameter,
+    read_boolean,
+    read_choice,
+    read_integer,
+    read_letter,
+    read_text,
+)
 from directory.services.profiles import publication_options
 
 T = TypeVar("T")
@@ -63,8 +79,6 @@ RANK_HEADINGS = {
 
 #: Papers shown on a research area's page.
 AREA_RECENT_PAPERS = 10
-
-LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 # Aliases for the joins below, built once (building an alias costs milliseconds). Each is used
 # at most once per SELECT scope.
@@ -84,121 +98,22 @@ def today() -> date:
 
 # ----------------------------------------------------------------------------- filters
 
-#: The longest text a filter takes (longer is a bad value, not a shorter one).
-MAX_FILTER_TEXT = 200
-#: The highest page number asked for by a page or the API.
-MAX_PAGE = 1_000_000
 
+@dataclass(frozen=True)
+class PageFilters(Filters):
+    """Just a page number (a list without other filters)."""
 
-class BadFilter(ValueError):
-    """A query parameter whose value its filter cannot take. The pages drop the value; the
-    API answers 400 with :attr:`message`, naming :attr:`name`."""
-
-    def __init__(self, name: str, message: str) -> None:
-        super().__init__(message)
-        self.name, self.message = name, message
-
-
-def _reader(read: Callable[[str, str], Any]) -> dict[str, Any]:
-    """Field metadata: how :meth:`Filters.from_args` reads the field's (stripped, non-empty)
-    value; ``read(name, value)`` returns it or raises :class:`BadFilter`."""
-    return {"read": read}
-
-
-def read_text(limit: int = MAX_FILTER_TEXT) -> dict[str, Any]:
-    def read(name: str, value: str) -> str:
-        # A NUL byte can match nothing, and PostgreSQL refuses it in any text parameter.
-        if "\x00" in value or len(value) > limit:
-            raise BadFilter(name, f"{name} must be text of at most {limit} characters")
-        return value
-
-    return _reader(read)
-
-
-def read_choice(allowed: tuple[str, ...]) -> dict[str, Any]:
-    def read(name: str, value: str) -> str:
-        if value not in allowed:
-            raise BadFilter(name, f"{name} must be one of: {', '.join(allowed)}")
-        return value
-
-    return _reader(read)
-
-
-def read_integer(low: int, high: int) -> dict[str, Any]:
-    def read(name: str, value: str) -> int:
-        if not (value.isascii() and value.isdigit() and low <= int(value) <= high):
-            raise BadFilter(name, f"{name} must be a whole number from {low} to {high}")
-        return int(value)
-
-    return _reader(read)
-
-
-def read_boolean() -> dict[str, Any]:
-    def read(name: str, value: str) -> bool:
-        if value.lower() in ("1", "true", "yes", "on"):
-            return True
-        if value.lower() in ("0", "false", "no", "off"):
-            return False
-        raise BadFilter(name, f"{name} must be true or false")
-
-    return _reader(read)
-
-
-def read_letter() -> dict[str, Any]:
-    def read(name: str, value: str) -> str:
-        if value.upper() not in LETTERS:
-            raise BadFilter(name, f"{name} must be a letter from A to Z")
-        return value.upper()
-
-    return _reader(read)
+    page: int = field(default=1, metadata=PAGE)
 
 
 @dataclass(frozen=True)
-class Filters:
-    """The query-parameter filters of a page or an API list. Subclasses declare the fields,
-    each with its reader (``field(default=..., metadata=read_text())``); ``to_args`` writes them
-    back for links (empty ones left out, so URLs stay short and bookmarkable)."""
+class PaperListFilters(Filters):
+    """The page of the paper list in a profile's editor (``papers``, beside its sections)."""
 
-    @classmethod
-    def from_args(cls, args: Mapping[str, str], *, strict: bool = False) -> Self:
-        """The filters in ``args``. A bad value is dropped, or with ``strict`` raises
-        :class:`BadFilter`; a missing or blank one keeps the field's default."""
-        values = {}
-        for f in fields(cls):
-            value = (args.get(f.name) or "").strip()
-            if not value:
-                continue
-            try:
-                values[f.name] = f.metadata["read"](f.name, value)
-            except BadFilter:
-                if strict:
-                    raise
-        return cls(**values)
+    papers: int = field(default=1, metadata=PAGE)
 
-    def to_args(self) -> dict[str, str]:
-        args = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is None or value == "" or (f.name == "page" and value == 1):
-                continue
-            if isinstance(value, bool):
-                value = "1" if value else "0"
-            args[f.name] = str(value)
-        return args
-
-    def without(self, *names: str) -> dict[str, str]:
-        """The args with ``names`` (and the page number, which a new filter resets) removed."""
-        return {k: v for k, v in self.to_args().items() if k not in names and k != "page"}
-
-    def with_page(self, page: int) -> dict[str, str]:
-        args = self.without()
-        if page > 1:
-            args["page"] = str(page)
-        return args
-
-    @property
-    def active(self) -> bool:
-        return bool(self.without())
+    def with_page_of_papers(self) -> dict[str, str]:
+        return {"papers": str(self.papers)} if self.papers > 1 else {}
 
 
 def check_references(session: Session, viewer: Viewer, filters: Filters) -> None:
@@ -209,11 +124,12 @@ def check_references(session: Session, viewer: Viewer, filters: Filters) -> None
     found = select(m.ResearchArea.id).where(m.ResearchArea.slug == area)
     if area and session.scalar(found) is None:
         raise BadFilter("area", f"there is no research area {area!r}")
-    slug = getattr(filters, "person", "")
-    if slug:
-        person = session.scalar(select(m.Person).where(m.Person.slug == slug))
-        if person is None or not person_visible(viewer, person):
-            raise BadFilter("person", f"there is no person {slug!r}")
+    for name in ("person", "advisor"):
+        slug = getattr(filters, name, "")
+        if slug:
+            person = session.scalar(select(m.Person).where(m.Person.slug == slug))
+            if person is None or not person_visible(viewer, person):
+                raise BadFilter(name, f"there is no {name} {slug!r}")
 
 
 @dataclass
@@ -249,13 +165,57 @@ def _page_of[T](items: list[T], number: int, size: int) -> Page[T]:
 
 def card_options() -> tuple[Any, ...]:
     """What a person card (and its JSON-LD) needs, loaded for all cards at once. The photo's
-    bytes stay in the database: the card only needs to know there is one, and its etag."""
+    bytes stay in the database: the card only needs to know there is one, its etag, and how to
+    crop it (size and focal point)."""
     return (
         defer(m.Person.bio),
         defer(m.Person.address),
         selectinload(m.Person.areas),
         selectinload(m.Person.links),
-        selectinload(m.Person.photo).load_only(m.PersonPhoto.etag, m.PersonPhoto.alt_text),
+        selectinload(m.Person.photo).load_only(
+            m.PersonPhoto.etag,
+            m.PersonPhoto.alt_text,
+            m.PersonPhoto.width,
+            m.PersonPhoto.height,
+            m.PersonPhoto.focus_x,
+            m.PersonPhoto.focus_y,
+        ),
+    )
+
+
+def recruiting_summary(notices: Any) -> str:
+    """What someone recruits for, each level and each term named once, in the levels' order:
+    "PhD students (Fall 2026, any time); Research interns (any time)", or "PhD students,
+    Research interns (any time)" when both are for the same terms. ``notices`` are
+    RecruitingNotice objects, or (level, intake, term_label) triples."""
+    levels = m.values(m.RECRUITING_LEVELS)
+    by_level: dict[str, list[tuple[m.Term | None, str]]] = defaultdict(list)
+    for notice in notices:
+        if isinstance(notice, tuple):
+            level, intake, label = notice
+        else:
+            level, intake, label = notice.level, notice.intake, notice.term_label
+        by_level[level].append((intake, label))
+    seasons = m.values(m.TERM_SEASONS)
+    parts = []
+    for level in sorted(by_level, key=lambda v: levels.index(v) if v in levels else len(levels)):
+        found = by_level[level]
+        dated = {t for t, _ in found if t is not None and not t.rolling}
+        # In the reader's language: the levels, the seasons and "any time".
+        ordered = sorted(dated, key=lambda t: (t.year, seasons.index(t.season)))
+        terms = [term_label(t) for t in ordered]
+        terms += sorted({label for t, label in found if t is None})
+        if any(t is not None and t.rolling for t, _ in found):
+            terms.append(_("any time"))
+        parts.append((translate(m.label(m.RECRUITING_LEVELS, level)), ", ".join(terms)))
+    # Levels recruited for the same terms share them: "PhD students, Research interns (any
+    # time)", not "(any time)" twice.
+    by_terms: dict[str, list[str]] = {}
+    for level_label, terms_text in parts:
+        by_terms.setdefault(terms_text, []).append(level_label)
+    return "; ".join(
+        _("%(levels)s (%(terms)s)", levels=", ".join(labels), terms=terms)
+        for terms, labels in by_terms.items()
     )
 
 
@@ -264,9 +224,20 @@ def recruiting_people(viewer: Viewer, day: date) -> Select:
     return select(m.RecruitingNotice.owner_id).where(listed_notices(viewer, day)).correlate(None)
 
 
-def recruiting_owner_ids(session: Session, viewer: Viewer, day: date) -> set[int]:
-    """Ids of the people with at least one open notice the viewer may see (card badges)."""
-    return set(session.scalars(recruiting_people(viewer, day).distinct()))
+def recruiting_owner_ids(session: Session, viewer: Viewer, day: date) -> dict[int, str]:
+    """The people with at least one open notice the viewer may see (card badges): their ids,
+    each with what they recruit for (:func:`recruiting_summary`). One statement."""
+    notice = m.RecruitingNotice
+    rows = session.execute(
+        select(notice.owner_id, notice.level, notice.term_season, notice.term_year, notice.term)
+        .where(listed_notices(viewer, day))
+        .order_by(notice.owner_id, notice.position, notice.id)
+    ).all()
+    by_owner: dict[int, list[tuple[str, m.Term | None, str]]] = defaultdict(list)
+    for owner_id, level, season, year, term in rows:
+        intake = m.stored_term(season, year, term)
+        by_owner[owner_id].append((level, intake, intake.label if intake else term.strip()))
+    return {owner: recruiting_summary(found) for owner, found in by_owner.items()}
 
 
 @dataclass(frozen=True)
@@ -279,6 +250,7 @@ class ListingFilters(Filters):
     recruiting: bool | None = field(default=None, metadata=read_boolean())
     q: str = field(default="", metadata=read_text())
     letter: str = field(default="", metadata=read_letter())
+    page: int = field(default=1, metadata=PAGE)
 
 
 def people_conditions(viewer: Viewer, day: date, filters: ListingFilters) -> list[ColumnElement]:
@@ -310,6 +282,8 @@ class PeopleGroup:
     heading: str
     people: list[m.Person] = field(default_factory=list)
     subgroups: list[PeopleGroup] = field(default_factory=list)
+    #: The group began on the page before.
+    continued: bool = False
 
     @property
     def count(self) -> int:
@@ -320,10 +294,17 @@ class PeopleGroup:
 class Listing:
     groups: list[PeopleGroup]
     people: list[m.Person]
-    recruiting_ids: set[int]
+    #: The recruiting people's ids, each with what they recruit for.
+    recruiting_ids: dict[int, str]
     areas: list[m.ResearchArea]
     units: list[str]
     letters: set[str]
+    #: The page of people shown (``people``, in ``groups``), of every one matching.
+    page: Page[m.Person] | None = None
+    #: (role, heading, people matching) for every role with any, in ROLES order.
+    role_counts: list[tuple[str, str, int]] = field(default_factory=list)
+    #: The page number asked for when there is no such page (the last page is shown).
+    requested_page: int | None = None
 
 
 def _search_clause(q: str) -> ColumnElement:
@@ -380,32 +361,94 @@ def group_people(people: list[m.Person]) -> list[PeopleGroup]:
     return groups
 
 
-def listing(session: Session, viewer: Viewer, day: date, filters: ListingFilters) -> Listing:
-    """The people listing for ``viewer`` with ``filters`` applied."""
+def _listing_order() -> tuple[Any, ...]:
+    """The listing's order, in SQL so that a page of it can be selected: by role in ROLES
+    order, faculty by rank in RANK_HEADINGS order (other ranks after them), then by name, as
+    :func:`group_people` groups them."""
+    roles = {role: i for i, (role, _heading) in enumerate(m.ROLES)}
+    ranks = {rank: i for i, rank in enumerate(RANK_HEADINGS)}
+    return (
+        case(roles, value=m.Person.role, else_=len(roles)),
+        case(
+            (m.Person.role != "faculty", 0),
+            else_=case(ranks, value=m.Person.rank, else_=len(ranks)),
+        ),
+        m.Person.sort_name,
+        m.Person.id,
+    )
+
+
+def _listing_key(row: Any, locale: str) -> tuple[Any, ...]:
+    """:func:`_listing_order` in Python, with the locale's name order (names.name_sort_key)."""
+    roles = {role: i for i, (role, _heading) in enumerate(m.ROLES)}
+    ranks = {rank: i for i, rank in enumerate(RANK_HEADINGS)}
+    rank = 0 if row.role != "faculty" else ranks.get(row.rank, len(ranks))
+    name = name_sort_key(row.sort_name or row.full_name, row.native_name, locale)
+    return (roles.get(row.role, len(roles)), rank, name, row.id)
+
+
+def listing(
+    session: Session,
+    viewer: Viewer,
+    day: date,
+    filters: ListingFilters,
+    page_size: int,
+) -> Listing:
+    """One page (``page_size`` people, ``filters.page``; a page past the last shows the last)
+    of the people listing for ``viewer`` with ``filters`` applied, and the counts of everyone
+    matching, by role and by initial."""
     recruiting_ids = recruiting_owner_ids(session, viewer, day)
     conditions = people_conditions(viewer, day, filters)
     if filters.q:
         conditions.append(_search_clause(filters.q))
     # The order and the A–Z index follow the reader's language (pinyin for Han names in
-    # Chinese, names.person_sort_key): computed here, on the listed people, not in SQL.
+    # Chinese, names.name_sort_key): worked out on the names of everyone matching (a light
+    # query), then one page of them is loaded.
     locale = current_locale()
-    keyed = sorted(
-        (
-            (person_sort_key(person, locale), person.id, person)
-            for person in session.scalars(
-                select(m.Person).where(*conditions).options(*card_options())
-            )
-        ),
-        key=lambda item: item[:2],
-    )
-    letters = {initial(key) for key, _id, _person in keyed} - {""}
+    matching = [
+        (_listing_key(row, locale), row)
+        for row in session.execute(
+            select(
+                m.Person.id, m.Person.role, m.Person.rank, m.Person.sort_name,
+                m.Person.full_name, m.Person.native_name,
+            ).where(*conditions)
+        )
+    ]  # fmt: skip
+    letters = {initial(key[2]) for key, _row in matching} - {""}
     if filters.letter:
-        keyed = [item for item in keyed if initial(item[0]) == filters.letter]
-    people = [person for _key, _id, person in keyed]
+        matching = [item for item in matching if initial(item[0][2]) == filters.letter]
+    matching.sort(key=lambda item: item[0])
+    per_role: dict[str, int] = defaultdict(int)
+    for _key, row in matching:
+        per_role[row.role] += 1
+    role_counts = [
+        (role, translate(heading), per_role[role]) for role, heading in m.ROLES if role in per_role
+    ]
+    total = len(matching)
+    pages = max(1, math.ceil(total / page_size))
+    number = min(filters.page, pages)
+    page_ids = [row.id for _key, row in matching[(number - 1) * page_size : number * page_size]]
+    loaded = {
+        person.id: person
+        for person in session.scalars(
+            select(m.Person).where(m.Person.id.in_(page_ids)).options(*card_options())
+        )
+    } if page_ids else {}  # fmt: skip
+    people = [loaded[person_id] for person_id in page_ids if person_id in loaded]
     groups = group_people(people)
+    # A group continues from the page before when it starts ahead of this page.
+    starts, start = {}, 0
+    for role, _heading, count in role_counts:
+        starts[role] = start
+        start += count
+    for group in groups:
+        group.continued = starts[group.key] < (number - 1) * page_size
     return Listing(
         groups=groups,
         people=[p for g in groups for p in g.people + [q for s in g.subgroups for q in s.people]],
+        page=Page(people, number, page_size, total),
+        role_counts=role_counts,
+        requested_page=filters.page if filters.page > pages else None,
         recruiting_ids=recruiting_ids,
         areas=listed_areas(session, viewer),
         units=list(
@@ -516,7 +559,8 @@ class AreaPage:
     children: list[m.ResearchArea]
     groups: list[PeopleGroup]
     people: list[m.Person]
-    recruiting_ids: set[int]
+    #: The recruiting people's ids, each with what they recruit for.
+    recruiting_ids: dict[int, str]
     notices: list[m.RecruitingNotice]
     publications: list[m.Publication]
 
@@ -564,15 +608,45 @@ def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPag
 # ----------------------------------------------------------------------------- recruiting
 
 
+#: An intake as the API takes it, in its one spelling ("Fall 2026", or "rolling"), so that a
+#: URL names a selection once; the pages read any case and order ("2026 fall") first.
+TERM_SCHEMA = {
+    "type": "string",
+    "pattern": "^(?:(?:Spring|Summer|Fall|Winter) (?:19[0-9]{2}|2[01][0-9]{2}|2200)|rolling)$",
+}
+
+
+def _tidy_term(text: str) -> str:
+    term = m.parse_term(text) if text.strip() and len(text) <= MAX_FILTER_TEXT else None
+    return term.arg if term is not None else text.strip()
+
+
+def read_term() -> dict[str, Any]:
+    """An intake: a season and a year ("Fall 2026") or "rolling"."""
+    return {
+        "parameter": Parameter(
+            TERM_SCHEMA,
+            '{name} must be a season and a year, e.g. "Fall 2026", or "rolling"',
+            tidy=_tidy_term,
+        )
+    }
+
+
 @dataclass(frozen=True)
 class RecruitingFilters(Filters):
     """The recruiting page's and feed's filters, and the API's positions filters."""
 
     level: str = field(default="", metadata=read_choice(m.values(m.RECRUITING_LEVELS)))
-    term: str = field(default="", metadata=read_text())
+    #: An intake: shows that term's notices and the rolling ones (:func:`notice_for_term`).
+    term: str = field(default="", metadata=read_term())
     area: str = field(default="", metadata=read_text())
     person: str = field(default="", metadata=read_text())
     funded: bool | None = field(default=None, metadata=read_boolean())
+
+    @property
+    def intake(self) -> m.Term | None:
+        """The term asked for, if any."""
+        return m.parse_term(self.term) if self.term else None
 
 
 def notice_conditions(viewer: Viewer, day: date, filters: RecruitingFilters) -> list[Any]:
@@ -581,8 +655,8 @@ def notice_conditions(viewer: Viewer, day: date, filters: RecruitingFilters) -> 
     conditions: list[Any] = [listed_notices(viewer, day)]
     if filters.level:
         conditions.append(notice.level == filters.level)
-    if filters.term:
-        conditions.append(func.lower(notice.term) == filters.term.lower())
+    if filters.intake is not None:
+        conditions.append(notice_for_term(filters.intake))
     if filters.area:
         conditions.append(notice_in_area(filters.area))
     if filters.person:
@@ -623,15 +697,19 @@ def recruiting_notices(
 
 
 def notices_by_deadline(
-    session: Session, viewer: Viewer, day: date, limit: int | None = None
+    session: Session,
+    viewer: Viewer,
+    day: date,
+    limit: int | None = None,
+    filters: RecruitingFilters | None = None,
 ) -> list[m.RecruitingNotice]:
-    """Listed notices for a host page's "recruiting now": soonest deadline first, then the
-    rolling ones."""
+    """Listed notices (matching ``filters``, if given) for a host page's "recruiting now":
+    soonest deadline first, then those without a deadline."""
     owner = _OWNER
     stmt = (
         select(m.RecruitingNotice)
         .join(owner, owner.id == m.RecruitingNotice.owner_id)
-        .where(listed_notices(viewer, day))
+        .where(*notice_conditions(viewer, day, filters or RecruitingFilters()))
         .options(contains_eager(m.RecruitingNotice.owner.of_type(owner)))
         .order_by(
             m.RecruitingNotice.deadline.is_(None),
@@ -649,23 +727,34 @@ def notices_by_deadline(
 class RecruitingChoices:
     """The values offered by the recruiting filters: taken from the open notices themselves."""
 
-    terms: list[str]
+    #: The terms of the open notices, soonest first (rolling notices match each of them).
+    terms: list[m.Term]
     areas: list[m.ResearchArea]
     people: list[m.Person]
+    #: Whether some open notice is rolling (the filter then offers "rolling only").
+    rolling: bool = False
 
 
 def recruiting_choices(session: Session, viewer: Viewer, day: date) -> RecruitingChoices:
     listed = select(m.RecruitingNotice.id).where(listed_notices(viewer, day)).correlate(None)
-    terms = session.scalars(
-        select(m.RecruitingNotice.term)
-        .where(
-            m.RecruitingNotice.id.in_(listed),
-            m.RecruitingNotice.term.isnot(None),
-            m.RecruitingNotice.term != "",
+    notice = m.RecruitingNotice
+    season_order = case(
+        {season: i for i, (season, _) in enumerate(m.TERM_SEASONS)}, value=notice.term_season
+    )
+    terms = [
+        m.Term(season, year)
+        for season, year, _order in session.execute(
+            select(notice.term_season, notice.term_year, season_order)
+            .where(
+                notice.id.in_(listed), notice.term_season.isnot(None), notice.term_year.isnot(None)
+            )
+            .distinct()
+            .order_by(notice.term_year, season_order)
         )
-        .distinct()
-        .order_by(m.RecruitingNotice.term)
-    ).all()
+    ]
+    rolling = session.scalar(
+        select(notice.id).where(notice.id.in_(listed), notice_for_term(m.ROLLING)).limit(1)
+    )
     areas = session.scalars(
         select(m.ResearchArea)
         .where(
@@ -684,18 +773,57 @@ def recruiting_choices(session: Session, viewer: Viewer, day: date) -> Recruitin
         )
         .order_by(m.Person.sort_name)
     ).all()
-    return RecruitingChoices(list(terms), list(areas), list(people))
+    return RecruitingChoices(terms, list(areas), list(people), rolling is not None)
 
 
 # ----------------------------------------------------------------------------- alumni
 
+#: The kind filter's value for alumni whose placement has no kind (none given, or unread).
+UNKNOWN_KIND = "unknown"
+#: The alumni summary's filters take years from here to here.
+FIRST_YEAR, LAST_YEAR = 1900, 2200
+
 
 @dataclass(frozen=True)
 class AlumniFilters(Filters):
-    year: int | None = field(default=None, metadata=read_integer(1000, 9999))
+    """The alumni page's, summary's, CSV's and the API's alumni filters. ``year`` is one year
+    of graduation; ``year_from`` and ``year_to`` a range (both included)."""
+
+    year: int | None = field(default=None, metadata=read_integer(FIRST_YEAR, LAST_YEAR))
+    year_from: int | None = field(default=None, metadata=read_integer(FIRST_YEAR, LAST_YEAR))
+    year_to: int | None = field(default=None, metadata=read_integer(FIRST_YEAR, LAST_YEAR))
     advisor: str = field(default="", metadata=read_text())
     degree: str = field(default="", metadata=read_choice(m.values(m.DEGREES)))
-    page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
+    kind: str = field(
+        default="", metadata=read_choice((*m.values(m.PLACEMENT_KINDS), UNKNOWN_KIND))
+    )
+    area: str = field(default="", metadata=read_text())
+    page: int = field(default=1, metadata=PAGE)
+
+    @classmethod
+    def from_args(cls, args: Mapping[str, str], *, strict: bool = False) -> Self:
+        """As :meth:`Filters.from_args`; a range ending before it starts is a bad ``year_to``
+        (dropped, or with ``strict`` a :class:`BadFilter`)."""
+        filters = super().from_args(args, strict=strict)
+        if filters.year_from and filters.year_to and filters.year_to < filters.year_from:
+            if strict:
+                raise BadFilter("year_to", "year_to must not be before year_from")
+            filters = replace(filters, year_to=None)
+        return filters
+
+    def matches(self, record: Alumnus, area_people: set[int] | None) -> bool:
+        """Whether ``record`` passes every filter (``area_people``: the ids of the people
+        working in the area asked for, or under it, when one is)."""
+        year = record.year
+        return (
+            (self.year is None or year == self.year)
+            and (self.year_from is None or (year is not None and year >= self.year_from))
+            and (self.year_to is None or (year is not None and year <= self.year_to))
+            and (not self.degree or record.degree == self.degree)
+            and (not self.advisor or self.advisor in record.advisor_slugs)
+            and (not self.kind or (record.placement_kind or UNKNOWN_KIND) == self.kind)
+            and (area_people is None or bool(record.people_ids & area_people))
+        )
 
 
 @dataclass
@@ -707,7 +835,8 @@ class Advisor:
 
 @dataclass
 class Alumnus:
-    """One past student of the department for one degree, with every advisor."""
+    """One past student of the department for one degree, with every advisor, and where they
+    went: the placement as written, and its structure."""
 
     name: str
     person: m.Person | None
@@ -716,10 +845,40 @@ class Alumnus:
     advisors: list[Advisor] = field(default_factory=list)
     thesis: str | None = None
     placement: str | None = None
+    placement_organisation: str | None = None
+    placement_kind: str | None = None
+    placement_year: int | None = None
 
     @property
     def advisor_slugs(self) -> set[str]:
         return {a.person.slug for a in self.advisors if a.person is not None}
+
+    @property
+    def people_ids(self) -> set[int]:
+        """The department people of the record: the alumnus and their advisors."""
+        people = [self.person, *(a.person for a in self.advisors)]
+        return {p.id for p in people if p is not None}
+
+    @property
+    def placement_text(self) -> str | None:
+        """The placement as written, or (given only as structure) its parts."""
+        if self.placement:
+            return self.placement
+        parts = [self.placement_organisation, m.label(m.PLACEMENT_KINDS, self.placement_kind)]
+        text = ", ".join(part for part in parts if part)
+        if text and self.placement_year:
+            text += f" ({self.placement_year})"
+        return text or None
+
+    def take_placement(self, rel: m.AdvisingRelation) -> None:
+        """The placement of ``rel``, unless the record has one already (text and structure
+        always come from the same relation)."""
+        if self.placement or self.placement_organisation or self.placement_kind:
+            return
+        self.placement = rel.placement
+        self.placement_organisation = rel.placement_organisation
+        self.placement_kind = rel.placement_kind
+        self.placement_year = rel.placement_year
 
 
 @dataclass
@@ -728,26 +887,23 @@ class AlumniPage:
     years: list[int]
     advisors: list[m.Person]
     degrees: list[str]
+    areas: list[m.ResearchArea]
+    #: Every alumnus the filters keep (the summary's counts, the CSV, the API).
+    shown: list[Alumnus]
 
 
 def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: int) -> AlumniPage:
-    """Past students: graduated under a department advisor (every advisor of theirs shown,
-    inside or outside the department), and people listed as alumni without such a record."""
+    """Past students (the read rules :func:`listed_graduations`, :func:`department_graduation`
+    and :func:`listed_alumni_people`): graduated under a department advisor (every advisor of
+    theirs shown, inside or outside the department), and people listed as alumni without such
+    a record; most recent first, then by name."""
     advisor = _ADVISOR
     student = _STUDENT
-    visible_sides = and_(
-        or_(m.AdvisingRelation.advisor_id.is_(None), person_clause(viewer, advisor)),
-        or_(m.AdvisingRelation.student_id.is_(None), person_clause(viewer, student)),
-    )
     base = (
         select(m.AdvisingRelation)
         .outerjoin(advisor, advisor.id == m.AdvisingRelation.advisor_id)
         .outerjoin(student, student.id == m.AdvisingRelation.student_id)
-        .where(
-            advising_clause(viewer, m.AdvisingRelation),
-            m.AdvisingRelation.status == "graduated",
-            visible_sides,
-        )
+        .where(listed_graduations(viewer, m.AdvisingRelation))
         .options(
             contains_eager(m.AdvisingRelation.advisor.of_type(advisor)),
             contains_eager(m.AdvisingRelation.student.of_type(student)),
@@ -755,7 +911,7 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
         .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
     )
     # Relations with a department advisor make someone an alumnus of the department...
-    own = list(session.scalars(base.where(m.AdvisingRelation.advisor_id.isnot(None))))
+    own = list(session.scalars(base.where(department_graduation(m.AdvisingRelation))))
     student_ids = {rel.student_id for rel in own if rel.student_id}
     # ...and then their other advisors (outside the department too) belong on the record.
     others = (
@@ -763,7 +919,7 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
             session.scalars(
                 base.where(
                     m.AdvisingRelation.student_id.in_(student_ids),
-                    m.AdvisingRelation.advisor_id.is_(None),
+                    ~department_graduation(m.AdvisingRelation),
                 )
             )
         )
@@ -784,13 +940,11 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
             )
         record.year = max(filter(None, (record.year, rel.end_year)), default=None)
         record.thesis = record.thesis or rel.thesis
-        record.placement = record.placement or rel.placement
+        record.take_placement(rel)
         record.advisors.append(Advisor(rel.advisor_display, rel.advisor, rel.role))
     covered = {key[0] for key in records}
     for person in session.scalars(
-        select(m.Person)
-        .where(person_clause(viewer, m.Person), m.Person.role == "alumni")
-        .order_by(m.Person.sort_name)
+        select(m.Person).where(listed_alumni_people(viewer)).order_by(m.Person.sort_name)
     ):
         if person.id not in covered:
             records[(person.id, "")] = Alumnus(person.full_name, person, None, None)
@@ -803,19 +957,92 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
 
     everyone = sorted(records.values(), key=lambda r: (-(r.year or 0), name_key(r)))
     advisors = {a.person.id: a.person for r in everyone for a in r.advisors if a.person is not None}
-    shown = [
-        r
-        for r in everyone
-        if (filters.year is None or r.year == filters.year)
-        and (not filters.degree or r.degree == filters.degree)
-        and (not filters.advisor or filters.advisor in r.advisor_slugs)
-    ]
+    in_area_ids = (
+        set(session.scalars(select(m.Person.id).where(in_area(filters.area))))
+        if filters.area
+        else None
+    )
+    shown = [r for r in everyone if filters.matches(r, in_area_ids)]
     degrees_present = {r.degree for r in everyone}
+    related = {i for r in everyone for i in r.people_ids}
+    areas = (
+        session.scalars(
+            select(m.ResearchArea)
+            .where(
+                m.ResearchArea.id.in_(
+                    select(AREA_TREE.c.area_id)
+                    .join(m.person_areas, m.person_areas.c.area_id == AREA_TREE.c.sub_id)
+                    .where(m.person_areas.c.person_id.in_(related))
+                )
+            )
+            .order_by(m.ResearchArea.name)
+        ).all()
+        if related
+        else []
+    )
     return AlumniPage(
         page=_page_of(shown, filters.page, page_size),
         years=sorted({r.year for r in everyone if r.year}, reverse=True),
         advisors=sorted(advisors.values(), key=lambda p: person_sort_key(p, locale)),
         degrees=[d for d in m.values(m.DEGREES) if d in degrees_present],
+        areas=list(areas),
+        shown=shown,
+    )
+
+
+@dataclass
+class AlumniSummary:
+    """The counts of the alumni summary (and its chart, table, CSV and API answer)."""
+
+    total: int
+    #: (year, {kind or UNKNOWN_KIND: alumni}) for every year from the first to the last.
+    years: list[tuple[int, dict[str, int]]]
+    #: Alumni with no year of graduation.
+    no_year: int
+    degrees: list[tuple[str | None, int]]
+    #: (kind or UNKNOWN_KIND, alumni), in PLACEMENT_KINDS order, unknown last.
+    kinds: list[tuple[str, int]]
+    #: (department advisor, alumni), most first; an alumnus counts once for each advisor.
+    advisors: list[tuple[m.Person, int]]
+
+    @property
+    def kinds_present(self) -> list[str]:
+        return [kind for kind, count in self.kinds if count]
+
+
+def alumni_summary(shown: list[Alumnus]) -> AlumniSummary:
+    """Counts per year (split by kind of placement), degree, kind and advisor of ``shown``."""
+    per_year: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    degrees: dict[str | None, int] = defaultdict(int)
+    kinds: dict[str, int] = defaultdict(int)
+    advisors: dict[int, list[Any]] = {}
+    for record in shown:
+        kind = record.placement_kind or UNKNOWN_KIND
+        if record.year:
+            per_year[record.year][kind] += 1
+        degrees[record.degree] += 1
+        kinds[kind] += 1
+        for person in {a.person.id: a.person for a in record.advisors if a.person}.values():
+            advisors.setdefault(person.id, [person, 0])[1] += 1
+    order = [*m.values(m.PLACEMENT_KINDS), UNKNOWN_KIND]
+    years = (
+        [
+            (y, {k: per_year[y][k] for k in order if per_year.get(y, {}).get(k)})
+            for y in range(min(per_year), max(per_year) + 1)
+        ]
+        if per_year
+        else []
+    )
+    return AlumniSummary(
+        total=len(shown),
+        years=years,
+        no_year=sum(1 for r in shown if not r.year),
+        degrees=[(d, degrees[d]) for d in (*m.values(m.DEGREES), None) if degrees.get(d)],
+        kinds=[(k, kinds[k]) for k in order if kinds.get(k)],
+        advisors=sorted(
+            ((p, n) for p, n in advisors.values()),
+            key=lambda pair: (-pair[1], pair[0].sort_name.casefold()),
+        ),
     )
 
 
@@ -832,7 +1059,14 @@ class PublicationFilters(Filters):
     type: str = field(default="", metadata=read_choice(m.values(m.PUBLICATION_TYPES)))
     venue: str = field(default="", metadata=read_text())
     awards: bool | None = field(default=None, metadata=read_boolean())
-    page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
+    page: int = field(default=1, metadata=PAGE)
+
+
+@dataclass(frozen=True)
+class PublicationSearch(PublicationFilters):
+    """The API's publications filters: the department publications' and a search (``q``)."""
+
+    q: str = field(default="", metadata=read_text())
 
 
 def _papers_of(viewer: Viewer, *conditions: Any) -> ColumnElement:

@@ -26,7 +26,7 @@ from directory import config as settings
 from directory import i18n, migrate
 from directory.i18n import gettext as _
 from directory.i18n import translate
-from directory.services import search
+from directory.services import search, shared_cache
 from directory.services.identity import (
     IdentityAttributeMissing,
     host_user,
@@ -87,6 +87,10 @@ _OPTIONAL_TEXT = {
     "DIRECTORY_ADMIN_ROLE",
     "DIRECTORY_REMOTE_ROLES_VARIABLE",
     "DIRECTORY_LOGIN_URL",
+    "DIRECTORY_MAIL_SERVER",
+    "DIRECTORY_MAIL_USERNAME",
+    "DIRECTORY_MAIL_PASSWORD",
+    "DIRECTORY_MAIL_SENDER",
 }
 #: Counts that may be 0 (0 turns the feature off); every other number must be positive.
 _MAY_BE_ZERO = {"DIRECTORY_CACHE_SECONDS"}
@@ -96,6 +100,12 @@ def _value_problem(name: str, value: Any, default: Any) -> str | None:
     """Why ``value`` cannot work for the setting ``name`` (None: it can)."""
     if name in _OPTIONAL_TEXT:
         return None if value is None or isinstance(value, str) else _("must be a string or None")
+    if name == "DIRECTORY_CACHE_URL":
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.startswith(("redis://", "rediss://", "unix://")):
+            return _("must be None or a Redis URL (redis://host:port/db)")
+        return None if shared_cache.available() else _("needs the redis package (the redis extra)")
     if name == "DIRECTORY_ENGINE":
         ok = value is None or isinstance(value, Engine) or callable(value)
         return None if ok else _("must be a SQLAlchemy Engine, a function returning one, or None")

@@ -35,6 +35,12 @@ def merge_people(session: Session, keep: m.Person, duplicate: m.Person) -> None:
     session.execute(
         update(m.Authorship).where(m.Authorship.person_id == duplicate.id).values(person_id=keep.id)
     )
+    # A co-author import's question to the duplicate is now a question to the kept profile.
+    session.execute(
+        update(m.Authorship)
+        .where(m.Authorship.suggested_person_id == duplicate.id)
+        .values(suggested_person_id=keep.id)
+    )
     session.execute(
         update(m.Publication)
         .where(m.Publication.created_by_id == duplicate.id)

@@ -16,9 +16,9 @@ from directory import models as m
 from directory.formats.interchange import profile_publication_order
 from directory.models.vocabularies import N_
 from directory.services.access import (
+    advising_visible,
     listed_notices,
     listed_on_profile,
-    person_visible,
     visibility_clause,
 )
 from directory.services.identity import Viewer
@@ -28,6 +28,8 @@ from directory.services.identity import Viewer
 class PublicationGroup:
     heading: str
     items: list[Any]
+    #: The heading began on the page before (on a page of the complete list).
+    continued: bool = False
 
 
 @dataclass
@@ -61,6 +63,11 @@ class Profile:
     advisors: list[m.AdvisingRelation]
     co_advisors: dict[int, list[str]]
     publication_count: int = 0
+    #: Listed papers the page leaves out when it is folded (they are on the complete list).
+    folded_publications: int = 0
+    #: Ids of the papers the page shows (a project's or award's link to a folded paper goes
+    #: to the paper's own page instead of an anchor on this one).
+    shown_publication_ids: set[int] = field(default_factory=set)
 
 
 def _entries(
@@ -112,22 +119,107 @@ def publication_options() -> list[Any]:
     ]
 
 
-def profile_publications(session: Session, person: m.Person, viewer: Viewer) -> list[Any]:
+def profile_publications(
+    session: Session, person: m.Person, viewer: Viewer, *, details: bool = True
+) -> list[Any]:
     """The person's publications (their ProfilePublication rows) that ``viewer`` finds listed
     (:func:`~directory.services.access.listed_on_profile`), newest first. Also what the
-    person's exports hold."""
+    person's exports hold. Without ``details`` each row's paper comes without its authors,
+    links, awards and relations: enough to count, group and fold the list, after which
+    :func:`load_publication_details` loads them for the rows that are shown."""
+    paper = selectinload(m.ProfilePublication.publication)
     stmt = (
         select(m.ProfilePublication)
         .join(m.Publication)
         .where(listed_on_profile(viewer, person))
-        .options(selectinload(m.ProfilePublication.publication).options(*publication_options()))
+        .options(paper.options(*publication_options()) if details else paper)
         .order_by(*profile_publication_order())
     )
     return list(session.scalars(stmt))
 
 
+def load_publication_details(session: Session, rows: list[Any]) -> None:
+    """Load what a citation shows (authors, links, awards, badges, relations) for the papers
+    of ``rows``, in the same fixed number of statements however many rows there are."""
+    ids = [row.publication_id for row in rows]
+    if ids:
+        session.scalars(
+            select(m.Publication).where(m.Publication.id.in_(ids)).options(*publication_options())
+        ).all()
+
+
+@dataclass
+class PaperPage:
+    """One page of a person's complete list of papers, under the profile's headings."""
+
+    groups: list[PublicationGroup]
+    number: int
+    pages: int
+    total: int
+    size: int
+    #: The page number asked for when there is no such page (the last page is shown).
+    requested: int | None = None
+
+    @property
+    def first_index(self) -> int:
+        return (self.number - 1) * self.size + 1 if self.total else 0
+
+    @property
+    def last_index(self) -> int:
+        return min(self.total, self.number * self.size)
+
+
+def paper_page(
+    session: Session, person: m.Person, viewer: Viewer, number: int, size: int
+) -> PaperPage:
+    """Page ``number`` (``size`` papers each) of ``person``'s listed papers in the order and
+    under the headings of the profile (:func:`group_publications`); a heading continued from
+    the page before says so. A page past the last shows the last."""
+    rows = profile_publications(session, person, viewer, details=False)
+    page = paginate_groups(group_publications(rows), number, size)
+    load_publication_details(session, [row for group in page.groups for row in group.items])
+    return page
+
+
+def paginate_groups(groups: list[PublicationGroup], number: int, size: int) -> PaperPage:
+    """Page ``number`` of ``size`` items of ``groups``, headings kept (one continued from the
+    page before says so); a page past the last gives the last."""
+    in_order = [(group.heading, row) for group in groups for row in group.items]
+    pages = max(1, -(-len(in_order) // size))
+    requested = number if number > pages else None
+    number = min(number, pages)
+    start = (number - 1) * size
+    shown = in_order[start : start + size]
+    groups = []
+    for index, (heading, row) in enumerate(shown):
+        if not groups or groups[-1].heading != heading:
+            continued = index == 0 and start > 0 and in_order[start - 1][0] == heading
+            groups.append(PublicationGroup(heading, [], continued=continued))
+        groups[-1].items.append(row)
+    return PaperPage(groups, number, pages, len(in_order), size, requested)
+
+
+def fold_publications(
+    groups: list[PublicationGroup], limit: int
+) -> tuple[list[PublicationGroup], int]:
+    """The first ``limit`` papers of ``groups`` (in order, headings kept), and how many were
+    left out."""
+    kept: list[PublicationGroup] = []
+    room = limit
+    for group in groups:
+        if room <= 0:
+            break
+        kept.append(PublicationGroup(group.heading, group.items[:room]))
+        room -= len(kept[-1].items)
+    return kept, sum(len(g.items) for g in groups) - sum(len(g.items) for g in kept)
+
+
 #: Papers not yet published are listed under their status, ahead of the years.
-STATUS_HEADINGS = {"under_review": N_("Under review"), "preprint": N_("Preprints")}
+STATUS_HEADINGS = {
+    "under_review": N_("Under review"),
+    "in_preparation": N_("In preparation"),
+    "preprint": N_("Preprints"),
+}
 SELECTED = N_("Selected")
 #: The heading of papers without a year.
 UNDATED = N_("Undated")
@@ -139,24 +231,53 @@ def listing_heading(row: Any) -> str:
     year."""
     if row.selected:
         return SELECTED
+    return _heading_below(row)
+
+
+def _heading_below(row: Any) -> str:
+    """The heading of ``row`` among the papers below the selected ones."""
     if row.section:
         return row.section
     status = row.publication.status
     if status in STATUS_HEADINGS:
         return STATUS_HEADINGS[status]
-    return str(row.publication.year) if row.publication.year else UNDATED
+    return year_heading(row.publication)
 
 
-def group_publications(rows: list[Any]) -> list[PublicationGroup]:
-    """A profile's papers (in :func:`profile_publications` order) under their headings, each
-    paper once: selected papers first in the owner's order, then those under review and the
-    preprints, then each year, newest first, then the owner's own sections; within a heading,
-    the owner's order (``position``), then newest first."""
+def year_heading(pub: Any) -> str:
+    """The year a paper is filed under; without one, its status when it is not published
+    ("Accepted"), else "Undated"."""
+    if pub.year:
+        return str(pub.year)
+    if pub.status in STATUS_HEADINGS:
+        return STATUS_HEADINGS[pub.status]
+    if pub.status and pub.status != "published":
+        return m.label(m.PUBLICATION_STATUSES, pub.status)
+    return UNDATED
+
+
+def group_publications(rows: list[Any], repeat_selected: bool = False) -> list[PublicationGroup]:
+    """A profile's papers (in :func:`profile_publications` order) under their headings:
+    selected papers first in the owner's order, then those under review and the preprints,
+    then each year, newest first, then the owner's own sections; within a heading, the owner's
+    order (``position``), then newest first. Each paper is listed once unless
+    ``repeat_selected`` (the owner's choice, ``Person.repeat_selected``): then each selected
+    paper is listed again under its heading below, ahead of that heading's other papers and
+    in the selected papers' order."""
     by_heading: dict[str, list[Any]] = defaultdict(list)
     for row in rows:
         by_heading[listing_heading(row)].append(row)
+    repeated: dict[str, list[Any]] = defaultdict(list)
+    if repeat_selected:
+        for row in sorted(by_heading.get(SELECTED, []), key=lambda r: r.position):
+            repeated[_heading_below(row)].append(row)
+            by_heading.setdefault(_heading_below(row), [])
     statuses = list(STATUS_HEADINGS.values())
-    sections = list(dict.fromkeys(row.section for row in rows if row.section and not row.selected))
+    sections = list(
+        dict.fromkeys(
+            row.section for row in rows if row.section and (repeat_selected or not row.selected)
+        )
+    )
 
     def rank(heading: str) -> tuple:
         if heading == SELECTED:
@@ -168,14 +289,18 @@ def group_publications(rows: list[Any]) -> list[PublicationGroup]:
         return (2, -int(heading) if heading.isdigit() else 1)
 
     return [
-        PublicationGroup(heading, sorted(by_heading[heading], key=lambda r: r.position))
+        PublicationGroup(
+            heading,
+            repeated.get(heading, []) + sorted(by_heading[heading], key=lambda r: r.position),
+        )
         for heading in sorted(by_heading, key=rank)
     ]
 
 
 def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, Any, Any]:
     """Students of ``person``, their other advisors, and ``person``'s own advisors; a
-    department person whose profile the viewer may not see is left out of all three."""
+    relation linking a profile the viewer may not see is left out of all three
+    (:func:`directory.services.access.advising_visible`)."""
     confirmed_or_own = or_(
         and_(m.AdvisingRelation.advisor_confirmed, m.AdvisingRelation.student_confirmed),
         m.AdvisingRelation.owner_id == viewer.person_id if viewer.person_id else False,
@@ -207,11 +332,11 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
         for rel in others:
             # A department co-advisor's name only if their profile is visible (an external
             # name, typed in, stays).
-            if rel.advisor is None or _visible_person(rel.advisor, viewer):
+            if advising_visible(viewer, rel):
                 co_advisors[rel.student_id].append(rel.advisor_display)
     groups = StudentGroups()
     for rel in as_advisor:
-        if rel.student is not None and not _visible_person(rel.student, viewer):
+        if not advising_visible(viewer, rel):
             continue
         if rel.status != "current":
             groups.past.append(rel)
@@ -229,13 +354,9 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
             .options(selectinload(m.AdvisingRelation.advisor))
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
-        if rel.advisor is None or _visible_person(rel.advisor, viewer)
+        if advising_visible(viewer, rel)
     ]
     return groups, dict(co_advisors), advisors
-
-
-def _visible_person(person: m.Person, viewer: Viewer) -> bool:
-    return person_visible(viewer, person)
 
 
 def _service_groups(rows: list[m.Service]) -> list[tuple[str, list[tuple[int | None, list]]]]:
@@ -252,11 +373,24 @@ def _service_groups(rows: list[m.Service]) -> list[tuple[str, list[tuple[int | N
     return result
 
 
-def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date) -> Profile:
-    """Everything shown on ``person``'s profile page for ``viewer``."""
+def load_profile(
+    session: Session, person: m.Person, viewer: Viewer, today: date, *, fold: int | None = None
+) -> Profile:
+    """Everything shown on ``person``'s profile page for ``viewer``. With ``fold``, the page
+    shows at most that many selected papers and that many others (the most recent, in the
+    profile's order); ``folded_publications`` counts the rest, which the complete list of the
+    person's papers shows. Without it (the CV, the API), every listed paper."""
     experience = _entries(session, m.Experience, person, viewer)
-    publications = profile_publications(session, person, viewer)
-    groups = group_publications(publications)
+    publications = profile_publications(session, person, viewer, details=fold is None)
+    groups = group_publications(publications, person.repeat_selected)
+    folded = 0
+    if fold is not None:
+        selected = [g for g in groups if g.heading == SELECTED]
+        selected, folded_selected = fold_publications(selected, fold)
+        others, folded = fold_publications([g for g in groups if g.heading != SELECTED], fold)
+        groups = selected + others
+        folded += folded_selected
+        load_publication_details(session, [row for g in groups for row in g.items])
     students, co_advisors, advisors = _advising(session, person, viewer)
     # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
     # joined, not selected afterwards, so the page costs the same statements with or without.
@@ -287,4 +421,6 @@ def load_profile(session: Session, person: m.Person, viewer: Viewer, today: date
         advisors=advisors,
         co_advisors=co_advisors,
         publication_count=len(publications),
+        folded_publications=folded,
+        shown_publication_ids={row.publication_id for g in groups for row in g.items},
     )

@@ -45,6 +45,7 @@ from directory.models import ImportDraft
 from directory.services.cache import invalidate
 from directory.services.publications import (
     AuthorIndex,
+    AuthorMatch,
     Candidate,
     PublicationIndex,
     link_authors,
@@ -80,14 +81,14 @@ CHUNK = 250
 
 def create_draft(
     session: Session, person: m.Person, created_by: str, kind: str, source: str,
-    filename: str | None, max_age_hours: int,
+    filename: str | None, max_age_hours: int, base_url: str | None = None,
 ) -> ImportDraft:  # fmt: skip
     """Store ``source`` for preview; drafts older than ``max_age_hours`` are removed."""
     cutoff = m.utcnow() - timedelta(hours=max_age_hours)
     session.execute(delete(ImportDraft).where(ImportDraft.created_at < cutoff))
     draft = ImportDraft(
         person_id=person.id, created_by=created_by, kind=kind, source=source,
-        filename=(filename or None) and filename[-255:],
+        filename=(filename or None) and filename[-255:], base_url=base_url or None,
     )  # fmt: skip
     session.add(draft)
     session.flush()
@@ -113,6 +114,27 @@ class PlannedAuthor:
     person_name: str | None = None
     #: Names of the department people it could be, when it is ambiguous.
     ambiguous: list[str] = field(default_factory=list)
+    #: A member the name may be (initials, first name and surname): asked, not linked.
+    suggested_id: int | None = None
+    suggested_name: str | None = None
+    role: str = "author"
+
+
+def certain_link(found: AuthorMatch, owner_id: int) -> bool:
+    """Whether a printed name resolved to a member may link without asking them: the
+    importer (who knows the paper is theirs), or a name the member wrote themselves letter for
+    letter (full name, a declared variant, native name). Initials or a first name and surname
+    only suggest the paper to them (see :func:`directory.services.publications.suggestions`).
+    """
+    return found.person_id == owner_id or found.via == "exact"
+
+
+def _linkable(author: dict[str, Any], authors: list[dict[str, Any]]) -> bool:
+    """Editors of a chapter's book are not its authors: only an edited volume's editors
+    (no author listed) are linked."""
+    return (author.get("role") or "author") == "author" or not any(
+        (a.get("role") or "author") == "author" for a in authors
+    )
 
 
 @dataclass
@@ -338,9 +360,11 @@ def _enrichment(
     if new_awards:
         fill["awards"] = new_awards
         words.append("award " + "; ".join(new_awards))
-    # Department authors not linked yet, the importer first.
+    # Department authors not linked yet, the importer first; uncertain ones only suggested.
     linked = {a.person_id for a in pub.authorships if a.person_id}
+    asked = {a.suggested_person_id for a in pub.authorships if a.suggested_person_id}
     links: dict[int, int] = {}
+    suggestions: dict[int, int] = {}
     if owner_id not in linked:
         for a in pub.authorships:
             if a.person_id is None and authors.matches_person(a.name, owner_id):
@@ -348,15 +372,26 @@ def _enrichment(
                 break
     for a in pub.authorships:
         if a.person_id is None and a.position not in links:
-            found = authors.match(a.name).person_id
-            if found and found not in linked and found not in links.values():
-                links[a.position] = found
+            found = authors.match(a.name)
+            pid = found.person_id
+            if not pid or pid in linked or pid in links.values():
+                continue
+            if certain_link(found, owner_id):
+                links[a.position] = pid
+            elif pid not in asked and pid not in suggestions.values():
+                suggestions[a.position] = pid
     if links:
         fill["author_links"] = links
         words.append(
             "links "
             + ", ".join(authors.names[pid] for pid in links.values())
             + " as author" + ("s" if len(links) > 1 else "")
+        )  # fmt: skip
+    if suggestions:
+        fill["author_suggestions"] = suggestions
+        words.append(
+            "asks " + ", ".join(authors.names[pid] for pid in suggestions.values())
+            + " to confirm being an author"
         )  # fmt: skip
     if on_profile and data.get("selected") and profile_row is not None and not profile_row.selected:
         fill["selected"] = True
@@ -436,16 +471,22 @@ def plan_import(
             entry.reason = "Not in the department yet; it will be added."
         if entry.status in ("new", "duplicate"):
             index.add(-i - 1, data)
-        matches = link_authors(data.get("authors") or [], authors, owner_id=person.id)
-        for author, found in zip(data.get("authors") or [], matches, strict=True):
-            entry.authors.append(
-                PlannedAuthor(
-                    name=author["name"],
-                    person_id=found.person_id,
-                    person_name=authors.names.get(found.person_id) if found.person_id else None,
-                    ambiguous=[authors.names[p] for p in found.ambiguous],
-                )
+        everyone = data.get("authors") or []
+        matches = link_authors(everyone, authors, owner_id=person.id)
+        for author, found in zip(everyone, matches, strict=True):
+            author_plan = PlannedAuthor(
+                name=author["name"],
+                ambiguous=[authors.names[p] for p in found.ambiguous],
+                role=author.get("role") or "author",
             )
+            if found.person_id is not None and _linkable(author, everyone):
+                if certain_link(found, person.id):
+                    author_plan.person_id = found.person_id
+                    author_plan.person_name = authors.names[found.person_id]
+                else:
+                    author_plan.suggested_id = found.person_id
+                    author_plan.suggested_name = authors.names[found.person_id]
+            entry.authors.append(author_plan)
         if entry.status in ("new", "duplicate") and person.id not in (
             a.person_id for a in entry.authors
         ):
@@ -673,6 +714,7 @@ def _publication_row(data: dict[str, Any], raw: str, owner_id: int) -> dict[str,
         "location": data.get("location"),
         "note": data.get("note"),
         "labels": list(data.get("labels") or []),
+        "authors_incomplete": bool(data.get("authors_incomplete")),
         "citation_key": data.get("key"),
         "bibtex": raw or None,
         "visibility": "public",
@@ -712,7 +754,9 @@ def _create_publications(
             person_id = planned.person_id
             authorships.append(
                 (pid, pos, author["name"], person_id, bool(author.get("co_first")),
-                 bool(author.get("corresponding")))
+                 bool(author.get("corresponding")), author.get("given"),
+                 author.get("particle"), author.get("family"), author.get("suffix"),
+                 author.get("role") or "author", planned.suggested_id)
             )  # fmt: skip
             if person_id is not None and person_id != owner_id:
                 people.append(person_id)
@@ -738,7 +782,20 @@ def _create_publications(
 
 
 _PLAIN_COLUMNS = {
-    m.Authorship: ("publication_id", "position", "name", "person_id", "co_first", "corresponding"),
+    m.Authorship: (
+        "publication_id",
+        "position",
+        "name",
+        "person_id",
+        "co_first",
+        "corresponding",
+        "given",
+        "particle",
+        "family",
+        "suffix",
+        "role",
+        "suggested_person_id",
+    ),  # fmt: skip
     m.PublicationLink: ("publication_id", "kind", "url", "label", "position"),
     m.PublicationAward: ("publication_id", "name", "position"),
     m.ArtifactBadge: ("publication_id", "name", "issuer", "position"),
@@ -797,6 +854,11 @@ def _link_existing(
         person_id = fill.get("author_links", {}).get(authorship.position)
         if person_id is not None:
             authorship.person_id = person_id
+            authorship.suggested_person_id = None
+            changed = True
+        suggested = fill.get("author_suggestions", {}).get(authorship.position)
+        if suggested is not None and authorship.person_id is None:
+            authorship.suggested_person_id = suggested
             changed = True
     row = session.get(m.ProfilePublication, (owner_id, pub.id))
     if row is None:

@@ -24,27 +24,46 @@ def child_dicts(pub: m.Publication) -> dict[str, Any]:
     }
 
 
+#: What an author carries besides its name and person: the name's parts and its role.
+NAME_PARTS = ("given", "particle", "family", "suffix")
+
+
 def author_dicts(
-    pub: m.Publication, person_key: Callable[[m.Authorship], Any], field: str = "person"
+    pub: m.Publication,
+    person_key: Callable[[m.Authorship], Any],
+    field: str = "person",
+    suggested_key: Callable[[m.Authorship], Any] | None = None,
+    suggested_field: str = "suggested_person",
 ) -> list[dict[str, Any]]:
     """The printed authors in order; ``person_key`` names the linked person under ``field``
-    (its id as "person_id" for the history, its slug as "person" for the interchange format)."""
-    return [
-        {
+    (its id as "person_id" for the history, its slug as "person" for the interchange format),
+    ``suggested_key`` the member the name may be (not confirmed) under ``suggested_field``."""
+    rows = []
+    for a in pub.authorships:
+        row = {
             "name": a.name,
             field: person_key(a),
             "co_first": a.co_first,
             "corresponding": a.corresponding,
+            "role": a.role or "author",
+            **{part: getattr(a, part) for part in NAME_PARTS},
         }
-        for a in pub.authorships
-    ]
+        if suggested_key is not None:
+            row[suggested_field] = suggested_key(a)
+            row["suggestion_declined"] = a.suggestion_declined
+        rows.append(row)
+    return rows
 
 
 def new_authorships(
-    authors: Iterable[dict[str, Any]], person_id_of: Callable[[Any], Any], field: str = "person"
+    authors: Iterable[dict[str, Any]],
+    person_id_of: Callable[[Any], Any],
+    field: str = "person",
+    suggested_field: str = "suggested_person",
 ) -> list[m.Authorship]:
     """Authorship rows, positions in print order; ``person_id_of`` turns an author's ``field``
-    (a person id or slug) into a person id, or None when it names nobody (any more)."""
+    (a person id or slug) into a person id, or None when it names nobody (any more); the same
+    for the member the name is suggested to (``suggested_field``)."""
     return [
         m.Authorship(
             position=i,
@@ -52,6 +71,12 @@ def new_authorships(
             person_id=person_id_of(a.get(field)),
             co_first=bool(a.get("co_first")),
             corresponding=bool(a.get("corresponding")),
+            role=a.get("role") or "author",
+            suggested_person_id=person_id_of(a.get(suggested_field))
+            if a.get(suggested_field) is not None and a.get(field) is None
+            else None,
+            suggestion_declined=bool(a.get("suggestion_declined")),
+            **{part: a.get(part) or None for part in NAME_PARTS},
         )
         for i, a in enumerate(authors)
     ]

@@ -246,6 +246,26 @@ def link_coauthor_profiles(session: Session, publications: list[m.Publication]) 
     session.flush()
 
 
+def accept_suggested_authorship(session: Session, authorship: m.Authorship, person_id: int) -> None:
+    """The member a printed name was suggested to says it is them: the name links to them and
+    the paper is on their profile (unless they already were another author of it)."""
+    pub = authorship.publication
+    authorship.suggested_person_id = None
+    if any(a.person_id == person_id for a in pub.authorships):
+        session.flush()
+        return
+    authorship.person_id = person_id
+    if session.get(m.ProfilePublication, (person_id, pub.id)) is None:
+        session.add(m.ProfilePublication(person_id=person_id, publication_id=pub.id))
+    session.flush()
+
+
+def reject_suggested_authorship(session: Session, authorship: m.Authorship) -> None:
+    """The member says the printed name is not them: it stays plain text, not asked again."""
+    authorship.suggestion_declined = True
+    session.flush()
+
+
 def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -540,6 +560,7 @@ def _year_text(theirs: int | None, ours: int | None) -> str:
 PUBLICATION_COLUMNS = (
     "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",
     "arxiv_id", "volume", "number", "pages", "article", "publisher", "location", "note", "labels",
+    "authors_incomplete",
 )  # fmt: skip
 
 

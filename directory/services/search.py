@@ -261,10 +261,14 @@ def _publication_document(pub: m.Publication) -> dict[str, Any]:
 
 
 def notice_title(notice: m.RecruitingNotice) -> str:
-    """'Recruiting PhD students · Fall 2027' unless the owner gave a title (stored in English,
-    which search matches; :func:`localised` shows it in the reader's language)."""
+    """'Recruiting PhD students · Fall 2027' unless the owner gave a title (a rolling notice
+    names no term; stored in English, which search matches: :func:`localised` shows it in the
+    reader's language)."""
     level = m.label(m.RECRUITING_LEVELS, notice.level)
-    return _join(notice.title or f"{RECRUITING_PREFIX}{level}", notice.term)
+    return _join(
+        notice.title or f"{RECRUITING_PREFIX}{level}",
+        None if notice.is_rolling else notice.term_label,
+    )
 
 
 #: How a stored notice title without its own title begins.
@@ -320,7 +324,7 @@ def _notice_document(notice: m.RecruitingNotice) -> dict[str, Any]:
         "body_tokens": tokenize(
             owner.full_name,
             owner.native_name,
-            notice.term,
+            notice.term_label,
             description,
             plain_text(notice.how_to_apply),
             notice.funding_note,

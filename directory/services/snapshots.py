@@ -15,6 +15,7 @@ from sqlalchemy import Date, DateTime, inspect, select
 from sqlalchemy.orm import Session, object_session
 
 from directory import models as m
+from directory.i18n import translate
 from directory.models.vocabularies import N_
 from directory.services.publication_rows import (
     author_dicts,
@@ -110,7 +111,8 @@ class _PersonState(KindState):
             # The image itself is not kept in the history (it can be large); its fingerprint
             # shows that it changed.
             "photo": None if photo is None else {"fingerprint": photo.etag,
-                                                 "alt_text": photo.alt_text},
+                                                 "alt_text": photo.alt_text,
+                                                 "focus": [photo.focus_x, photo.focus_y]},
         }  # fmt: skip
 
     def apply_lists(self, session, obj, state, person_id) -> None:
@@ -121,6 +123,13 @@ class _PersonState(KindState):
             ]
         if "areas" in state:
             obj.areas = _existing_ids(session, m.ResearchArea, state["areas"])
+        photo, wanted = obj.photo, state.get("photo")
+        # The image is not in the history: what a state says about it (its description, its
+        # focal point) applies only to the same image, never to another one uploaded since.
+        if photo is not None and wanted and wanted.get("fingerprint") == photo.etag:
+            photo.alt_text = wanted.get("alt_text")
+            if wanted.get("focus"):
+                photo.focus_x, photo.focus_y = wanted["focus"]
 
 
 class _NoticeState(KindState):
@@ -147,7 +156,8 @@ class _PublicationState(KindState):
     paper is not on the profile)."""
 
     def lists(self, obj: Any, person_id: int | None) -> dict[str, Any]:
-        data = {"authors": author_dicts(obj, lambda a: a.person_id, "person_id"),
+        data = {"authors": author_dicts(obj, lambda a: a.person_id, "person_id",
+                                        lambda a: a.suggested_person_id, "suggested_person_id"),
                 **child_dicts(obj)}  # fmt: skip
         if person_id is not None:
             data["listing"] = _listing(obj, person_id)
@@ -156,12 +166,17 @@ class _PublicationState(KindState):
     def apply_lists(self, session, obj, state, person_id) -> None:
         if "authors" in state:
             people = {p.id for p in _existing_ids(
-                session, m.Person, [a["person_id"] for a in state["authors"] if a["person_id"]]
+                session, m.Person, [pid for a in state["authors"]
+                                    for pid in (a["person_id"], a.get("suggested_person_id"))
+                                    if pid]
             )}  # fmt: skip
             obj.authorships = []
             session.flush()  # positions are unique per paper: clear the old rows first
             obj.authorships = new_authorships(
-                state["authors"], lambda pid: pid if pid in people else None, "person_id"
+                state["authors"],
+                lambda pid: pid if pid in people else None,
+                "person_id",
+                "suggested_person_id",
             )
         set_children(obj, state)
         if "listing" in state and person_id is not None:
@@ -350,6 +365,180 @@ def diff(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[di
         if old != new and not (old in (None, "", []) and new in (None, "", [])):
             rows.append({"field": key, "label": _humanise(key), "before": old, "after": new})
     return rows
+
+
+# ----------------------------------------------------------------------------- in people's words
+
+#: Values of a state that belong to the database, not to what a person reads: never shown in
+#: the history or the approval queue (a paper's uid, who created a record).
+HIDDEN_FIELDS = {"uid", "created_by_id"}
+
+#: How the history and the approval queue name a field, where its column name says it badly
+#: (otherwise: the column name, humanised).
+FIELD_LABELS = {
+    "full_name": "Name",
+    "native_name": "Name in its own script",
+    "sort_name": "Sorted as",
+    "name_variants": "Other spellings as an author",
+    "interests": "Research interests",
+    "bio": "Biography",
+    "section_intros": "Section introductions",
+    "user_key": "Sign-in account",
+    "url": "Link",
+    "thesis_url": "Thesis link",
+    "advisor_id": "Advisor",
+    "advisor_name": "Advisor (outside the department)",
+    "student_id": "Student",
+    "student_name": "Student (outside the department)",
+    "delegate_id": "Delegate",
+    "publication_id": "Paper",
+    "parent_id": "Part of",
+    "areas": "Research areas",
+    "publications": "Papers",
+    "listing": "On this profile",
+    "is_current": "Ongoing",
+    "body": "Text",
+    "position": "Place in the list",
+    "level": "Recruiting",
+    "term_season": "Start (season)",
+    "term_year": "Start (year)",
+    "term": "Start (as written)",
+    "deadline": "Apply by",
+    "expires_on": "Take down on",
+    "funding_note": "Funding",
+    "funded": "Funded positions",
+    "venue_short": "Venue (short)",
+    "doi": "DOI",
+    "arxiv_id": "arXiv id",
+    "citation_key": "Citation key",
+    "bibtex": "BibTeX",
+    "type": "Kind",
+    "title_translation": "Translation",
+    "giver": "Given by",
+    "hosts_label": "Introduce hosts as",
+    "archived": "Under “older news”",
+    "visibility": "Who sees this",
+}
+
+#: Fields holding a month's number (1 to 12), shown by its name.
+_MONTH_FIELDS = {"month", "start_month", "end_month"}
+
+#: Fields holding a vocabulary's value, by kind (None: any kind), shown by their labels.
+_VOCABULARIES: dict[tuple[str | None, str], tuple[tuple[str, str], ...]] = {
+    (None, "visibility"): m.VISIBILITIES,
+    ("person", "role"): m.ROLES,
+    ("person", "rank"): m.FACULTY_RANKS,
+    ("teaching", "role"): m.TEACHING_ROLES,
+    ("advising", "role"): m.ADVISING_ROLES,
+    ("advising", "degree"): m.DEGREES,
+    ("advising", "status"): m.ADVISING_STATUSES,
+    ("projects", "status"): m.PROJECT_STATUSES,
+    ("experience", "kind"): m.EXPERIENCE_KINDS,
+    ("service", "kind"): m.SERVICE_KINDS,
+    ("publication", "type"): m.PUBLICATION_TYPES,
+    ("publication", "status"): m.PUBLICATION_STATUSES,
+    ("recruiting", "level"): m.RECRUITING_LEVELS,
+    ("recruiting", "term_season"): m.TERM_SEASONS,
+}
+
+#: Fields naming other records by id, and the model and column that name them for a person.
+_REFERENCES: dict[tuple[str | None, str], tuple[type[m.Base], str]] = {
+    (None, "advisor_id"): (m.Person, "full_name"),
+    (None, "student_id"): (m.Person, "full_name"),
+    (None, "delegate_id"): (m.Person, "full_name"),
+    (None, "publication_id"): (m.Publication, "title"),
+    (None, "publications"): (m.Publication, "title"),
+    (None, "areas"): (m.ResearchArea, "name"),
+    ("projects", "parent_id"): (m.ResearchProject, "title"),
+    ("area", "parent_id"): (m.ResearchArea, "name"),
+}
+
+
+def field_label(name: str) -> str:
+    """How a field of a state is named to people ("Research interests", "Advisor")."""
+    return FIELD_LABELS.get(name) or _humanise(name)
+
+
+def _lookup(table: dict, kind: str, name: str) -> Any:
+    return table.get((kind, name)) or table.get((None, name))
+
+
+def readable_rows(session: Session, kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`diff` rows as a person reads them: internal fields left out, fields named by
+    their labels, ids by the names of what they point at (one query per kind of record),
+    vocabulary values by their labels, a paper's authors and links as text. The raw values
+    stay under ``raw_before`` and ``raw_after``."""
+    rows = [row for row in rows if row["field"] not in HIDDEN_FIELDS]
+    wanted: dict[tuple[type[m.Base], str], set[int]] = {}
+    for row in rows:
+        reference = _lookup(_REFERENCES, kind, row["field"])
+        if reference is None:
+            continue
+        for value in (row["before"], row["after"]):
+            ids = value if isinstance(value, list) else [value]
+            wanted.setdefault(reference, set()).update(i for i in ids if isinstance(i, int))
+    names: dict[tuple[type[m.Base], str], dict[int, str]] = {}
+    for (model, column), ids in wanted.items():
+        found = session.execute(select(model.id, getattr(model, column)).where(model.id.in_(ids)))
+        names[(model, column)] = dict(found.all())
+
+    def show(name: str, value: Any) -> Any:
+        if value in (None, "", []):
+            return value
+        reference = _lookup(_REFERENCES, kind, name)
+        if reference is not None:
+            known = names.get(reference, {})
+            if isinstance(value, list):
+                return [known.get(i, "(deleted)") for i in value]
+            return known.get(value, "(deleted)")
+        vocabulary = _lookup(_VOCABULARIES, kind, name)
+        if vocabulary is not None:
+            return translate(m.label(vocabulary, value))
+        if name in _MONTH_FIELDS and isinstance(value, int) and 1 <= value <= 12:
+            return translate(m.MONTHS[value - 1])
+        if name == "authors":
+            return [_author_text(a) for a in value]
+        if name == "links":
+            return [f"{k.get('label') or m.label(m.PERSON_LINK_KINDS, k.get('kind'))}: {k['url']}"
+                    if isinstance(k, dict) else k for k in value]  # fmt: skip
+        if name == "badges":
+            return [f"{b['name']} ({b['issuer']})" if b.get("issuer") else b["name"] for b in value]
+        if name == "listing":
+            return _listing_text(value)
+        if name == "section_intros" and isinstance(value, dict):
+            return {field_label(k): v for k, v in value.items()}
+        return value
+
+    return [
+        {
+            **row,
+            "label": field_label(row["field"]),
+            "before": show(row["field"], row["before"]),
+            "after": show(row["field"], row["after"]),
+            "raw_before": row["before"],
+            "raw_after": row["after"],
+        }
+        for row in rows
+    ]
+
+
+def _author_text(author: Any) -> str:
+    if not isinstance(author, dict):
+        return str(author)
+    notes = [word for key, word in (("co_first", "co-first"), ("corresponding", "corresponding"))
+             if author.get(key)]  # fmt: skip
+    return author.get("name", "") + (f" ({', '.join(notes)})" if notes else "")
+
+
+def _listing_text(listing: Any) -> str:
+    if not isinstance(listing, dict):
+        return str(listing)
+    parts = ["hidden" if listing.get("hidden") else "shown"]
+    if listing.get("selected"):
+        parts.append("selected")
+    if listing.get("section"):
+        parts.append(f"under “{listing['section']}”")
+    return ", ".join(parts)
 
 
 _TITLE_FIELDS = (

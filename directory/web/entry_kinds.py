@@ -10,7 +10,9 @@ from typing import Any
 from directory import models as m
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
-from directory.i18n import translate
+from directory.i18n import term_label, translate
+from directory.services.access import advising_side_name
+from directory.services.identity import current_viewer
 from directory.services.snapshots import describe
 from directory.web import forms
 
@@ -24,15 +26,18 @@ def _default_summary(kind: str) -> Callable[[Any], str]:
 
 
 def _advising(entry: Any) -> str:
-    other = entry.student_display if entry.advisor_id == entry.owner_id else None
-    if other is not None:
-        return _("Student: %(name)s", name=other)
-    return _("Advisor: %(name)s", name=entry.advisor_display)
+    # The other side's name, unless their profile is hidden from whoever edits this one.
+    if entry.advisor_id == entry.owner_id:
+        return _("Student: %(name)s", name=advising_side_name(current_viewer(), entry, "student"))
+    return _("Advisor: %(name)s", name=advising_side_name(current_viewer(), entry, "advisor"))
 
 
 def _recruiting(entry: Any) -> str:
     level = translate(m.label(m.RECRUITING_LEVELS, entry.level))
-    term = f" · {entry.term}" if entry.term else ""
+    if entry.term_unreadable:
+        term = " · " + _("“%(term)s”: names no term, choose one", term=entry.term)
+    else:
+        term = f" · {term_label(entry)}"
     return f"{entry.title or _('Recruiting %(level)s', level=level)}{term}"
 
 

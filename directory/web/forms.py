@@ -7,6 +7,7 @@ model columns onto the record, so most kinds need nothing but their field list.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +41,7 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
     SelectChoice = None
 
 from directory import models as m
+from directory.formats.placements import parse_placement, structure_placement
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
 from directory.services.access import person_clause
@@ -140,6 +142,9 @@ class EntryForm(VersionedForm):
     def prepare(self, owner: m.Person, session: Any) -> None:
         """Set choices that depend on the database (areas, the owner's papers...)."""
 
+    def prepare_for(self, obj: Any) -> None:
+        """Adjust the form to the stored entry it edits (None for a new one)."""
+
     def load(self, obj: Any) -> None:
         """Fill extra fields from ``obj`` when showing a stored entry."""
 
@@ -166,13 +171,56 @@ class DateRangeFields:
     is_current = BooleanField(_l("Ongoing (shown as “– present”)"))
 
 
+def _month_or_none(value: Any) -> int | None:
+    """A month select's value: 1 to 12, or None for "no month"."""
+    if value in (None, ""):
+        return None
+    return int(value)
+
+
 class NewsItemForm(EntryForm):
-    year = IntegerField(_l("Year"), [InputRequired(message=_l("Enter the year.")), *YEAR[1:]])
-    month = IntegerField(_l("Month"), MONTH)
-    day = IntegerField(_l("Day"), [Optional(), NumberRange(1, 31)])
+    year = IntegerField(
+        _l("Year"),
+        [InputRequired(message=_l("Enter the year.")), *YEAR[1:]],
+        render_kw={"inputmode": "numeric"},
+    )
+    month = SelectField(
+        _l("Month"),
+        choices=options([("", "—"), *((str(i), _l(name)) for i, name in enumerate(m.MONTHS, 1))]),
+        coerce=_month_or_none,
+        default=None,
+    )
+    day = IntegerField(
+        _l("Day"), [Optional(), NumberRange(1, 31, message=_l("Enter a day from 1 to 31."))],
+        render_kw={"inputmode": "numeric"},
+    )  # fmt: skip
+    #: One date, its parts side by side ("[July 2026] I will attend OSDI '26": a month is enough).
+    field_groups = {"year": (_l("Date (a year, or a month, or a day)"), ("year", "month", "day"))}
     body = markdown(_l("News"), required=True)
     url = url_field(_l("Link"))
     archived = BooleanField(_l("Show under “older news”"))
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        valid = super().validate(extra_validators)
+        year, month, day = self.year.data, self.month.data, self.day.data
+        if self.day.errors or day is None or year is None or self.year.errors:
+            return valid
+        if month is None:
+            self.day.errors.append(_("Choose the month of this day, or leave the day empty."))
+            return False
+        try:
+            date(year, month, day)
+        except ValueError:
+            self.day.errors.append(
+                _(
+                    "%(month)s %(year)s has no day %(day)s.",
+                    month=_(m.MONTHS[month - 1]),
+                    year=year,
+                    day=day,
+                )
+            )
+            return False
+        return valid
 
 
 class EducationForm(EntryForm, DateRangeFields):
@@ -273,9 +321,20 @@ class CustomSectionForm(EntryForm):
     body = markdown(_l("Text"), required=True)
 
 
+#: The intake select's value for a notice whose old free-text intake names no term.
+KEEP_TERM_TEXT = "keep"
+
+
 class RecruitingNoticeForm(EntryForm):
     level = SelectField(_l("Recruiting"), choices=vocab(m.RECRUITING_LEVELS))
-    term = text(_l("Intake"), 40, description=_l("e.g. Fall 2027; empty for rolling recruitment"))
+    term_season = SelectField(
+        _l("Season"), choices=vocab((("", m.ROLLING_LABEL), *m.TERM_SEASONS)), default=""
+    )
+    term_year = IntegerField(
+        _l("Year"),
+        [Optional(), NumberRange(*m.TERM_YEARS, message=_l("Enter a year such as 2027."))],
+        render_kw={"inputmode": "numeric"},
+    )
     title = text(_l("Title"), 300)
     description = markdown(_l("Description"), required=True)
     how_to_apply = markdown(_l("How to apply"))
@@ -286,7 +345,19 @@ class RecruitingNoticeForm(EntryForm):
     funding_note = text(_l("Funding"), 400)
     funded = BooleanField(_l("Funded positions"))
     areas = MultiCheckboxField(_l("Research areas"), coerce=int)
-    extra_fields = ("areas",)
+    extra_fields = ("areas", "term_season", "term_year")
+    field_groups = {
+        "term_season": (
+            _l("When the position starts"),
+            ("term_season", "term_year"),
+            _l(
+                "A season and its year, or rolling: open at any time, shown to students "
+                "asking for any term."
+            ),
+        )
+    }
+    #: The stored intake text that names no term, shown as a choice to keep (None if none).
+    unreadable_term: str | None = None
 
     def prepare(self, owner: m.Person, session: Any) -> None:
         from sqlalchemy import select
@@ -294,13 +365,55 @@ class RecruitingNoticeForm(EntryForm):
         areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
         self.areas.choices = options([(a.id, a.name) for a in areas])
 
+    def prepare_for(self, obj: Any) -> None:
+        """A stored notice whose intake is old text naming no term: flag it next to the
+        field and offer to keep it as written (choosing a term replaces it)."""
+        if obj is None or not obj.term_unreadable:
+            return
+        self.unreadable_term = obj.term
+        self.term_season.choices = [
+            *vocab((("", m.ROLLING_LABEL), *m.TERM_SEASONS)),
+            *options([(KEEP_TERM_TEXT, _("Keep as written: “%(term)s”", term=obj.term))]),
+        ]
+        self.term_season.description = _(
+            "“%(term)s” names no season and year, so students filtering by term do not see "
+            "this notice. Choose a season and a year, or rolling.",
+            term=obj.term,
+        )
+
     def load(self, obj: Any) -> None:
         self.areas.data = [a.id for a in obj.areas]
+        self.term_season.data = KEEP_TERM_TEXT if obj.term_unreadable else (obj.term_season or "")
+        self.term_year.data = obj.term_year
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        # Season and year are checked together here: an empty year's Optional() ends its own
+        # validators before an inline validate_term_year could run.
+        valid = super().validate(extra_validators)
+        season, year = self.term_season.data, self.term_year
+        if year.errors:
+            return False
+        if season in ("", KEEP_TERM_TEXT) and year.data is not None:
+            year.errors.append(
+                _("Choose a season for this year, or leave the year empty for a rolling notice.")
+            )
+        elif season not in ("", KEEP_TERM_TEXT) and year.data is None:
+            year.errors.append(_("Enter the year the position starts, e.g. 2027."))
+        else:
+            return valid
+        return False
 
     def fill(self, obj: Any, session: Any) -> None:
         from sqlalchemy import select
 
         super().fill(obj, session)
+        season = self.term_season.data
+        if season == KEEP_TERM_TEXT and obj.term_unreadable:
+            pass  # kept as it was written
+        elif season in ("", KEEP_TERM_TEXT):
+            obj.set_intake(m.ROLLING)
+        else:
+            obj.set_intake(m.Term(season, self.term_year.data))
         ids = self.areas.data or []
         obj.areas = (
             list(session.scalars(select(m.ResearchArea).where(m.ResearchArea.id.in_(ids))))
@@ -331,7 +444,21 @@ class AdvisingRelationForm(EntryForm):
     status = SelectField(_l("Status"), choices=vocab(m.ADVISING_STATUSES), default="current")
     thesis = text(_l("Thesis"), 400)
     placement = text(
-        _l("Placement"), 300, description=_l("Where they went, e.g. Assistant Professor, X")
+        _l("Placement"),
+        300,
+        description=_l(
+            "Where they went, as you would write it, e.g. Assistant Professor, CMU "
+            "(2024). Leave the three placement fields below empty to have them read from it."
+        ),
+    )
+    placement_organisation = text(_l("Placement: organisation"), 200, description=_l("e.g. CMU"))
+    placement_kind = SelectField(
+        _l("Placement: kind of position"),
+        choices=vocab((("", "—"), *m.PLACEMENT_KINDS)),
+        default="",
+    )
+    placement_year = IntegerField(
+        _l("Placement: year"), YEAR, description=_l("When they started there.")
     )
     note = text(_l("Note"), 300)
     extra_fields = ("side", "other_id", "other_name")
@@ -349,18 +476,53 @@ class AdvisingRelationForm(EntryForm):
         self.other_id.choices = options([("", "—")] + [(str(p.id), p.full_name) for p in people])
 
     def load(self, obj: Any) -> None:
+        if obj.placement and not (
+            obj.placement_organisation or obj.placement_kind or obj.placement_year
+        ):
+            # A suggestion read from the text, shown for the editor to check and save (only
+            # a whole one: half a suggestion would refuse a save of something else).
+            found = parse_placement(obj.placement)
+            if found.understood:
+                self.placement_organisation.data = found.organisation
+                self.placement_kind.data = found.kind
+                self.placement_year.data = found.year
+        if obj.placement_unparsed:
+            self.placement.description = _(
+                "This placement could not be read: please give its organisation and kind of "
+                "position below (the text is kept as written)."
+            )
         owner_is_advisor = obj.advisor_id == obj.owner_id
         self.side.data = "student" if owner_is_advisor else "advisor"
         other_id = obj.student_id if owner_is_advisor else obj.advisor_id
         self.other_id.data = str(other_id) if other_id else ""
         self.other_name.data = obj.student_name if owner_is_advisor else obj.advisor_name
 
-    def validate_other_name(self, field: Any) -> None:
-        if not self.other_id.data and not (field.data or "").strip():
-            raise ValidationError(_l("Choose a department member or type a name."))
+    def validate(self, extra_validators: Any = None) -> bool:
+        # Checked here, not in a validate_other_name: an empty name's Optional() ends that
+        # field's validators, so an inline check never ran and a nameless relation was saved.
+        valid = super().validate(extra_validators)
+        if not self.other_id.data and not (self.other_name.data or "").strip():
+            self.other_name.errors = [
+                *self.other_name.errors,
+                _("Choose a department member or type a name."),
+            ]
+            valid = False
+        # A kind or year of position is at an organisation (the field's own validators stop
+        # at an empty field). An organisation without its kind is kept, and flagged to
+        # complete, like a text that could not be read: refusing it would refuse saving
+        # anything else of the relation.
+        organisation = (self.placement_organisation.data or "").strip()
+        if (self.placement_kind.data or self.placement_year.data) and not organisation:
+            if not self.placement_organisation.errors:
+                self.placement_organisation.errors = [
+                    _("Name the organisation they went to (or clear the kind and year).")
+                ]
+            valid = False
+        return valid
 
     def fill(self, obj: Any, session: Any) -> None:
         super().fill(obj, session)
+        structure_placement(obj)
         other = int(self.other_id.data) if self.other_id.data else None
         name = None if other else (self.other_name.data or "").strip() or None
         owner = obj.owner_id
@@ -444,8 +606,10 @@ class ProfileForm(VersionedForm):
     office = text(_l("Office"), 200)
     address = TextAreaField(_l("Postal address"), [Optional(), Length(max=1000)])
     phone = text(_l("Phone"), 64)
-    interests = TextAreaField(
-        _l("Research interests (one line)"), [Optional(), Length(max=1000)], render_kw={"rows": 2}
+    interests = text(
+        _l("Research interests"),
+        1000,
+        description=_l("One line, e.g. operating systems, machine learning systems."),
     )
     bio = markdown(_l("Biography"))
     links = TextAreaField(
@@ -514,6 +678,83 @@ class PhotoForm(DirectoryForm):
     alt_text = text(_l("Describe the photo"), 300, description=_l("For people who cannot see it."))
 
 
+#: The choices of a CV section's place: left out, or a place from 1.
+CV_PLACES = [("", _l("Leave out")), *((str(i), str(i)) for i in range(1, len(m.CV_SECTIONS) + 1))]
+
+
+class PaperListForm(VersionedForm):
+    """How the owner's papers and CV are laid out: whether selected papers are listed again
+    below, and the CV's sections (one ``cv_<section>`` place each, added below the class)."""
+
+    repeat_selected = BooleanField(
+        _l("List my selected papers again under their year"),
+        description=_l(
+            "Off: each paper is listed once, the selected ones first. On: the selected "
+            "papers come first and are listed again with the others (profile, CV and print)."
+        ),
+    )
+
+    def section_fields(self) -> list[tuple[str, Any]]:
+        return [(name, self[f"cv_{name}"]) for name, _ in m.CV_SECTIONS]
+
+    def load(self, person: m.Person) -> None:
+        self.repeat_selected.data = person.repeat_selected
+        names = [n for n, _ in m.CV_SECTIONS]
+        chosen = names if person.cv_sections is None else person.cv_sections
+        places = {name: str(i) for i, name in enumerate(chosen, start=1) if name in names}
+        for name, field in self.section_fields():
+            field.data = places.get(name, "")
+        self.version.data = person.version
+
+    def chosen_sections(self) -> list[str]:
+        """The sections with a place, in place order (equal places: the default order)."""
+        names = [n for n, _ in m.CV_SECTIONS]
+        placed = [(int(f.data), names.index(n), n) for n, f in self.section_fields() if f.data]
+        return [name for _, _, name in sorted(placed)]
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        valid = super().validate(extra_validators)
+        if valid and not self.chosen_sections():
+            first = self.section_fields()[0][1]
+            first.errors = [*first.errors, _("Give at least one section a place on the CV.")]
+            return False
+        return valid
+
+    def fill(self, person: m.Person) -> None:
+        person.repeat_selected = bool(self.repeat_selected.data)
+        chosen = self.chosen_sections()
+        # Every section in the default order is no choice: a section added later is included.
+        person.cv_sections = None if chosen == [n for n, _ in m.CV_SECTIONS] else chosen
+
+
+for _name, _label in m.CV_SECTIONS:
+    setattr(
+        PaperListForm,
+        f"cv_{_name}",
+        SelectField(_l(_label), choices=options(CV_PLACES), default=""),
+    )
+
+
+def photo_focus_field(label: str) -> IntegerField:
+    def step(form: Any, field: Any) -> None:
+        if field.data is not None and field.data % 5:
+            raise ValidationError(_l("Use a multiple of 5 (0, 5, 10 … 100)."))
+
+    return IntegerField(
+        label,
+        [InputRequired(message=_l("Enter a number from 0 to 100.")),
+         NumberRange(0, 100, message=_l("Enter a number from 0 to 100.")), step],
+        render_kw={"min": 0, "max": 100, "step": 5, "inputmode": "numeric"},
+    )  # fmt: skip
+
+
+class PhotoFocusForm(VersionedForm):
+    """The point of the photo kept in view where it is cropped to a square or a circle."""
+
+    focus_x = photo_focus_field(_l("Across, in percent from the left edge"))
+    focus_y = photo_focus_field(_l("Down, in percent from the top edge"))
+
+
 # ----------------------------------------------------------------------------- small actions
 
 
@@ -557,7 +798,7 @@ class PersonAdminForm(VersionedForm):
         [Optional(), Length(max=120)],
         description=_l("Letters, digits and hyphens; made from the name when empty."),
     )
-    role = SelectField(_l("Role"), choices=vocab(m.ROLES))
+    role = SelectField(_l("Role"), choices=vocab(m.ROLE_NAMES))
     email = StringField(_l("Email"), [Optional(), Length(max=254), Email()])
     user_key = StringField(
         _l("Sign-in identity"),
@@ -590,3 +831,42 @@ class MergeForm(DirectoryForm):
     def validate_merge_id(self, field: Any) -> None:
         if field.data == self.keep_id.data:
             raise ValidationError(_l("Choose two different people."))
+
+
+# ----------------------------------------------------------------------------- onboarding
+
+
+class OnboardingUploadForm(DirectoryForm):
+    people_file = FileField(
+        _l("CSV file of people"), [FileRequired(message=_l("Choose a CSV file to upload."))]
+    )
+
+
+class OnboardingConfirmForm(DirectoryForm):
+    """The preview's confirm button: the file travels with it (nothing is stored between
+    preview and confirm) and is checked again in full before anything is written."""
+
+    #: The uploaded file's bytes, base64-encoded.
+    source = HiddenField()
+    filename = HiddenField()
+    #: The lines the preview said would be written; confirming writes only those.
+    lines = HiddenField()
+    send_invitations = BooleanField(_l("E-mail each person their invitation"), default=True)
+
+
+class RemindForm(DirectoryForm):
+    """The stale report's selection: whom to send a reminder."""
+
+    people = SelectMultipleField(_l("Remind"), coerce=int, validate_choice=False)
+
+    def validate_people(self, field: Any) -> None:
+        if not field.data:
+            raise ValidationError(_l("Choose at least one person to remind."))
+        listed = {choice.value for choice in field.choices or ()}
+        if not set(field.data) <= listed:
+            raise ValidationError(
+                _l(
+                    "Only people this report lists, with an e-mail address, can be reminded; "
+                    "reload the report and choose again."
+                )
+            )

@@ -13,38 +13,56 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
-from wtforms.validators import DataRequired, Length, Optional, ValidationError
+from wtforms.validators import Length, Optional, ValidationError
 
 from directory import models as m
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
+from directory.services.publication_rows import NAME_PARTS
 from directory.web.forms import MONTH, YEAR, VersionedForm, http_url, labelled_lines, text, vocab
 
 CORRESPONDING = re.compile(r"\s*(†|\(corresponding\))\s*", re.IGNORECASE)
+EDITOR = re.compile(r"\s*\((?:editor|ed\.?)\)\s*$", re.IGNORECASE)
+ET_AL = re.compile(r"^(?:et\s+al\.?|and\s+others|others)$", re.IGNORECASE)
 
 
 def parse_authors(value: str) -> list[dict[str, Any]]:
     """One author per line; ``*`` after a name marks a co-first author, ``†`` or
-    ``(corresponding)`` a corresponding author."""
+    ``(corresponding)`` a corresponding author, ``(editor)`` an editor. A line "et al." is
+    not an author (see :func:`authors_incomplete`)."""
     authors = []
     for raw in (value or "").splitlines():
         name = raw.strip()
-        if not name:
+        if not name or ET_AL.match(name):
             continue
+        role = "editor" if EDITOR.search(name) else "author"
+        name = EDITOR.sub("", name)
         corresponding = bool(CORRESPONDING.search(name))
         name = CORRESPONDING.sub(" ", name).strip()
         co_first = name.endswith("*")
         name = name.rstrip("*").strip()
         if name:
-            authors.append({"name": name, "co_first": co_first, "corresponding": corresponding})
+            authors.append(
+                {"name": name, "co_first": co_first, "corresponding": corresponding, "role": role}
+            )
     return authors
 
 
-def format_authors(authorships: list[m.Authorship]) -> str:
-    return "\n".join(
+def authors_incomplete(value: str) -> bool:
+    """Whether the author lines end in "et al." (the list is cut short)."""
+    lines = [line.strip() for line in (value or "").splitlines() if line.strip()]
+    return bool(lines) and ET_AL.match(lines[-1]) is not None
+
+
+def format_authors(authorships: list[m.Authorship], incomplete: bool = False) -> str:
+    lines = [
         a.name + ("*" if a.co_first else "") + (" †" if a.corresponding else "")
+        + (" (editor)" if a.role == "editor" else "")
         for a in authorships
-    )
+    ]  # fmt: skip
+    if incomplete:
+        lines.append("et al.")
+    return "\n".join(lines)
 
 
 _LINK_KIND_BY_WORD = {
@@ -94,10 +112,11 @@ class PublicationForm(VersionedForm):
     title = text(_l("Title"), 1000, required=True)
     authors = TextAreaField(
         _l("Authors"),
-        [DataRequired(message=_l("List the authors, one per line.")), Length(max=20000)],
+        [Optional(), Length(max=20000)],
         description=_l(
             "One per line, in print order. Mark co-first authors with * and "
-            "corresponding authors with † or (corresponding)."
+            "corresponding authors with † or (corresponding), editors with (editor); end with "
+            "“et al.” when the list is incomplete. Leave empty when no author is known."
         ),
         render_kw={"rows": 5},
     )
@@ -154,7 +173,7 @@ class PublicationForm(VersionedForm):
     def load(self, pub: m.Publication, row: m.ProfilePublication | None) -> None:
         for name in self.PLAIN:
             getattr(self, name).data = getattr(pub, name)
-        self.authors.data = format_authors(pub.authorships)
+        self.authors.data = format_authors(pub.authorships, pub.authors_incomplete)
         self.labels.data = ", ".join(pub.labels or [])
         self.links.data = format_links(pub.links)
         self.awards.data = "\n".join(a.name for a in pub.awards)
@@ -175,14 +194,21 @@ class PublicationForm(VersionedForm):
             data[name] = (value.strip() or None) if isinstance(value, str) else value
         data["title"] = data["title"] or ""
         data["labels"] = [x.strip() for x in (self.labels.data or "").split(",") if x.strip()]
-        known = {
-            (a.name, a.person_id) for a in (previous.authorships if previous else [])
-        }  # a link made earlier (by hand or by the import) is kept for the same name
-        kept = dict(known)
-        data["authors"] = [
-            {**a, "person_id": kept.get(a["name"]) or link_author(session, a["name"])}
-            for a in parse_authors(self.authors.data)
-        ]
+        # A link made earlier (by hand or by the import), a suggestion and the name's parts
+        # are kept for the same name.
+        kept = {a.name: a for a in (previous.authorships if previous else [])}
+        data["authors"] = []
+        for a in parse_authors(self.authors.data):
+            before = kept.get(a["name"])
+            person_id = before.person_id if before else None
+            author = {**a, "person_id": person_id or link_author(session, a["name"])}
+            if before is not None:
+                author.update({part: getattr(before, part) for part in NAME_PARTS})
+                if author["person_id"] is None:
+                    author["suggested_person_id"] = before.suggested_person_id
+                    author["suggestion_declined"] = before.suggestion_declined
+            data["authors"].append(author)
+        data["authors_incomplete"] = authors_incomplete(self.authors.data)
         data["links"] = parse_links(self.links.data)
         data["awards"] = [x.strip() for x in (self.awards.data or "").splitlines() if x.strip()]
         data["badges"] = parse_badges(self.badges.data)

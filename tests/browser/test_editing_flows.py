@@ -59,7 +59,8 @@ def test_a_new_member_claims_the_profile_and_builds_it(page, db, browser_app) ->
     page.get_by_role("link", name="Add recruiting notice").click()
     page.get_by_label("Recruiting", exact=True).select_option("phd")
     page.get_by_label("Description").fill("Join us to build **compilers**.")
-    page.get_by_label("Intake").fill("Fall 2027")
+    page.get_by_label("Season").select_option("fall")
+    page.get_by_label("Year", exact=True).fill("2027")
     page.get_by_role("button", name="Save").click()
     expect(page.locator("#recruiting")).to_contain_text("Fall 2027")
 

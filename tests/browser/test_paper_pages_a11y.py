@@ -1,6 +1,7 @@
-"""The paper page, the profile's paper list, the CV and the editor's paper list: axe-core finds
-no violation of any impact level, in the light and the dark colour scheme, at desktop and phone
-widths; the Bib and author toggles open with the keyboard, without any script of ours."""
+"""The paper page, the profile's paper list, the CV, the editor's paper list, its "Paper list and
+CV" choices and the photo's focal point: axe-core finds no violation of any impact level, in
+the light and the dark colour scheme, at desktop and phone widths; the Bib and author toggles
+open with the keyboard, without any script of ours."""
 
 from __future__ import annotations
 
@@ -45,7 +46,10 @@ def test_new_pages_have_no_accessibility_violation_in_either_scheme(
         (None, "/directory/people/xingda-wei"),
         (None, "/directory/people/jiangfei-duan"),
         (None, "/directory/people/xingda-wei/cv"),
+        (None, "/directory/people/danyang-zhuo"),
         ("admin", "/directory/people/xingda-wei/edit"),
+        ("admin", "/directory/people/xingda-wei/edit/papers-and-cv"),
+        ("admin", "/directory/people/xingda-wei/edit/photo"),
     ]
     page.emulate_media(color_scheme=scheme)
     for who, path in pages:

@@ -15,6 +15,7 @@ from directory.web.views import (  # noqa: F401 - registers routes
     fragments,
     listing,
     news,
+    onboarding,
     paper_order,
     papers,
     profile,

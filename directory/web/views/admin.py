@@ -3,12 +3,13 @@ report), the approval queue (admins and advisors), and claiming a profile by inv
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.wrappers import Response
 
@@ -17,14 +18,14 @@ from directory.db import get_session
 from directory.formats.names import make_slug, sort_name, unique_slug
 from directory.i18n import gettext as _
 from directory.models import PendingChange
-from directory.services import access
+from directory.services import access, department, mail
 from directory.services.changes import (
     CannotApply,
     Conflict,
     apply_pending,
+    changed_since_proposed,
     decide,
     display_rows,
-    load_entity,
 )
 from directory.services.identity import current_viewer
 from directory.services.invitations import (
@@ -34,12 +35,14 @@ from directory.services.invitations import (
     find_invitation,
 )
 from directory.services.merge import merge_people
+from directory.services.reminders import ProfileCurrency, stale_profiles
 from directory.services.snapshots import AREA, PERSON
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
 from directory.web.csrf import csrf_failed
 from directory.web.entry_kinds import KINDS
+from directory.web.mails import send_invitation
 
 
 def require_admin() -> None:
@@ -64,10 +67,19 @@ def admin_index() -> str:
         "pending": session.scalar(
             select(func.count(PendingChange.id)).where(PendingChange.status == "pending")
         ),
-        "stale": len(stale_people()),
+        "stale": len(stale_report()[0]),
         "areas": session.scalar(select(func.count(m.ResearchArea.id))),
     }
-    return render_template("directory/admin/index.html", counts=counts)
+    # Notices whose old free-text intake names no term: no term filter finds them.
+    unreadable_terms = session.scalars(
+        select(m.RecruitingNotice)
+        .where(m.RecruitingNotice.term.isnot(None), m.RecruitingNotice.term != "")
+        .options(selectinload(m.RecruitingNotice.owner))
+        .order_by(m.RecruitingNotice.owner_id, m.RecruitingNotice.id)
+    ).all()
+    return render_template(
+        "directory/admin/index.html", counts=counts, unreadable_terms=unreadable_terms
+    )
 
 
 # ----------------------------------------------------------------------------- people
@@ -77,12 +89,29 @@ def admin_index() -> str:
 def admin_people() -> str:
     require_admin()
     query = (request.args.get("q") or "").strip()
+    role = request.args.get("role") or ""
     stmt = select(m.Person).order_by(m.Person.active.desc(), m.Person.sort_name)
     if query:
         like = f"%{query}%"
         stmt = stmt.where(or_(m.Person.full_name.ilike(like), m.Person.email.ilike(like)))
-    people = list(get_session().scalars(stmt))
-    return render_template("directory/admin/people.html", people=people, query=query)
+    if role in m.values(m.ROLES):
+        stmt = stmt.where(m.Person.role == role)
+    else:
+        role = ""
+    # A page at a time (DIRECTORY_PAGE_SIZE): a page past the last shows the last.
+    session, size = get_session(), current_app.config["DIRECTORY_PAGE_SIZE"]
+    asked = department.PageFilters.from_args(request.args).page
+    total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
+    number = min(asked, max(1, -(-total // size)))
+    stmt = stmt.order_by(m.Person.id).limit(size).offset((number - 1) * size)
+    people = list(session.scalars(stmt))
+    page = department.Page(people, number, size, total)
+    filters = {**({"q": query} if query else {}), **({"role": role} if role else {})}
+    return render_template(
+        "directory/admin/people.html", people=people, query=query, role=role, page=page,
+        requested=asked if asked > number else None, action_form=forms.ActionForm(),
+        page_args=lambda n: {**filters, **({"page": n} if n > 1 else {})},
+    )  # fmt: skip
 
 
 def _taken_slugs(session: Any, except_id: int | None = None) -> set[str]:
@@ -135,6 +164,8 @@ def admin_person(slug: str | None = None) -> Any:
     target.user_key = key
     target.active = form.active.data
     target.visibility = form.visibility.data
+    if person is None:
+        target.published = not current_app.config["DIRECTORY_NEW_PROFILES_UNLISTED"]
     try:
         changes.finish()
     except (Conflict, StaleDataError, IntegrityError):
@@ -194,7 +225,12 @@ def admin_invite(slug: str) -> Any:
     token = create_invitation(changes, days)
     changes.finish()
     link = url_for("directory.claim_profile", token=token, _external=True)
-    return render_template("directory/admin/invitation.html", person=person, link=link, days=days)
+    # The invitation exists whatever the mail server says; the page shows its link anyway.
+    problem = send_invitation(person, link, days)
+    return render_template(
+        "directory/admin/invitation.html", person=person, link=link, days=days,
+        mail_problem=problem,
+    )  # fmt: skip
 
 
 @blueprint.route("/admin/merge", methods=["GET", "POST"])
@@ -304,29 +340,24 @@ def admin_delete_area(area_id: int) -> Response:
 # ----------------------------------------------------------------------------- stale report
 
 
-def stale_people() -> list[m.Person]:
-    """Active profiles whose owner has not confirmed them for DIRECTORY_STALE_AFTER_MONTHS."""
+def stale_report() -> tuple[list[ProfileCurrency], int]:
+    """Profiles not current (created, edited or confirmed) for DIRECTORY_STALE_AFTER_MONTHS,
+    of people expected to keep them current (alumni not), and that number of months."""
     months = current_app.config["DIRECTORY_STALE_AFTER_MONTHS"]
-    cutoff = date.today() - timedelta(days=round(months * 30.44))
-    return list(
-        get_session().scalars(
-            select(m.Person)
-            .where(
-                m.Person.active.is_(True),
-                or_(m.Person.last_confirmed.is_(None), m.Person.last_confirmed < cutoff),
-            )
-            .order_by(m.Person.last_confirmed.asc().nulls_first(), m.Person.sort_name)
-        )
-    )
+    return stale_profiles(get_session(), months, date.today()), months
 
 
 @blueprint.route("/admin/stale")
 def admin_stale() -> str:
     require_admin()
+    stale, months = stale_report()
+    form = forms.RemindForm(formdata=None)
     return render_template(
         "directory/admin/stale.html",
-        people=stale_people(),
-        months=current_app.config["DIRECTORY_STALE_AFTER_MONTHS"],
+        stale=stale,
+        months=months,
+        form=form,
+        mail_configured=mail.is_configured(current_app.config),
     )
 
 
@@ -355,12 +386,7 @@ def approvals() -> str:
     session = get_session()
     items = []
     for pending in _approvable(viewer):
-        current = load_entity(session, pending.entity_kind, pending.entity_id)
-        changed_since = (
-            current is not None
-            and pending.base_version is not None
-            and current.version != pending.base_version
-        )
+        changed_since = changed_since_proposed(session, pending)
         items.append(
             {
                 "pending": pending,

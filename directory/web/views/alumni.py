@@ -1,21 +1,100 @@
-"""Alumni placement ``<prefix>/alumni``: past students, filterable by year, advisor, degree."""
+"""Alumni placement ``<prefix>/alumni``: past students, filterable by year, advisor, degree,
+kind of placement and research area; their summary ``<prefix>/alumni/summary`` (counts per
+year, degree, kind and advisor, with a chart and its table) and ``<prefix>/alumni.csv``. The
+JSON API's alumni (``/api/v1/alumni``) read the same filters and the same records."""
 
 from __future__ import annotations
 
-from flask import current_app, render_template, request
+from flask import Response, current_app, render_template, request, url_for
 
+from directory import models as m
 from directory.db import get_session
+from directory.formats.charts import stacked_bar_chart
+from directory.formats.tables import csv_document
+from directory.i18n import translate
+from directory.models.vocabularies import N_
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.web.blueprint import blueprint
 
+#: The kinds of placement in the order the chart stacks them and the tables list them.
+KIND_ORDER = (*m.values(m.PLACEMENT_KINDS), department.UNKNOWN_KIND)
+
+
+#: The label of alumni whose kind of placement is not known.
+NOT_KNOWN = N_("Not known")
+
+
+def kind_label(kind: str | None) -> str:
+    """A kind of placement's label (English, as the CSV file writes it); no kind is
+    "Not known"."""
+    if not kind or kind == department.UNKNOWN_KIND:
+        return NOT_KNOWN
+    return m.label(m.PLACEMENT_KINDS, kind)
+
+
+def shown_kind_label(kind: str | None) -> str:
+    """:func:`kind_label` in the reader's language, for the pages."""
+    return translate(kind_label(kind))
+
+
+def _alumni(page_size: int | None = None) -> tuple[department.AlumniFilters, department.AlumniPage]:
+    filters = department.AlumniFilters.from_args(request.args)
+    size = page_size or current_app.config["DIRECTORY_PAGE_SIZE"]
+    return filters, department.alumni(get_session(), current_viewer(), filters, size)
+
 
 @blueprint.route("/alumni")
 @cached_page
 def alumni() -> str:
-    filters = department.AlumniFilters.from_args(request.args)
-    data = department.alumni(
-        get_session(), current_viewer(), filters, current_app.config["DIRECTORY_PAGE_SIZE"]
+    filters, data = _alumni()
+    return render_template(
+        "directory/alumni.html", data=data, filters=filters, kind_label=shown_kind_label
     )
-    return render_template("directory/alumni.html", data=data, filters=filters)
+
+
+@blueprint.route("/alumni/summary")
+@cached_page
+def alumni_summary() -> str:
+    filters, data = _alumni()
+    summary = department.alumni_summary(data.shown)
+    return render_template(
+        "directory/alumni_summary.html",
+        data=data,
+        filters=filters,
+        summary=summary,
+        chart=stacked_bar_chart(summary.years, KIND_ORDER, slot=56, height=220),
+        kind_label=shown_kind_label,
+    )
+
+
+#: The columns of the alumni CSV.
+CSV_HEADER = (
+    "Name", "Degree", "Year", "Advisors", "Thesis", "Placement", "Organisation",
+    "Kind of position", "Placement year", "Profile",
+)  # fmt: skip
+
+
+@blueprint.route("/alumni.csv")
+def alumni_csv() -> Response:
+    """Every alumnus the filters keep (all pages), one row each."""
+    filters, data = _alumni()
+    rows = [
+        (
+            a.name,
+            m.label(m.DEGREES, a.degree) if a.degree else None,
+            a.year,
+            "; ".join(adv.name for adv in a.advisors),
+            a.thesis,
+            a.placement,
+            a.placement_organisation,
+            kind_label(a.placement_kind) if a.placement_kind else None,
+            a.placement_year,
+            url_for("directory.profile", slug=a.person.slug, _external=True) if a.person else None,
+        )
+        for a in data.shown
+    ]
+    response = Response(csv_document(CSV_HEADER, rows), mimetype="text/csv")
+    response.headers["Content-Disposition"] = 'attachment; filename="alumni.csv"'
+    return response

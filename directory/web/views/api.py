@@ -4,9 +4,11 @@
 * Lists take ``page`` and ``per_page`` (at most 100) and answer
   ``{"items": [...], "page", "per_page", "pages", "total", "links": {"self", "first", "last",
   "next", "prev"}}``; their filters mirror the pages'.
-* Filters are read by the pages' own parser (:class:`directory.services.department.Filters`,
-  strictly): the same names and values as the pages. A bad filter value is a 400 and an
-  unknown (or hidden) object a 404, both as RFC 9457 problem details
+* Query parameters are read by the pages' own filter classes, strictly: each value must be
+  valid against the parameter's schema, the very one the OpenAPI document publishes
+  (:mod:`directory.services.parameters`; which class each list reads is
+  :data:`directory.formats.openapi.LIST_FILTERS`). A bad value is a 400 naming the parameter
+  and an unknown (or hidden) object a 404, both as RFC 9457 problem details
   (``application/problem+json``).
 * What a viewer sees follows the read rules of :mod:`directory.services.access`, as on the
   pages, through the same queries (:mod:`directory.services.department`). Email addresses go
@@ -17,7 +19,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Response, current_app, request, url_for
@@ -28,17 +29,16 @@ from werkzeug.http import HTTP_STATUS_CODES
 from directory import models as m
 from directory.db import get_session
 from directory.formats import representations as rep
-from directory.formats.openapi import openapi_document
+from directory.formats.openapi import LIST_FILTERS, openapi_document
 from directory.services import department
 from directory.services.access import person_visible
-from directory.services.department import BadFilter, Filters, read_integer, read_text
 from directory.services.identity import Viewer, current_viewer
+from directory.services.parameters import MAX_PER_PAGE, BadFilter, Paging
 from directory.services.profiles import load_profile, publication_options
 from directory.services.search import matching_ids, publication_urls
 from directory.web.blueprint import blueprint
 
 API = "/api/v1"
-MAX_PER_PAGE = 100
 
 
 class ApiError(Exception):
@@ -94,23 +94,11 @@ def _respond(data: Any) -> Response:
 # ----------------------------------------------------------------------------- parameters
 
 
-@dataclass(frozen=True)
-class Paging(Filters):
-    page: int = field(default=1, metadata=read_integer(1, department.MAX_PAGE))
-    per_page: int | None = field(default=None, metadata=read_integer(1, MAX_PER_PAGE))
-
-
-@dataclass(frozen=True)
-class PublicationQuery(department.PublicationFilters):
-    """The department publications' filters and a search (``q``)."""
-
-    q: str = field(default="", metadata=read_text())
-
-
-def _filters[F: Filters](cls: type[F], viewer: Viewer) -> F:
-    """The filters of ``cls`` in the query string, strictly: a bad value, an unknown area or a
-    person the viewer may not see is a 400 (:class:`BadFilter`)."""
-    filters = cls.from_args(request.args, strict=True)
+def _filters(path: str, viewer: Viewer) -> Any:
+    """The filters the list at ``path`` documents (:data:`LIST_FILTERS`), read strictly from
+    the query string: a bad value, an unknown area or a person the viewer may not see is a 400
+    (:class:`BadFilter`)."""
+    filters = LIST_FILTERS[path].from_args(request.args, strict=True)
     department.check_references(get_session(), viewer, filters)
     return filters
 
@@ -124,9 +112,7 @@ def _page(
     stmt: Select, key: Any, order_by: Sequence[Any], options: Sequence[Any], item: Callable
 ) -> Response:
     """One page of the filtered ``stmt`` (counted by its ``key`` column), in the envelope."""
-    paging = Paging.from_args(request.args, strict=True)
-    page = paging.page
-    per_page = paging.per_page or min(current_app.config["DIRECTORY_PAGE_SIZE"], MAX_PER_PAGE)
+    page, per_page = _paging()
     session = get_session()
     total = session.scalar(
         select(func.count()).select_from(stmt.with_only_columns(key).distinct().subquery())
@@ -136,6 +122,19 @@ def _page(
             stmt.options(*options).order_by(*order_by).limit(per_page).offset((page - 1) * per_page)
         )
     )
+    return _envelope(item(rows), page, per_page, total)
+
+
+def _paging() -> tuple[int, int]:
+    """The page asked for and the page size."""
+    paging = Paging.from_args(request.args, strict=True)
+    return paging.page, paging.per_page or min(
+        current_app.config["DIRECTORY_PAGE_SIZE"], MAX_PER_PAGE
+    )
+
+
+def _envelope(items: list[Any], page: int, per_page: int, total: int) -> Response:
+    """A list's page in the envelope: the items, the counts and the links to other pages."""
     pages = max(1, -(-total // per_page))
 
     def link(number: int | None) -> str | None:
@@ -146,7 +145,7 @@ def _page(
 
     return _respond(
         {
-            "items": item(rows),
+            "items": items,
             "page": page,
             "per_page": per_page,
             "pages": pages,
@@ -174,6 +173,8 @@ def api_index() -> Response:
             "positions": url_for("directory.api_positions", _external=True),
             "publications": url_for("directory.api_publications", _external=True),
             "areas": url_for("directory.api_areas", _external=True),
+            "alumni": url_for("directory.api_alumni", _external=True),
+            "alumni_summary": url_for("directory.api_alumni_summary", _external=True),
         }
     )
 
@@ -186,7 +187,7 @@ def api_openapi() -> Response:
 @blueprint.route(f"{API}/people")
 def api_people() -> Response:
     viewer, today = current_viewer(), department.today()
-    filters = _filters(department.ListingFilters, viewer)
+    filters = _filters("/people", viewer)
     clauses = department.people_conditions(viewer, today, filters)
     if filters.letter:
         clauses.append(department.letter_clause(filters.letter))
@@ -229,7 +230,7 @@ def api_person(slug: str) -> Response:
 def api_positions() -> Response:
     viewer = current_viewer()
     notice = m.RecruitingNotice
-    filters = _filters(department.RecruitingFilters, viewer)
+    filters = _filters("/positions", viewer)
     return _page(
         select(notice)
         .join(m.Person, m.Person.id == notice.owner_id)
@@ -245,7 +246,7 @@ def api_positions() -> Response:
 def api_publications() -> Response:
     viewer = current_viewer()
     pub = m.Publication
-    filters = _filters(PublicationQuery, viewer)
+    filters = _filters("/publications", viewer)
     clauses = department.publication_conditions(viewer, filters)
     if (matched := _query("publication", viewer, pub.id, filters.q)) is not None:
         clauses.append(matched)
@@ -301,6 +302,41 @@ def api_areas() -> Response:
         (area.position, area.name, area.id),
         (selectinload(area.parent),),
         items,
+    )
+
+
+def _alumni(path: str) -> department.AlumniPage:
+    """The alumni the filters of ``path`` keep, read strictly."""
+    viewer = current_viewer()
+    filters = _filters(path, viewer)
+    return department.alumni(get_session(), viewer, filters, MAX_PER_PAGE)
+
+
+@blueprint.route(f"{API}/alumni")
+def api_alumni() -> Response:
+    viewer = current_viewer()
+    shown = _alumni("/alumni").shown
+    page, per_page = _paging()
+    start = (page - 1) * per_page
+    items = [rep.alumnus(a, viewer) for a in shown[start : start + per_page]]
+    return _envelope(items, page, per_page, len(shown))
+
+
+@blueprint.route(f"{API}/alumni/summary")
+def api_alumni_summary() -> Response:
+    viewer = current_viewer()
+    data = _alumni("/alumni/summary")
+    args = {k: v for k, v in request.args.items() if k not in ("page", "per_page")}
+    summary = department.alumni_summary(data.shown)
+    return _respond(
+        {
+            **rep.alumni_summary(summary, viewer),
+            "links": {
+                "alumni": url_for("directory.api_alumni", _external=True, **args),
+                "page": url_for("directory.alumni_summary", _external=True, **args),
+                "csv": url_for("directory.alumni_csv", _external=True, **args),
+            },
+        }
     )
 
 

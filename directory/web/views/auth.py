@@ -10,10 +10,13 @@ from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from flask import abort, current_app, flash, redirect, render_template, request, session, url_for
+from sqlalchemy import select
 from werkzeug.wrappers import Response
 from wtforms import PasswordField, StringField
 from wtforms.validators import InputRequired, Length
 
+from directory import models as m
+from directory.db import get_session
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
 from directory.services.accounts import end_sessions, sign_in
@@ -46,6 +49,13 @@ def safe_next(target: str | None) -> str | None:
     return target
 
 
+def landing_page(username: str) -> str:
+    """Where a sign-in without a (safe) ``next`` lands: the signed-in person's own editor,
+    ``/me``, when a profile is bound to the account; else the people listing."""
+    bound = get_session().scalar(select(m.Person.id).where(m.Person.user_key == username))
+    return url_for("directory.me") if bound is not None else url_for("directory.index")
+
+
 def _require_builtin_login() -> None:
     if not current_app.config["DIRECTORY_BUILTIN_LOGIN"]:
         abort(404)
@@ -71,7 +81,7 @@ def login() -> Response | tuple[str, int]:
             session[BUILTIN_SESSION_KEY] = outcome.account.username
             session[BUILTIN_GENERATION_KEY] = outcome.account.session_generation
             flash(_("You are signed in."), "success")
-            return redirect(next_url or url_for("directory.index"))
+            return redirect(next_url or landing_page(outcome.account.username))
         if outcome.locked_until is not None:
             minutes = _minutes_until(outcome.locked_until)
             problem = (
@@ -79,9 +89,9 @@ def login() -> Response | tuple[str, int]:
                 f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
             )
         else:
-            problem = "Wrong username or password."
+            problem = _("Wrong username or password.")
     elif csrf_failed(form):
-        problem = "This form had expired or did not come from this site. Please sign in again."
+        problem = _("This form had expired or did not come from this site. Please sign in again.")
     status = 400 if csrf_failed(form) else 200
     return render_template(
         "directory/login.html", form=form, next_url=next_url, problem=problem

@@ -5,9 +5,19 @@ from __future__ import annotations
 import json
 from contextlib import suppress
 from datetime import date
+from typing import Any
 from urllib.parse import quote
 
-from flask import Response, current_app, g, redirect, render_template, request, url_for
+from flask import (
+    Response,
+    abort,
+    current_app,
+    g,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from markupsafe import Markup, escape
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
@@ -16,10 +26,12 @@ from directory import i18n, models
 from directory.db import close_session
 from directory.formats.markdown import render_inline, render_markdown
 from directory.i18n import gettext as _
+from directory.services import department
 from directory.services.access import can_view
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.blueprint import blueprint
 from directory.web.csrf import csrf_token
+from directory.web.views.api import ApiError
 
 
 def month_year(year: int | None, month: int | None = None) -> str:
@@ -98,6 +110,8 @@ def _template_globals(state) -> None:
     state.app.jinja_env.globals.update(
         directory_viewer=current_viewer,
         directory_label=vocabulary_label,
+        directory_recruiting_summary=department.recruiting_summary,
+        directory_term_label=i18n.term_label,
         directory_vocab=models,
         directory_month_year=month_year,
         directory_date_range=date_range,
@@ -165,6 +179,16 @@ def _remember_language(response: Response) -> Response:
             samesite="Lax",
         )
     return response
+
+
+@blueprint.url_value_preprocessor
+def _refuse_nul_in_path(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """A NUL byte in a URL's slug or uid names nothing (PostgreSQL refuses it in any text
+    parameter: without this, ``/people/%00`` was a server error there)."""
+    if any(isinstance(value, str) and "\x00" in value for value in (values or {}).values()):
+        if endpoint and endpoint.startswith("directory.api_"):
+            raise ApiError(404, "there is no such thing")
+        abort(404)
 
 
 @blueprint.errorhandler(404)

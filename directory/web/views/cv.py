@@ -2,7 +2,9 @@
 (the same content as a PDF, made by WeasyPrint when it is installed). Everything in it comes
 from the profile, in the owner's order, filtered by what the viewer may see (the same
 :func:`~directory.services.profiles.load_profile` as the profile page). Which sections it holds
-is chosen on the page (``?section=...``, a plain form, no JavaScript)."""
+is the owner's choice, saved from the editor (``Person.cv_sections``: which sections and
+their order); the page can still take a one-off choice (``?section=...``, a plain form, no
+JavaScript)."""
 
 from __future__ import annotations
 
@@ -10,45 +12,72 @@ import base64
 from datetime import date
 from typing import Any
 
-from flask import Response, abort, render_template, request, url_for
+from flask import Response, abort, current_app, redirect, render_template, request, url_for
+from sqlalchemy.orm.exc import StaleDataError
 
 from directory import models as m
 from directory.db import get_session
 from directory.formats.pdf import html_to_pdf, pdf_available
-from directory.models.vocabularies import N_
+from directory.i18n import gettext as _
 from directory.resources import resource_dir
+from directory.services.access import can_edit_person
 from directory.services.cache import cached_page
+from directory.services.changes import Conflict
 from directory.services.identity import current_viewer
 from directory.services.profiles import load_profile
+from directory.services.snapshots import PERSON
+from directory.services.unit_of_work import current_unit_of_work
+from directory.web import forms
 from directory.web.blueprint import blueprint
+from directory.web.outcomes import flash_outcome
+from directory.web.views.editing import (
+    conflict_context,
+    editable_person_or_abort,
+    editor_url,
+    render_edit_form,
+)
 from directory.web.views.profile import get_person_or_404
 
-#: The CV's sections, in the order they print.
-CV_SECTIONS = (
-    ("interests", N_("Research interests")),
-    ("education", N_("Education")),
-    ("experience", N_("Experience")),
-    ("publications", N_("Publications")),
-    ("awards", N_("Awards and honours")),
-    ("funding", N_("Funding")),
-    ("teaching", N_("Teaching")),
-    ("service", N_("Service")),
-    ("students", N_("Students advised")),
-)
+#: The CV's sections, in their default order.
+CV_SECTIONS = m.CV_SECTIONS
 
 
-def chosen_sections() -> list[str]:
-    """The sections asked for in the query (unknown names ignored); all when none is."""
+#: A WSGI environ key (no HTTP header can set one) with which ``flask directory cv`` asks for a
+#: PDF of any length: it holds no web worker.
+NO_SIZE_LIMIT = "directory.cv_pdf_no_size_limit"
+
+
+def saved_sections(person: m.Person) -> list[str]:
+    """The owner's choice of sections, in their order (names no longer known are skipped);
+    every section in the default order when the owner has not chosen."""
     known = [name for name, _ in CV_SECTIONS]
-    asked = [name for name in request.args.getlist("section") if name in known]
-    return asked or known
+    if person.cv_sections is None:
+        return known
+    return [name for name in person.cv_sections if name in known]
+
+
+def chosen_sections(person: m.Person) -> list[str]:
+    """The sections asked for in the query, for this once (unknown names ignored), in the
+    owner's order; the owner's saved choice when none is asked for."""
+    known = [name for name, _ in CV_SECTIONS]
+    asked = {name for name in request.args.getlist("section") if name in known}
+    if not asked:
+        return saved_sections(person)
+    order = saved_sections(person) + [name for name in known if name not in saved_sections(person)]
+    return [name for name in order if name in asked]
 
 
 def _context(slug: str) -> dict[str, Any]:
     person = get_person_or_404(slug)
     profile = load_profile(get_session(), person, current_viewer(), date.today())
-    return {"person": person, "profile": profile, "sections": chosen_sections(),
-            "all_sections": CV_SECTIONS, "pdf_available": pdf_available()}  # fmt: skip
+    sections = chosen_sections(person)
+    labels = dict(CV_SECTIONS)
+    # The page's checkboxes: the sections shown first, in their order, then the others.
+    offered = [(name, labels[name]) for name in sections]
+    offered += [(name, label) for name, label in CV_SECTIONS if name not in sections]
+    return {"person": person, "profile": profile, "sections": sections,
+            "all_sections": offered, "pdf_available": pdf_available(),
+            "can_edit": can_edit_person(current_viewer(), person)}  # fmt: skip
 
 
 @blueprint.route("/people/<slug>/cv")
@@ -68,15 +97,56 @@ def cv_pdf(slug: str) -> Response:
     if not pdf_available():
         abort(404)
     context = _context(slug)
+    context["photo_src"] = _photo_data_url(context["person"].photo)
     html = render_template(
         "directory/_cv_pdf.html",
         **context,
-        photo_src=_photo_data_url(context["person"].photo),
         page_url=url_for("directory.cv", slug=slug, _external=True),
     )
+    # The time WeasyPrint takes grows with the document: a huge profile must not hold the
+    # worker for long (the photo is one image, whatever its data URL's length).
+    size = len(html.encode("utf-8")) - len(context["photo_src"] or "")
+    limit = current_app.config["DIRECTORY_CV_PDF_MAX_BYTES"]
+    if size > limit and not request.environ.get(NO_SIZE_LIMIT):
+        page = render_template(
+            "directory/errors/cv_too_long.html", **context, size=size, limit=limit
+        )
+        return Response(page, status=422)
     css = [(resource_dir("static") / name).read_text(encoding="utf-8")
            for name in ("directory.css", "cv.css")]  # fmt: skip
     pdf = html_to_pdf(html, css, base_url=request.url_root)
     response = Response(pdf, mimetype="application/pdf")
     response.headers["Content-Disposition"] = f'inline; filename="{slug}-cv.pdf"'
     return response
+
+
+@blueprint.route("/people/<slug>/edit/papers-and-cv", methods=["GET", "POST"])
+def edit_papers_and_cv(slug: str) -> Any:
+    """The owner's layout of their papers and CV: whether selected papers are listed again
+    below, and the CV's sections in their order. A change of the profile like any other:
+    recorded, held for approval where the owner's changes need it, refused when stale."""
+    person = editable_person_or_abort(slug)
+    session = get_session()
+    form = forms.PaperListForm()
+    title, action = _("Paper list and CV"), request.path
+    page = {"template": "directory/edit/papers_and_cv.html"}
+    if request.method == "GET":
+        form.load(person)
+    if not form.validate_on_submit():
+        status = 400 if request.method == "POST" else 200
+        return render_edit_form(form, person=person, title=title, action=action, status=status,
+                                **page)  # fmt: skip
+    changes = current_unit_of_work().change_set(person)
+    try:
+        changes.update(PERSON, person, form.base_version())
+        form.fill(person)
+        outcome = changes.finish()
+    except (Conflict, StaleDataError):
+        session.rollback()
+        session.refresh(person)
+        context = conflict_context(PERSON, person.id, form.base_version(), form)
+        form.version.data = person.version
+        return render_edit_form(form, person=person, title=title, action=action, status=409,
+                                **page, **context)  # fmt: skip
+    flash_outcome(outcome, title)
+    return redirect(editor_url(person, "profile"))

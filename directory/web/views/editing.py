@@ -11,9 +11,10 @@ could not even see it), ask :mod:`directory.services.access` (403), then act thr
 from __future__ import annotations
 
 from datetime import date
+from types import SimpleNamespace
 from typing import Any
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
@@ -25,7 +26,7 @@ from directory.db import get_session
 from directory.formats.markdown import render_markdown
 from directory.i18n import gettext as _
 from directory.models import ChangeRecord, Delegation, PendingChange
-from directory.services import access
+from directory.services import access, department
 from directory.services.changes import (
     PENDING,
     SAVED,
@@ -33,12 +34,18 @@ from directory.services.changes import (
     Conflict,
     changes_since,
     display_rows,
+    proposal_fields,
     revert,
     revertable,
 )
 from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
-from directory.services.snapshots import PERSON, apply_snapshot, diff
+from directory.services.profiles import group_publications, paginate_groups
+from directory.services.publications import (
+    accept_suggested_authorship,
+    reject_suggested_authorship,
+)
+from directory.services.snapshots import PERSON, PUBLICATION, apply_snapshot, diff
 from directory.services.unit_of_work import SaveNotCommitted, current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
@@ -87,10 +94,13 @@ def entry_or_abort(slug: str, kind: str, entry_id: int) -> tuple[m.Person, Any, 
 
 
 def editor_url(person: m.Person, anchor: str | None = None) -> str:
+    """The editor of ``person``; at the page of its paper list that the request came from
+    (an action posted from page 3 of the papers carries ``papers=3`` and returns there)."""
     viewer = current_viewer()
+    papers = department.PaperListFilters.from_args(request.args).with_page_of_papers()
     if viewer.person_id == person.id:
-        return url_for("directory.me", _anchor=anchor)
-    return url_for("directory.edit_person", slug=person.slug, _anchor=anchor)
+        return url_for("directory.me", _anchor=anchor, **papers)
+    return url_for("directory.edit_person", slug=person.slug, _anchor=anchor, **papers)
 
 
 def markdown_previews(form: Any) -> dict[str, Any]:
@@ -141,11 +151,18 @@ def _actor_names(records: list[Any]) -> dict[int, str]:
 
 
 def render_edit_form(
-    form: Any, *, person: m.Person, title: str, action: str, status: int = 200, **extra: Any
+    form: Any,
+    *,
+    person: m.Person,
+    title: str,
+    action: str,
+    status: int = 200,
+    template: str = "directory/edit/form.html",
+    **extra: Any,
 ) -> tuple[str, int]:
     return (
         render_template(
-            "directory/edit/form.html",
+            template,
             form=form,
             person=person,
             title=title,
@@ -220,6 +237,15 @@ def editor_page(person: m.Person) -> str:
             .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
         )
     )
+    # The papers under the profile's headings, a page at a time; ↑ and ↓ are offered by a
+    # paper's place in its whole heading, not in the page.
+    groups = group_publications(publications)
+    first = {g.items[0].publication_id for g in groups}
+    last = {g.items[-1].publication_id for g in groups}
+    paper_filters = department.PaperListFilters.from_args(request.args)
+    papers = paginate_groups(
+        groups, paper_filters.papers, current_app.config["DIRECTORY_PAGE_SIZE"]
+    )
     to_confirm = [
         rel
         for rel in session.scalars(
@@ -237,6 +263,15 @@ def editor_page(person: m.Person) -> str:
         )
         if access.can_confirm_advising(viewer, rel)
     ]
+    suggested = list(
+        session.scalars(
+            select(m.Authorship)
+            .join(m.Publication)
+            .where(access.suggested_authorship_clause(viewer, person))
+            .options(selectinload(m.Authorship.publication))
+            .order_by(m.Publication.year.desc().nulls_last(), m.Publication.id)
+        )
+    )
     pending = list(
         session.scalars(
             select(PendingChange)
@@ -250,13 +285,27 @@ def editor_page(person: m.Person) -> str:
         person=person,
         sections=sections,
         publications=publications,
+        papers=papers,
+        first_papers=first,
+        last_papers=last,
+        papers_endpoint="directory.me"
+        if viewer.person_id == person.id
+        else "directory.edit_person",
+        papers_query=department.PaperListFilters(papers=papers.number).with_page_of_papers(),
+        papers_page_args=lambda n: {
+            **({} if viewer.person_id == person.id else {"slug": person.slug}),
+            **department.PaperListFilters(papers=n).with_page_of_papers(),
+            "_anchor": "publications",
+        },
         to_confirm=to_confirm,
+        suggested=suggested,
         pending=[p for p in pending if p.status == "pending"],
-        decided=[p for p in pending if p.status == "rejected"][:5],
+        decided=[(p, proposal_fields(p)) for p in pending if p.status == "rejected"][:5],
         kinds=KINDS,
         action_form=forms.ActionForm(),
         needs_approval=access.needs_approval(viewer, person),
         can_manage_delegates=access.can_manage_delegates(viewer, person),
+        can_publish=access.can_publish(viewer, person),
     )
 
 
@@ -274,6 +323,7 @@ def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
         abort(404)
     form = spec.form(obj=entry if request.method == "GET" else None)
     form.prepare(person, session)
+    form.prepare_for(entry)
     form._editing_id = entry_id
     new_url = url_for("directory.edit_entry", slug=slug, kind=kind)
     action = request.path
@@ -444,12 +494,69 @@ def edit_photo(slug: str) -> Any:
             flash(_("Photo saved."), "success")
             return redirect(editor_url(person, "profile"))
     status = 400 if request.method == "POST" else 200
-    return (
-        render_template(
-            "directory/edit/photo.html", form=form, person=person, remove_form=forms.ActionForm()
-        ),
-        status,
+    return render_photo_page(person, form=form, status=status)
+
+
+def render_photo_page(
+    person: m.Person,
+    *,
+    form: Any = None,
+    focus_form: Any = None,
+    status: int = 200,
+    previewing: bool = False,
+) -> tuple[str, int]:
+    """The photo page: the upload form and, when there is a photo, its focal point (with how
+    it crops on the profile and on a card: the stored point, or the one being previewed)."""
+    if focus_form is None and person.photo is not None:
+        focus_form = forms.PhotoFocusForm(formdata=None)
+        focus_form.focus_x.data = person.photo.focus_x
+        focus_form.focus_y.data = person.photo.focus_y
+        focus_form.version.data = person.version
+    focus = None
+    if person.photo is not None:
+        valid = not focus_form.errors
+        x = focus_form.focus_x.data if valid else person.photo.focus_x
+        y = focus_form.focus_y.data if valid else person.photo.focus_y
+        photo = person.photo
+        focus = SimpleNamespace(focus_x=x, focus_y=y, width=photo.width, height=photo.height)
+    page = render_template(
+        "directory/edit/photo.html",
+        form=form or forms.PhotoForm(formdata=None),
+        focus_form=focus_form,
+        focus=focus,
+        previewing=previewing,
+        person=person,
+        remove_form=forms.ActionForm(),
     )
+    return page, status
+
+
+@blueprint.route("/people/<slug>/edit/photo/focus", methods=["POST"])
+def edit_photo_focus(slug: str) -> Any:
+    """The photo's focal point: previewed ("Preview", nothing saved) or saved through a change
+    of the profile, recorded and held for approval like the other profile fields (the point
+    is kept in the history with the photo's fingerprint)."""
+    person = editable_person_or_abort(slug)
+    if person.photo is None:
+        abort(404)
+    form = forms.PhotoFocusForm()
+    if not form.validate_on_submit():
+        return render_photo_page(person, focus_form=form, status=400)
+    if wants_preview():
+        return render_photo_page(person, focus_form=form, previewing=True)
+    session = get_session()
+    changes = current_unit_of_work().change_set(person)
+    try:
+        changes.update(PERSON, person, form.base_version())
+        person.photo.focus_x, person.photo.focus_y = form.focus_x.data, form.focus_y.data
+        outcome = changes.finish()
+    except (Conflict, StaleDataError):
+        session.rollback()
+        flash(_("The profile changed since you loaded the page; here is its photo as it is now."),
+              "error")  # fmt: skip
+        return redirect(url_for("directory.edit_photo", slug=person.slug))
+    flash_outcome(outcome, "Focal point")
+    return redirect(url_for("directory.edit_photo", slug=person.slug))
 
 
 @blueprint.route("/people/<slug>/edit/photo/remove", methods=["POST"])
@@ -504,6 +611,52 @@ def confirm_advising(slug: str, relation_id: int) -> Response:
     changes.finish()
     flash(_("Confirmed: the relation now shows on both profiles."), "success")
     return redirect(editor_url(person, "advising"))
+
+
+def _suggested_authorship(person: m.Person, authorship_id: int) -> m.Authorship:
+    """The authorship suggested to ``person`` (404 when there is none to answer, 403 when the
+    viewer may not answer for them)."""
+    authorship = get_session().get(m.Authorship, authorship_id)
+    if (
+        authorship is None
+        or authorship.suggested_person_id != person.id
+        or authorship.suggestion_declined
+        or authorship.person_id is not None
+    ):
+        abort(404)
+    if not access.can_answer_authorship(current_viewer(), person, authorship):
+        abort(403)
+    if not forms.ActionForm().validate_on_submit():
+        abort(400)
+    return authorship
+
+
+@blueprint.route("/people/<slug>/edit/authorships/<int:authorship_id>/confirm", methods=["POST"])
+def confirm_authorship(slug: str, authorship_id: int) -> Response:
+    """A co-author import printed a name that may be this member ("A. Lovelace"); they say it is
+    them, and the paper shows on their profile."""
+    person = editable_person_or_abort(slug)
+    authorship = _suggested_authorship(person, authorship_id)
+    # A statement about oneself, like confirming an advising relation: not held for approval.
+    changes = current_unit_of_work().change_set(person, approval_exempt=True)
+    changes.update(PUBLICATION, authorship.publication)
+    accept_suggested_authorship(get_session(), authorship, person.id)
+    changes.finish()
+    flash(_("Confirmed: the paper is now on your profile."), "success")
+    return redirect(editor_url(person, "suggested"))
+
+
+@blueprint.route("/people/<slug>/edit/authorships/<int:authorship_id>/decline", methods=["POST"])
+def decline_authorship(slug: str, authorship_id: int) -> Response:
+    """The member says the printed name is not them; the name stays plain text."""
+    person = editable_person_or_abort(slug)
+    authorship = _suggested_authorship(person, authorship_id)
+    changes = current_unit_of_work().change_set(person, approval_exempt=True)
+    changes.update(PUBLICATION, authorship.publication)
+    reject_suggested_authorship(get_session(), authorship)
+    changes.finish()
+    flash(_("Noted: the paper stays off your profile."), "success")
+    return redirect(editor_url(person, "suggested"))
 
 
 # ----------------------------------------------------------------------------- history

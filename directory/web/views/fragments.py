@@ -54,11 +54,19 @@ def people_in_area(area_slug: str, limit: int | None = None) -> Markup:
     return _render("people_in_area.html", area=area, people=people)
 
 
-def recruiting_now(limit: int | None = 5) -> Markup:
+def recruiting_now(limit: int | None = 5, term: str | None = None) -> Markup:
     """Who is recruiting now: the recruiting page's notices, soonest deadline first, each
-    linking to its owner's profile."""
+    linking to its owner's profile. ``term`` ("Fall 2026") keeps those open to that intake,
+    rolling ones included, as the recruiting page's filter does; a term naming no season and
+    year shows nothing."""
+    filters = department.RecruitingFilters()
+    if term:
+        try:
+            filters = department.RecruitingFilters.from_args({"term": term}, strict=True)
+        except department.BadFilter:
+            return Markup("")
     notices = department.notices_by_deadline(
-        get_session(), current_viewer(), department.today(), limit
+        get_session(), current_viewer(), department.today(), limit, filters
     )
     if not notices:
         return Markup("")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from flask import abort, render_template, request
+from flask import abort, current_app, render_template, request
 
 from directory.db import get_session
 from directory.formats.structured import area_jsonld, listing_jsonld
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
+from directory.services.parameters import LETTERS
 from directory.web.blueprint import blueprint
 
 
@@ -16,12 +17,13 @@ from directory.web.blueprint import blueprint
 @cached_page
 def index() -> str:
     filters = department.ListingFilters.from_args(request.args)
-    data = department.listing(get_session(), current_viewer(), department.today(), filters)
+    size = current_app.config["DIRECTORY_LISTING_PAGE_SIZE"]
+    data = department.listing(get_session(), current_viewer(), department.today(), filters, size)
     return render_template(
         "directory/index.html",
         listing=data,
         filters=filters,
-        letters=department.LETTERS,
+        letters=LETTERS,
         jsonld=listing_jsonld(data.people, "People"),
     )
 

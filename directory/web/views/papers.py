@@ -17,7 +17,7 @@ from sqlalchemy.orm import aliased
 
 from directory import models as m
 from directory.db import get_session
-from directory.formats.bibtex import make_citation_key, publication_to_bibtex
+from directory.formats.bibtex import make_citation_key, normalise_doi, publication_to_bibtex
 from directory.formats.citations import (
     highwire_tags,
     plain_citation,
@@ -39,9 +39,10 @@ from directory.services.access import (
 )
 from directory.services.cache import cached_page
 from directory.services.identity import Viewer, current_viewer
-from directory.services.profiles import publication_options
+from directory.services.profiles import publication_options, year_heading
 from directory.services.publications import publication_data
 from directory.web.blueprint import blueprint
+from directory.web.views.common import month_year
 
 
 def paper_or_404(uid: str, viewer: Viewer) -> m.Publication:
@@ -191,12 +192,18 @@ def paper(uid: str) -> str:
     )
 
 
+#: A list folds only when that hides at least this many names: "and 2 more authors" takes
+#: about the room of the two names it would hide.
+MIN_FOLDED_AUTHORS = 3
+
+
 def fold_authors(
     authorships: list[m.Authorship], keep_id: int | None = None
 ) -> tuple[list[m.Authorship | None], int]:
     """Authors shown before a long list folds, and how many are folded: the first
     DIRECTORY_AUTHOR_LIST_LENGTH, plus ``keep_id`` (the profile's owner) and every co-first
-    author wherever they are; ``None`` marks a gap."""
+    author wherever they are; ``None`` marks a gap between them (none at the end: the
+    "and N more authors" that follows says so)."""
     limit = current_app.config["DIRECTORY_AUTHOR_LIST_LENGTH"]
     if not limit or len(authorships) <= limit:
         return list(authorships), 0
@@ -208,9 +215,57 @@ def fold_authors(
         elif shown and shown[-1] is not None:
             shown.append(None)
     folded = len(authorships) - sum(1 for a in shown if a is not None)
-    if not folded:
+    if folded < MIN_FOLDED_AUTHORS:
         return list(authorships), 0
+    if shown[-1] is None:
+        shown.pop()  # "…, and N more authors" would say the same twice
     return shown, folded
+
+
+def by_role(pub: m.Publication) -> tuple[list[m.Authorship], list[m.Authorship]]:
+    """(authors, editors) of a paper, each in print order."""
+    authors = [a for a in pub.authorships if (a.role or "author") == "author"]
+    return authors, [a for a in pub.authorships if a.role == "editor"]
+
+
+#: Types whose publisher and place are part of the reference ("Springer, Berlin, 2004").
+PUBLISHED_BY = frozenset(["book", "chapter", "report", "thesis"])
+
+
+def venue_parts(pub: m.Publication) -> list[str]:
+    """The pieces of a paper's venue line, in order, none empty; joined by ", " and ended by a
+    full stop (no line at all when there is nothing)."""
+    parts = [pub.venue] if pub.venue else []
+    editors = by_role(pub)[1]
+    if editors and any((a.role or "author") == "author" for a in pub.authorships):
+        names = [a.name for a in editors]
+        # Names keep the paper's bibliographic style ("A, B and C"), as author lists do.
+        joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        parts.append(_("edited by %(names)s", names=joined))
+    if pub.volume:
+        parts.append(_("vol. %(volume)s", volume=pub.volume))
+    if pub.number:
+        parts.append(_("no. %(number)s", number=pub.number))
+    if pub.article:
+        parts.append(_("article %(article)s", article=pub.article))
+    if pub.pages:
+        parts.append(_("pp. %(pages)s", pages=pub.pages))
+    if pub.type in PUBLISHED_BY and pub.publisher and pub.publisher != pub.venue:
+        parts.append(pub.publisher)
+    if pub.location:
+        parts.append(pub.location)
+    if pub.year and not venue_has_year(pub.venue, pub.year):
+        parts.append(month_year(pub.year, pub.month))
+    return parts
+
+
+def doi_linked(pub: m.Publication) -> bool:
+    """Whether one of the paper's own links is its DOI's address (so that the DOI is not
+    listed twice); otherwise the DOI is always shown."""
+    doi = (pub.doi or "").lower()
+    return bool(doi) and any(
+        normalise_doi(link.url) == doi for link in pub.links if "doi.org/" in link.url.lower()
+    )
 
 
 def publication_badge(pub: m.Publication) -> str | None:
@@ -228,6 +283,10 @@ def _paper_globals(state: Any) -> None:
         directory_fold_authors=fold_authors,
         directory_venue_badge=publication_badge,
         directory_venue_has_year=venue_has_year,
+        directory_venue_parts=venue_parts,
+        directory_by_role=by_role,
+        directory_doi_linked=doi_linked,
+        directory_year_heading=year_heading,
         directory_paragraphs=paragraphs,
         directory_bibtex=publication_bibtex,
         directory_papers_jsonld=department_papers_jsonld,

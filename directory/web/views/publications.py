@@ -15,9 +15,16 @@ from typing import Any
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_wtf.file import FileField
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
-from wtforms import BooleanField, HiddenField, RadioField, StringField, TextAreaField
+from wtforms import (
+    BooleanField,
+    HiddenField,
+    RadioField,
+    SelectMultipleField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.validators import InputRequired, Optional
 
 from directory import models as m
@@ -33,15 +40,17 @@ from directory.formats.orcid import (
     fetch_orcid_record,
     normalise_orcid_id,
 )
+from directory.i18n import format_number
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
 from directory.services import department
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
-from directory.services.changes import PENDING, ChangeSet
+from directory.services.changes import PENDING, UNCHANGED, ChangeSet
 from directory.services.identity import current_viewer
 from directory.services.importing import import_plan, plan_source
 from directory.services.profiles import profile_publications
+from directory.services.profiles import publication_options as citation_options
 from directory.services.pubimport import (
     BULK_DECISIONS,
     STATUSES,
@@ -65,6 +74,7 @@ from directory.services.snapshots import PUBLICATION, apply_snapshot
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web.blueprint import blueprint
 from directory.web.csrf import DirectoryForm, csrf_failed
+from directory.web.forms import url_field
 from directory.web.outcomes import flash_outcome
 from directory.web.views.profile import get_person_or_404
 
@@ -92,6 +102,7 @@ class PublicationImportForm(DirectoryForm):
     bibtex_text = TextAreaField(_l("Or paste BibTeX"), validators=[Optional()])
     orcid_file = FileField(_l("ORCID record (JSON file)"))
     orcid_id = StringField(_l("Or your ORCID iD"), validators=[Optional()])
+    base_url = url_field(_l("Site the file's relative links are on"))
 
     def validate(self, extra_validators: Any = None) -> bool:
         if not super().validate(extra_validators):
@@ -102,10 +113,12 @@ class PublicationImportForm(DirectoryForm):
             if _has_value(getattr(self, name).data)
         ]
         if not given:
-            self.bibtex_file.errors.append("Choose a file, paste BibTeX or give an ORCID record.")
+            self.bibtex_file.errors.append(
+                _("Choose a file, paste BibTeX or give an ORCID record.")
+            )
             return False
         if len(given) > 1:
-            getattr(self, given[1]).errors.append("Import one source at a time.")
+            getattr(self, given[1]).errors.append(_("Import one source at a time."))
             return False
         return True
 
@@ -116,11 +129,19 @@ def _has_value(data: Any) -> bool:
     return bool(data and str(data).strip())
 
 
-class PublicationViewForm(DirectoryForm):
-    """How one paper shows on one person's profile."""
+class PublicationListForm(DirectoryForm):
+    """How the papers of one page of the manage list show on one person's profile: one form
+    for the page, a checkbox per paper and flag. ``shown`` names the papers the form showed
+    (a paper left unticked there is turned off; one not on the page is left alone)."""
 
-    selected = BooleanField(_l("Selected"))
-    hidden = BooleanField(_l("Hidden from my profile"))
+    shown = SelectMultipleField(_l("Papers on this page"))
+    selected = SelectMultipleField(_l("Selected"))
+    hidden = SelectMultipleField(_l("Hidden from this profile"))
+
+    def set_papers(self, uids: list[str]) -> None:
+        """Only the person's own papers may be named."""
+        for name in ("shown", "selected", "hidden"):
+            self[name].choices = uids
 
 
 class ConfirmImportBase(DirectoryForm):
@@ -176,15 +197,17 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
             ok = True
             if plan.blocked and not self.skip_invalid.data:
                 self.skip_invalid.errors.append(
-                    "Some entries cannot be imported: tick this to import the rest without "
-                    "them, or fix the file."
+                    _(
+                        "Some entries cannot be imported: tick this to import the rest "
+                        "without them, or fix the file."
+                    )
                 )
                 ok = False
             for entry in plan.entries:
                 field = self[f"decision-{entry.index}"] if entry.needs_decision else None
                 if field is not None and not field.data and not self.bulk.data:
                     field.errors.append(
-                        "Choose what to do with this entry, or one choice for all above."
+                        _("Choose what to do with this entry, or one choice for all above.")
                     )
                     ok = False
             return ok
@@ -241,7 +264,11 @@ def _decode(data: bytes) -> tuple[str | None, str | None]:
 
 def _size_error(limit: int) -> str:
     mib = limit / (1024 * 1024)
-    return f"This is larger than the import limit of {mib:g} MiB ({limit} bytes)."
+    return _(
+        "This is larger than the import limit of %(size)s MiB (%(bytes)s bytes).",
+        size=format_number(round(mib, 2)),
+        bytes=format_number(limit),
+    )
 
 
 def _source_from_form(form: PublicationImportForm) -> tuple[str, str, str | None] | None:
@@ -267,17 +294,19 @@ def _source_from_form(form: PublicationImportForm) -> tuple[str, str, str | None
         return "bibtex", text, None
     orcid_id = normalise_orcid_id(form.orcid_id.data or "")
     if not current_app.config["DIRECTORY_ORCID_FETCH"]:
-        form.orcid_id.errors.append("Fetching from ORCID is not enabled here; upload the file.")
+        form.orcid_id.errors.append(_("Fetching from ORCID is not enabled here; upload the file."))
         return None
     if orcid_id is None:
-        form.orcid_id.errors.append("This is not an ORCID iD (like 0000-0002-1825-0097).")
+        form.orcid_id.errors.append(_("This is not an ORCID iD (like 0000-0002-1825-0097)."))
         return None
     try:
         data = fetch_orcid_record(
             orcid_id, current_app.config["DIRECTORY_ORCID_API_URL"], max_bytes=limit
         )
     except OrcidFetchError as exc:
-        form.orcid_id.errors.append(f"{exc}; try again later or upload the file.")
+        form.orcid_id.errors.append(
+            _("%(problem)s; try again later or upload the file.", problem=exc)
+        )
         return None
     text, error = _decode(data)
     if error:
@@ -289,7 +318,7 @@ def _source_from_form(form: PublicationImportForm) -> tuple[str, str, str | None
 def build_plan(draft: ImportDraft, person: m.Person) -> ImportPlan:
     """Parse the draft's text and plan it against the database (no writes)."""
     limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
-    return plan_source(get_session(), person, draft.kind, draft.source, limit)
+    return plan_source(get_session(), person, draft.kind, draft.source, limit, draft.base_url)
 
 
 @blueprint.route("/me/publications/import", methods=["GET", "POST"])
@@ -315,6 +344,7 @@ def publications_import(slug: str) -> Any:
             draft = create_draft(
                 session, person, current_viewer().key, kind, text, filename,
                 current_app.config["DIRECTORY_IMPORT_DRAFT_HOURS"],
+                form.base_url.data.strip() if form.base_url.data else None,
             )  # fmt: skip
             return redirect(
                 url_for("directory.publications_preview", slug=person.slug, token=draft.token)
@@ -362,7 +392,7 @@ def publications_preview(slug: str, token: str) -> Any:
                 outcome, summary = import_plan(
                     changes, plan, kind=draft.kind, source=draft.source,
                     filename=draft.filename, decisions=form.decisions(),
-                    skip_invalid=bool(form.skip_invalid.data),
+                    skip_invalid=bool(form.skip_invalid.data), base_url=draft.base_url,
                 )  # fmt: skip
             except PlanRefused as refused:
                 session.rollback()
@@ -439,57 +469,91 @@ def publications_discard(slug: str, token: str) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-@blueprint.route("/people/<slug>/publications/manage")
+@blueprint.route("/people/<slug>/publications/manage", methods=["GET", "POST"])
 def publications_manage(slug: str) -> Any:
+    """A page (``?page=N``) of the person's papers, each with its selected and hidden flags,
+    saved together by one form."""
     person = _person_for_import(slug)
+    session = get_session()
+    filters = department.PageFilters.from_args(request.args)
+    size = current_app.config["DIRECTORY_PAGE_SIZE"]
+    base = select(m.ProfilePublication).where(m.ProfilePublication.person_id == person.id)
+    total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
+    pages = max(1, -(-total // size))
+    number = min(filters.page, pages)
     rows = list(
-        get_session().scalars(
-            select(m.ProfilePublication)
-            .join(m.Publication)
-            .where(m.ProfilePublication.person_id == person.id)
-            .options(*[_row_option(o) for o in publication_options()])
+        session.scalars(
+            base.join(m.Publication)
+            .options(*[_row_option(o) for o in citation_options()])  # what a citation shows
             .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
+            .order_by(m.Publication.id)
+            .limit(size)
+            .offset((number - 1) * size)
         )
     )
-    forms = {
-        row.publication_id: PublicationViewForm(
-            formdata=None, selected=row.selected, hidden=row.hidden
+    form = PublicationListForm()
+    form.set_papers(
+        list(
+            session.scalars(
+                select(m.Publication.uid).where(
+                    m.Publication.id.in_(
+                        base.with_only_columns(m.ProfilePublication.publication_id)
+                    )
+                )
+            )
         )
-        for row in rows
-    }
+        if request.method == "POST"
+        else [row.publication.uid for row in rows]
+    )
+    if form.validate_on_submit():
+        _save_listing_flags(person, form)
+        return redirect(url_for("directory.publications_manage", slug=person.slug,
+                                **filters.with_page(number)))  # fmt: skip
+    if request.method == "GET":
+        form.selected.data = [row.publication.uid for row in rows if row.selected]
+        form.hidden.data = [row.publication.uid for row in rows if row.hidden]
+    page = department.Page(rows, number, size, total)
     return render_template(
         "directory/publications/manage.html",
         person=person,
         rows=rows,
-        forms=forms,
+        form=form,
+        page=page,
+        requested=filters.page if filters.page > pages else None,
+        page_args=lambda n: {"slug": person.slug, **filters.with_page(n)},
         can_manage_records=can_manage_publication_records(current_viewer()),
+    ), 200 if request.method == "GET" else 400  # fmt: skip
+
+
+def _save_listing_flags(person: m.Person, form: PublicationListForm) -> None:
+    """One change set for every paper of the form whose flags changed."""
+    session = get_session()
+    shown, selected, hidden = set(form.shown.data), set(form.selected.data), set(form.hidden.data)
+    rows = session.scalars(
+        select(m.ProfilePublication)
+        .join(m.Publication)
+        .where(m.ProfilePublication.person_id == person.id, m.Publication.uid.in_(shown))
+        .options(selectinload(m.ProfilePublication.publication))
     )
+    changed = []
+    for row in rows:
+        uid = row.publication.uid
+        listing = {"selected": uid in selected, "hidden": uid in hidden}
+        if (row.selected, row.hidden) != (listing["selected"], listing["hidden"]):
+            changed.append((row, listing))
+    if not changed:
+        flash_outcome(UNCHANGED)
+        return
+    changes = current_unit_of_work().change_set(person)
+    for row, _listing in changed:
+        changes.update("publication", row.publication)
+    for row, listing in changed:
+        apply_snapshot(session, "publication", row.publication, {"listing": listing}, person.id)
+    flash_outcome(changes.finish())
 
 
 def _row_option(option: Any) -> Any:
     return selectinload(m.ProfilePublication.publication).options(option)
-
-
-@blueprint.route("/people/<slug>/publications/<uid>/view", methods=["POST"])
-def publication_view_update(slug: str, uid: str) -> Any:
-    person = _person_for_import(slug)
-    session = get_session()
-    row = session.scalar(
-        select(m.ProfilePublication)
-        .join(m.Publication)
-        .where(m.ProfilePublication.person_id == person.id, m.Publication.uid == uid)
-    )
-    if row is None:
-        abort(404)
-    form = PublicationViewForm()
-    if not form.validate_on_submit():
-        abort(400)
-    changes = current_unit_of_work().change_set(person)
-    changes.update("publication", row.publication)
-    listing = {"selected": form.selected.data, "hidden": form.hidden.data}
-    apply_snapshot(session, "publication", row.publication, {"listing": listing}, person.id)
-    flash_outcome(changes.finish())
-    return redirect(url_for("directory.publications_manage", slug=person.slug) + f"#pub-{uid}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -639,9 +703,9 @@ def _other_record(form: Any, pub: m.Publication) -> m.Publication | None:
     uid = (form.other.data or "").strip()
     other = get_session().scalar(select(m.Publication).where(m.Publication.uid == uid))
     if other is None:
-        form.other.errors.append("No paper has this record id.")
+        form.other.errors.append(_("No paper has this record id."))
     elif other.id == pub.id:
-        form.other.errors.append("This is the same paper.")
+        form.other.errors.append(_("This is the same paper."))
         other = None
     return other
 
@@ -708,6 +772,6 @@ def publication_split(uid: str) -> Any:
             changes.finish()
             flash(_("The chosen people now have their own record of this paper."), "success")
             return redirect(url_for("directory.publication_record", uid=copy.uid))
-        error = "Choose some, but not all, of the people listing this paper."
+        error = _("Choose some, but not all, of the people listing this paper.")
         return _render_record(pub, 400, split_form=form, split_error=error)
     return _render_record(pub, 400, split_form=form)

@@ -11,7 +11,7 @@ from directory.formats.feeds import ATOM_MIMETYPE, FeedEntry, atom_feed
 from directory.formats.markdown import render_inline, render_markdown
 from directory.i18n import department_name as i18n_department_name
 from directory.i18n import gettext as _
-from directory.i18n import html_lang, translate
+from directory.i18n import html_lang, term_label, translate
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS, current_viewer
@@ -33,10 +33,13 @@ def recruiting() -> str:
 
 
 def notice_title(notice: m.RecruitingNotice) -> str:
-    """'PhD students with Xingda Wei (Fall 2026)', or the notice's own title."""
+    """'PhD students with Xingda Wei (Fall 2026)', or the notice's own title; a rolling notice
+    names no term here (its entry's categories say "Rolling / any time")."""
     level = translate(m.label(m.RECRUITING_LEVELS, notice.level))
     title = notice.title or _("%(level)s with %(name)s", level=level, name=notice.owner.full_name)
-    return _("%(title)s (%(term)s)", title=title, term=notice.term) if notice.term else title
+    if notice.is_rolling:
+        return title
+    return _("%(title)s (%(term)s)", title=title, term=term_label(notice))
 
 
 def _notice_html(notice: m.RecruitingNotice) -> str:
@@ -75,7 +78,7 @@ def recruiting_feed() -> Response:
             updated=notice.updated_at,
             published=notice.created_at,
             author=notice.owner.full_name,
-            categories=(translate(m.label(m.RECRUITING_LEVELS, notice.level)),)
+            categories=(translate(m.label(m.RECRUITING_LEVELS, notice.level)), term_label(notice))
             + tuple(area.name for area in notice.areas),
             content_html=_notice_html(notice),
         )

@@ -9,8 +9,8 @@ from flask import current_app, render_template, request
 
 from directory.db import get_session
 from directory.services import search as index
-from directory.services.department import MAX_PAGE, Filters, read_choice, read_integer, read_text
 from directory.services.identity import current_viewer
+from directory.services.parameters import PAGE, Filters, read_choice, read_text
 from directory.web.blueprint import blueprint
 
 #: Results of each kind shown when all kinds are searched at once.
@@ -21,7 +21,7 @@ PER_KIND_PREVIEW = 5
 class SearchFilters(Filters):
     q: str = field(default="", metadata=read_text(index.MAX_QUERY_LENGTH))
     kind: str = field(default="", metadata=read_choice(index.KINDS))
-    page: int = field(default=1, metadata=read_integer(1, MAX_PAGE))
+    page: int = field(default=1, metadata=PAGE)
 
 
 @blueprint.route("/search")

@@ -1,20 +1,24 @@
 """``<prefix>/sitemap.xml``: the department pages, areas, the profiles of the people the
 department lists (alumni profiles are reached from the alumni page) and every public paper's
-page."""
+page. A sitemap holds at most 50,000 URLs (the protocol's limit, :data:`MAX_URLS`): past that,
+``sitemap.xml`` is a sitemap index naming ``sitemap.xml?part=1``, ``?part=2``..."""
 
 from __future__ import annotations
 
-from flask import Response, url_for
+from flask import Response, abort, request, url_for
 from sqlalchemy import select
 
 from directory import models as m
 from directory.db import get_session
-from directory.formats.feeds import SitemapUrl, sitemap
+from directory.formats.feeds import SitemapUrl, sitemap, sitemap_index
 from directory.services import department
 from directory.services.access import listed_people, listed_publications
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS
 from directory.web.blueprint import blueprint
+
+#: URLs in one sitemap (sitemaps.org: at most 50,000, and 50 MB, which 50,000 URLs stay under).
+MAX_URLS = 50_000
 
 PAGES = ("directory.index", "directory.areas", "directory.recruiting", "directory.alumni",
          "directory.publications", "directory.news")  # fmt: skip
@@ -49,4 +53,16 @@ def sitemap_xml() -> Response:
     for uid, updated in papers:
         url = url_for("directory.paper", uid=uid, _external=True)
         urls.append(SitemapUrl(url, updated.date() if updated else None))
-    return Response(sitemap(urls), mimetype="application/xml")
+    parts = -(-len(urls) // MAX_URLS)
+    part = request.args.get("part", "")
+    if not part:
+        if parts <= 1:
+            return Response(sitemap(urls), mimetype="application/xml")
+        locations = [
+            url_for("directory.sitemap_xml", part=i, _external=True) for i in range(1, parts + 1)
+        ]
+        return Response(sitemap_index(locations), mimetype="application/xml")
+    if not (part.isascii() and part.isdigit() and 1 <= int(part) <= parts) or parts <= 1:
+        abort(404)
+    start = (int(part) - 1) * MAX_URLS
+    return Response(sitemap(urls[start : start + MAX_URLS]), mimetype="application/xml")

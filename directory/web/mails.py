@@ -1,0 +1,72 @@
+"""The directory's e-mails, written from templates (``directory/mail/*.txt`` and ``.html``,
+which a host may override like any page) with absolute links."""
+
+from __future__ import annotations
+
+from flask import current_app, render_template, url_for
+
+from directory import models as m
+from directory.i18n import department_name
+from directory.i18n import gettext as _
+from directory.services import mail
+from directory.services.mail import Mail
+
+
+def _department() -> str:
+    return department_name()
+
+
+def invitation_mail(person: m.Person, link: str, days: int) -> Mail:
+    """The invitation to claim ``person``'s profile, with its link."""
+    values = {"person": person, "link": link, "days": days, "department": _department()}
+    return Mail(
+        to=person.email or "",
+        subject=_("Your profile in the %(department)s directory", department=_department()),
+        text=render_template("directory/mail/invitation.txt", **values),
+        html=render_template("directory/mail/invitation.html", **values),
+    )
+
+
+def reminder_mail(person: m.Person, token: str) -> Mail:
+    """The reminder to check ``person``'s profile, with its one-click "still current" link
+    (``token``) and a link to the editor."""
+    values = {
+        "person": person,
+        "current_link": url_for("directory.still_current", token=token, _external=True),
+        "edit_link": url_for("directory.me", _external=True),
+        "profile_link": url_for("directory.profile", slug=person.slug, _external=True),
+        "days": current_app.config["DIRECTORY_REMINDER_LINK_DAYS"],
+        "department": _department(),
+    }
+    return Mail(
+        to=person.email or "",
+        subject=_(
+            "Is your profile in the %(department)s directory still current?",
+            department=_department(),
+        ),
+        text=render_template("directory/mail/reminder.txt", **values),
+        html=render_template("directory/mail/reminder.html", **values),
+    )
+
+
+def send_invitations(
+    people: list[m.Person], links: dict[int, str], days: int
+) -> tuple[dict[int, str | None], str | None]:
+    """E-mail each person their invitation: ({person id: problem or None}, a problem of the
+    whole sending). The invitations exist either way; the pages show every link."""
+    messages = [invitation_mail(person, links[person.id], days) for person in people]
+    try:
+        results = mail.send(current_app.config, messages)
+    except (mail.MailNotConfigured, mail.MailFailed) as problem:
+        return {}, str(problem)
+    return {p.id: problem for p, (_mail, problem) in zip(people, results, strict=True)}, None
+
+
+def send_invitation(person: m.Person, link: str, days: int) -> str | None:
+    """E-mail one invitation: what went wrong, for the admin's page, or None once sent."""
+    if not person.email:
+        return "This person has no e-mail address, so nothing was sent: copy the link below."
+    sent, problem = send_invitations([person], {person.id: link}, days)
+    if problem:
+        return problem
+    return f"Not sent to {person.email}: {sent[person.id]}." if sent[person.id] else None

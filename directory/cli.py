@@ -25,7 +25,7 @@ from directory.formats.interchange import (
     validate_document,
 )
 from directory.formats.pdf import pdf_available
-from directory.i18n import current_locale, format_number, ngettext
+from directory.i18n import current_locale, force_locale, format_number, ngettext
 from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
 from directory.services import health, mail, reminders, search
@@ -370,8 +370,10 @@ def remind_stale(days: int | None, dry_run: bool, base_url: str | None) -> None:
             )
         )
     context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
+    # The e-mails in the command's language (LANGUAGE, LC_ALL, LANG), with or without --url.
+    language = current_locale()
     try:
-        with context, command_unit_of_work(session, COMMAND_LINE) as uow:
+        with context, force_locale(language), command_unit_of_work(session, COMMAND_LINE) as uow:
             sent = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
     except mail.MailFailed as failure:
         raise click.ClickException(

@@ -6,10 +6,10 @@ the host's catalogue (Flask-Babel's default domain, ``messages``):
 
 - Python code marks a message with :func:`gettext` (``_``), :func:`ngettext` or, for a string
   built before any request (form labels, vocabularies), :func:`lazy_gettext`;
-- templates use ``_()``, ``gettext`` and ``{% trans %}``: while a directory page is rendered they
-  look a message up in the directory's catalogue first and then in the host's, so the host's
-  own layout around a directory page keeps its translations; on the host's pages they are
-  Flask-Babel's own.
+- templates use ``_()``, ``gettext`` and ``{% trans %}``: in the directory's templates (under
+  ``directory/``, e-mails included) they look a message up in the directory's catalogue first
+  and then in the host's; in the host's templates (its pages, its layout around a directory
+  page) they are Flask-Babel's own.
 
 Who decides the language: a host that initialised Flask-Babel before ``Directory(app)`` keeps
 its locale selector (the directory shows the closest of DIRECTORY_LANGUAGES, else the first).

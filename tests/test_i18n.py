@@ -21,6 +21,7 @@ from directory import Directory, i18n
 from directory import models as m
 from directory.formats.names import initial, name_sort_key
 from directory.services.health import DirectoryConfigError, language_problems
+from directory.web.mails import invitation_mail
 
 from .conftest import login, make_app
 from .editing_support import post
@@ -531,3 +532,16 @@ def test_force_locale_speaks_another_language_for_a_while(app) -> None:
         assert template.render() == "招生"
         # The same call in a template of the host is the host's (no catalogue here).
         assert render_template_string("{{ _('Recruiting') }}") == "Recruiting"
+
+
+def test_e_mails_are_written_in_the_senders_language(app, make_person) -> None:
+    person = make_person()
+    with app.test_request_context("/directory/", headers=ZH):
+        chinese = invitation_mail(person, "https://directory.test/claim/x", 14)
+    assert chinese.subject == "您在Department of Computer Science师资名录中的主页"
+    assert chinese.text.startswith("Ada Lovelace，您好：")
+    assert "有效期 14 天" in chinese.text and "有效期 14 天" in chinese.html
+    with app.test_request_context("/directory/"):
+        english = invitation_mail(person, "https://directory.test/claim/x", 14)
+    assert english.subject == "Your profile in the Department of Computer Science directory"
+    assert english.text.startswith("Dear Ada Lovelace,")

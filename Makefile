@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PORT ?= 5000
 FLASK := $(VENV)/bin/flask --app wsgi
 
-.PHONY: run test test-postgres install lock browser pdf-libs axe lint bench wrk clean
+.PHONY: run test test-postgres install lock browser pdf-libs axe lint bench wrk clean messages catalogues new-language cjk-fonts
 
 $(VENV)/.installed: pyproject.toml $(LOCK)
 	@base=$$(scripts/find-python) || exit 1; \
@@ -68,6 +68,32 @@ test-postgres:
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+## Translations (docs/translating.md): the directory's messages live in the gettext domain
+## "directory", one catalogue per language in directory/translations/<locale>/LC_MESSAGES/.
+TRANSLATIONS := directory/translations
+PYBABEL := $(VENV)/bin/pybabel
+## Extract every marked message into the template and merge it into each catalogue.
+messages: install
+	$(PYBABEL) extract -F babel.cfg -k _l -k N_ -k lazy_gettext --sort-output \
+	  --project faculty-directory --copyright-holder "The faculty-directory contributors" \
+	  -o $(TRANSLATIONS)/directory.pot .
+	$(PYBABEL) update -D directory -i $(TRANSLATIONS)/directory.pot -d $(TRANSLATIONS) \
+	  --no-fuzzy-matching --ignore-obsolete
+
+## Compile every catalogue (.po) to the .mo the wheel ships; commit both.
+catalogues: install
+	$(PYBABEL) compile -D directory -d $(TRANSLATIONS) --statistics
+
+## Start a catalogue for another language: `make new-language LOCALE=de`.
+new-language: messages
+	$(PYBABEL) init -D directory -i $(TRANSLATIONS)/directory.pot -d $(TRANSLATIONS) -l $(LOCALE)
+
+## A CJK font (Noto) for looking at Chinese pages in the headless browser; the suite needs none.
+cjk-fonts:
+	@fc-list :lang=zh | grep -q . || { \
+	  echo "Installing Noto CJK fonts"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
 ## wrk drives the throughput part of `make bench` (Debian package; installed as root if missing).
 wrk:

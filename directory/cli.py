@@ -25,6 +25,8 @@ from directory.formats.interchange import (
     validate_document,
 )
 from directory.formats.pdf import pdf_available
+from directory.i18n import current_locale, force_locale, format_number, ngettext
+from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
 from directory.services import health, mail, reminders, search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
@@ -60,14 +62,20 @@ def _move(step, engine, revision: str) -> tuple[tuple[str, ...], tuple[str, ...]
     return before, migrate.current_revisions(engine)
 
 
-def _say_moved(engine, verb: str, before: tuple[str, ...], after: tuple[str, ...]) -> None:
+def _say_moved(engine, upgraded: bool, before: tuple[str, ...], after: tuple[str, ...]) -> None:
     if before == after:
-        click.echo(f"The directory's tables are already at {migrate.describe(engine, after)}.")
-    else:
-        click.echo(
-            f"{verb} the directory's tables from {migrate.describe(engine, before)} "
-            f"to {migrate.describe(engine, after)}."
-        )
+        at = migrate.describe(engine, after)
+        click.echo(_("The directory's tables are already at %(revision)s.", revision=at))
+        return
+    moved = (
+        _("Upgraded the directory's tables from %(before)s to %(after)s.")
+        if upgraded
+        else _("Downgraded the directory's tables from %(before)s to %(after)s.")
+    )
+    click.echo(
+        moved
+        % {"before": migrate.describe(engine, before), "after": migrate.describe(engine, after)}
+    )
 
 
 @db_cli.command("upgrade")
@@ -77,11 +85,11 @@ def db_upgrade(revision: str) -> None:
     REVISION is a revision id or a migration's number (see `history`)."""
     engine = _engine()
     before, after = _move(migrate.upgrade, engine, revision)
-    _say_moved(engine, "Upgraded", before, after)
+    _say_moved(engine, True, before, after)
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         built = search.rebuild_if_empty(uow.session)
     if built:
-        click.echo("Built the search index.")
+        click.echo(_("Built the search index."))
 
 
 @db_cli.command("downgrade", context_settings={"ignore_unknown_options": True})
@@ -92,7 +100,7 @@ def db_downgrade(revision: str) -> None:
     `history`): `downgrade 0006` leaves the tables as migration 0006 made them."""
     engine = _engine()
     before, after = _move(migrate.downgrade, engine, revision)
-    _say_moved(engine, "Downgraded", before, after)
+    _say_moved(engine, False, before, after)
 
 
 @db_cli.command("revision")
@@ -123,17 +131,30 @@ def _import(documents: list[tuple[str, object]]) -> None:
         with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
             result = import_profiles(uow, documents)
     except ImportRefused as refused:
-        click.echo(f"Nothing was imported: {len(refused.problems)} problem(s).", err=True)
+        click.echo(_nothing_imported(len(refused.problems)), err=True)
         for problem in refused.problems:
             click.echo(f"  {problem}", err=True)
         sys.exit(1)
     for note in result.notes:
-        click.echo(f"note: {note}")
+        click.echo(_("note: %(note)s", note=note))
     click.echo(
-        f"Imported {len(result.people)} profile(s): "
-        f"{result.created} new, {result.updated} updated; "
-        f"{result.publications_created} new publication(s), "
-        f"{result.publications_matched} matched existing ones."
+        _(
+            "Imported %(people)s profile(s): %(created)s new, %(updated)s updated; "
+            "%(papers)s new publication(s), %(matched)s matched existing ones.",
+            people=len(result.people),
+            created=result.created,
+            updated=result.updated,
+            papers=result.publications_created,
+            matched=result.publications_matched,
+        )
+    )
+
+
+def _nothing_imported(problems: int) -> str:
+    return ngettext(
+        "Nothing was imported: %(num)s problem.",
+        "Nothing was imported: %(num)s problems.",
+        problems,
     )
 
 
@@ -152,7 +173,7 @@ def import_profile(files: tuple[str, ...]) -> None:
         # Report the readable files' problems too, so one run lists everything.
         for name, doc in documents:
             problems.extend(validate_document(doc, name))
-        click.echo(f"Nothing was imported: {len(problems)} problem(s).", err=True)
+        click.echo(_nothing_imported(len(problems)), err=True)
         for problem in problems:
             click.echo(f"  {problem}", err=True)
         sys.exit(1)
@@ -167,7 +188,7 @@ def export_profile(slug: str, output: str | None) -> None:
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
     if person is None:
-        raise click.ClickException(f"No person with slug {slug!r}.")
+        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
     text = json.dumps(export_person(session, person), ensure_ascii=False, indent=2)
     if output:
         Path(output).write_text(text + "\n", encoding="utf-8")
@@ -187,7 +208,7 @@ def export_all_profiles(export_all: bool, directory: str) -> None:
     for person in people:
         text = json.dumps(export_person(session, person), ensure_ascii=False, indent=2)
         (target / f"{person.slug}.json").write_text(text + "\n", encoding="utf-8")
-    click.echo(f"Exported {len(people)} profile(s) to {target}.")
+    click.echo(_("Exported %(count)s profile(s) to %(target)s.", count=len(people), target=target))
 
 
 @directory_cli.command("reindex")
@@ -195,7 +216,7 @@ def reindex() -> None:
     """Rebuild the search index from the directory's content."""
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         count = search.rebuild(uow.session)
-    click.echo(f"Indexed {count} document(s).")
+    click.echo(_("Indexed %(count)s document(s).", count=count))
 
 
 def demo_documents() -> list[tuple[str, object]]:
@@ -213,7 +234,7 @@ def demo_documents() -> list[tuple[str, object]]:
 def load_demo(if_empty: bool) -> None:
     """Load the demo department (idempotent: loading again changes nothing)."""
     if if_empty and get_session().scalar(select(m.Person.id).limit(1)) is not None:
-        click.echo("The directory already has people; demo not loaded.")
+        click.echo(_("The directory already has people; demo not loaded."))
         return
     documents = demo_documents()
     _import(documents)
@@ -250,24 +271,28 @@ def bind_user(slug: str, key: str | None, unbind: bool) -> None:
     """Bind the host's identity KEY (username, eppn or email) to the person SLUG, so that who
     signs in with KEY is that person in the directory."""
     if bool(key) == unbind:
-        raise click.UsageError("Give a KEY, or --unbind.")
+        raise click.UsageError(_("Give a KEY, or --unbind."))
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
     if person is None:
-        raise click.ClickException(f"No person with slug {slug!r}.")
+        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
     key = key.strip() if key else None
     holder = session.scalar(select(m.Person).where(m.Person.user_key == key)) if key else None
     if holder is not None and holder is not person:
-        raise click.ClickException(f"The key {key!r} is already bound to {holder.full_name}.")
+        raise click.ClickException(
+            _("The key %(key)r is already bound to %(name)s.", key=key, name=holder.full_name)
+        )
     with command_unit_of_work(session, COMMAND_LINE) as uow:
         changes = uow.change_set(person, approval_exempt=True)
         changes.update(PERSON, person)
         person.user_key = key
         changes.finish()
     if key:
-        click.echo(f"{person.full_name} is now whoever signs in as {key!r}.")
+        click.echo(
+            _("%(name)s is now whoever signs in as %(key)r.", name=person.full_name, key=key)
+        )
     else:
-        click.echo(f"{person.full_name} has no identity key now.")
+        click.echo(_("%(name)s has no identity key now.", name=person.full_name))
 
 
 # ----------------------------------------------------------------------------- reminders
@@ -300,39 +325,76 @@ def remind_stale(days: int | None, dry_run: bool, base_url: str | None) -> None:
     due = reminders.due_for_reminder(stale, days, datetime.now(UTC))
     for c in stale:
         if not c.person.email:
-            click.echo(f"skipped {c.person.full_name} ({c.person.slug}): no e-mail address")
+            click.echo(
+                _(
+                    "skipped %(name)s (%(slug)s): no e-mail address",
+                    name=c.person.full_name,
+                    slug=c.person.slug,
+                )
+            )
     if not due:
-        click.echo(f"Nobody to remind: {len(stale)} stale profile(s), none due "
-                   f"(reminded within {days} days, or no e-mail address).")  # fmt: skip
+        click.echo(
+            _(
+                "Nobody to remind: %(count)s stale profile(s), none due (reminded within "
+                "%(days)s days, or no e-mail address).",
+                count=len(stale),
+                days=days,
+            )
+        )
         return
     if dry_run:
         for c in due:
-            click.echo(f"would remind {c.person.full_name} <{c.person.email}>")
-        click.echo(f"Dry run: {len(due)} reminder(s) would be sent; nothing was sent.")
+            click.echo(
+                _(
+                    "would remind %(name)s <%(email)s>",
+                    name=c.person.full_name,
+                    email=c.person.email,
+                )
+            )
+        click.echo(
+            _("Dry run: %(count)s reminder(s) would be sent; nothing was sent.", count=len(due))
+        )
         return
     if not mail.is_configured(config):
-        raise click.ClickException(mail.NOT_CONFIGURED.split(",")[0] + ": set "
-                                   "DIRECTORY_MAIL_SERVER and DIRECTORY_MAIL_SENDER.")  # fmt: skip
+        raise click.ClickException(
+            _(
+                "%(problem)s: set DIRECTORY_MAIL_SERVER and DIRECTORY_MAIL_SENDER.",
+                problem=mail.NOT_CONFIGURED.split(",")[0],
+            )
+        )
     if base_url is None and not config.get("SERVER_NAME"):
         raise click.ClickException(
-            "The e-mails' links need the site's address: set SERVER_NAME (and "
-            "PREFERRED_URL_SCHEME), or pass --url https://your.site."
+            _(
+                "The e-mails' links need the site's address: set SERVER_NAME (and "
+                "PREFERRED_URL_SCHEME), or pass --url https://your.site."
+            )
         )
     context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
+    # The e-mails in the command's language (LANGUAGE, LC_ALL, LANG), with or without --url.
+    language = current_locale()
     try:
-        with context, command_unit_of_work(session, COMMAND_LINE) as uow:
+        with context, force_locale(language), command_unit_of_work(session, COMMAND_LINE) as uow:
             sent = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
     except mail.MailFailed as failure:
-        raise click.ClickException(f"{failure} Nothing was recorded.") from None
+        raise click.ClickException(
+            _("%(problem)s Nothing was recorded.", problem=failure)
+        ) from None
     for result in sent:
         person = result.person
         if result.problem is None:
-            click.echo(f"reminded {person.full_name} <{person.email}>")
+            click.echo(
+                _("reminded %(name)s <%(email)s>", name=person.full_name, email=person.email)
+            )
         else:
-            click.echo(f"not sent to {person.full_name} <{person.email}>: {result.problem}",
-                       err=True)  # fmt: skip
+            message = _(
+                "not sent to %(name)s <%(email)s>: %(problem)s",
+                name=person.full_name,
+                email=person.email,
+                problem=result.problem,
+            )
+            click.echo(message, err=True)
     ok = sum(1 for r in sent if r.problem is None)
-    click.echo(f"Sent {ok} reminder(s); {len(sent) - ok} not sent.")
+    click.echo(_("Sent %(ok)s reminder(s); %(failed)s not sent.", ok=ok, failed=len(sent) - ok))
     if ok < len(sent):
         sys.exit(1)
 
@@ -373,7 +435,7 @@ def create_account(username: str, slug: str | None, reset: bool) -> None:
     if slug:
         person = session.scalar(select(m.Person).where(m.Person.slug == slug))
         if person is None:
-            raise click.ClickException(f"No person with slug {slug!r}.")
+            raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
     exists = session.scalar(
         select(LocalAccount.id).where(LocalAccount.username == normalise_username(username))
     )
@@ -414,10 +476,15 @@ def create_demo_accounts() -> None:
         for slug in DEMO_ACCOUNT_SLUGS:
             person = uow.session.scalar(select(m.Person).where(m.Person.slug == slug))
             if person is None:
-                click.echo(f"note: {slug} is not in the directory (load-demo first); skipped.")
+                click.echo(
+                    _(
+                        "note: %(slug)s is not in the directory (load-demo first); skipped.",
+                        slug=slug,
+                    )
+                )
                 continue
             password = new_password()
-            account, _ = _save_account(uow, person.user_key or slug, password, person)
+            account, _created = _save_account(uow, person.user_key or slug, password, person)
             rows.append((account.username, password, person.full_name))
         password = new_password()
         _save_account(uow, DEMO_ADMIN, password, None)
@@ -428,7 +495,7 @@ def create_demo_accounts() -> None:
     )
     rows.append((DEMO_ADMIN, password, role))
     width = max(len(row[0]) for row in rows)
-    click.echo("Demo sign-ins (passwords are new on every run):")
+    click.echo(_("Demo sign-ins (passwords are new on every run):"))
     for username, password, who in rows:
         click.echo(f"  {username.ljust(width)}  {password}  {who}")
 
@@ -445,12 +512,12 @@ def _import_publications(
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
     if person is None:
-        raise click.ClickException(f"No person with slug {slug!r}.")
+        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
     limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
     try:
         plan = plan_source(session, person, kind, raw, limit, base_url)
     except BibtexTooLarge as exc:
-        raise click.ClickException(f"{exc} Nothing was imported.") from exc
+        raise click.ClickException(_("%(problem)s Nothing was imported.", problem=exc)) from exc
 
     counts = plan.counts
     click.echo(
@@ -472,26 +539,31 @@ def _import_publications(
                 click.echo(f"      like “{candidate.title}” ({candidate.reason})")
     if plan.blocked and not skip_invalid:
         click.echo(
-            "Nothing was imported: fix the errors above and run again, or run again with "
-            "--skip-invalid to import the rest without them.",
+            _(
+                "Nothing was imported: fix the errors above and run again, or run again with "
+                "--skip-invalid to import the rest without them."
+            ),
             err=True,
         )
         sys.exit(1)
     pending = [e for e in plan.entries if e.needs_decision]
     if pending and duplicates is None:
         click.echo(
-            f"Nothing was imported: {len(pending)} possible duplicate(s) need a decision; "
-            "run again with --duplicates=link (same paper as the closest match), "
-            "--duplicates=new or --duplicates=skip.",
+            _(
+                "Nothing was imported: %(count)s possible duplicate(s) need a decision; "
+                "run again with --duplicates=link (same paper as the closest match), "
+                "--duplicates=new or --duplicates=skip.",
+                count=len(pending),
+            ),
             err=True,
         )
         sys.exit(1)
     decisions = resolve_decisions(plan, {}, duplicates)
     if not plan.has_work:
-        click.echo("Everything is already on the profile; nothing to import.")
+        click.echo(_("Everything is already on the profile; nothing to import."))
         return
-    if not yes and not click.confirm("Write all of it?", default=False):
-        click.echo("Nothing was imported.")
+    if not yes and not click.confirm(_("Write all of it?"), default=False):
+        click.echo(_("Nothing was imported."))
         return
     work = sum(
         1
@@ -502,7 +574,7 @@ def _import_publications(
     try:
         with (
             command_unit_of_work(session, COMMAND_LINE) as uow,
-            click.progressbar(length=work, label="Importing", file=sys.stderr) as bar,
+            click.progressbar(length=work, label=_("Importing"), file=sys.stderr) as bar,
         ):
             changes = uow.change_set(person)
             _outcome, summary = import_plan(
@@ -510,8 +582,10 @@ def _import_publications(
                 skip_invalid=skip_invalid, base_url=base_url, progress=bar.update,
             )  # fmt: skip
     except PlanRefused as refused:
-        raise click.ClickException("Nothing was imported: " + " ".join(refused.messages)) from None
-    click.echo(f"Imported for {person.full_name}: {summary}.")
+        raise click.ClickException(
+            _("Nothing was imported: %(reasons)s", reasons=" ".join(refused.messages))
+        ) from None
+    click.echo(_("Imported for %(name)s: %(summary)s.", name=person.full_name, summary=summary))
 
 
 _DUPLICATE_CHOICE = click.Choice(["link", "new", "skip"])
@@ -585,9 +659,9 @@ def check(entries: tuple[str, ...]) -> None:
         click.echo(finding.line())
     problems = sum(not finding.ok for finding in findings)
     if problems:
-        click.echo(f"{problems} problem(s).", err=True)
+        click.echo(ngettext("%(num)s problem.", "%(num)s problems.", problems), err=True)
         sys.exit(1)
-    click.echo("All checks passed.")
+    click.echo(_("All checks passed."))
 
 
 @directory_cli.command("cv")
@@ -601,13 +675,17 @@ def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
     """Write the CV of the profile SLUG as a PDF: what anyone may see on the public profile,
     made by the same page as <prefix>/people/SLUG/cv.pdf."""
     if not pdf_available():
-        raise click.ClickException("PDFs need WeasyPrint: pip install 'faculty-directory[pdf]'")
+        raise click.ClickException(_("PDFs need WeasyPrint: pip install 'faculty-directory[pdf]'"))
     with current_app.test_request_context():
-        url = url_for("directory.cv_pdf", slug=slug, section=list(sections))
+        # The CV in the command's language (LANGUAGE, LC_ALL, LANG), as its messages are.
+        url = url_for("directory.cv_pdf", slug=slug, section=list(sections), lang=current_locale())
     response = current_app.test_client().get(url, environ_base={NO_SIZE_LIMIT: True})
     if response.status_code == 404:
-        raise click.ClickException(f"No public profile {slug!r}.")
+        raise click.ClickException(_("No public profile %(slug)r.", slug=slug))
     if response.status_code != 200 or response.mimetype != "application/pdf":
-        raise click.ClickException(f"The CV could not be made ({response.status}).")
+        raise click.ClickException(
+            _("The CV could not be made (%(status)s).", status=response.status)
+        )
     Path(output).write_bytes(response.data)
-    click.echo(f"Wrote {output} ({len(response.data) // 1024} KiB).")
+    size = format_number(len(response.data) // 1024)
+    click.echo(_("Wrote %(file)s (%(size)s KiB).", file=output, size=size))

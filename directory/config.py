@@ -30,6 +30,10 @@ DIRECTORY_BASE_TEMPLATE = "directory/base.html"
 #: The department's name, shown in titles, feeds and structured data.
 DIRECTORY_DEPARTMENT_NAME = "Department of Computer Science"
 
+#: The department's name in other languages, by locale, e.g. ``{"zh_Hans": "计算机科学系"}``:
+#: pages and feeds in that language show it instead of DIRECTORY_DEPARTMENT_NAME.
+DIRECTORY_DEPARTMENT_NAMES: dict[str, str] = {}
+
 #: The institution the department belongs to (structured data, feeds).
 DIRECTORY_INSTITUTION_NAME = "Example University"
 
@@ -220,6 +224,12 @@ DIRECTORY_CONTENT_SECURITY_POLICY = (
 #: Flask-WTF CSRFProtect; this keeps them checking even when the host sets
 #: ``WTF_CSRF_ENABLED = False``. Leave on (False: follow WTF_CSRF_ENABLED).
 DIRECTORY_CSRF = True
+
+#: Languages the interface is offered in, as Babel locale identifiers, the default first: a
+#: standalone site picks one from ``?lang=``, the reader's earlier choice, then Accept-Language;
+#: a host with its own Flask-Babel keeps choosing, and the directory shows the closest of these
+#: (else the first). Each must be "en" or have a catalogue in directory/translations/.
+DIRECTORY_LANGUAGES: list[str] = ["en", "zh_Hans"]
 
 
 def defaults() -> dict[str, Any]:

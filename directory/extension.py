@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, current_app
 
+from directory import i18n
 from directory.cli import directory_cli
 from directory.config import apply_defaults
 from directory.db import DatabaseState, close_session
@@ -39,6 +40,8 @@ class DirectoryState:
         self.generations = GenerationReader()
         #: The settings part of every cached page's key, computed once at start-up.
         self.settings = settings_fingerprint(app.config)
+        #: The gettext callable installed in the app's Jinja environment (see directory.i18n).
+        self.jinja_gettext = None
 
 
 class Directory:
@@ -55,6 +58,7 @@ class Directory:
         health.raise_on_problems(health.setting_findings(app.config))
         state = app.extensions["directory"] = DirectoryState(app)
         search.install(state.db.sessionmaker)
+        i18n.init_app(app)
         app.teardown_appcontext(close_session)
 
         # "/people", "people/" and "/people" are the same mount point; "/" or "" is the root.
@@ -77,4 +81,7 @@ class _RouteCheck:
     def __call__(self) -> None:
         if not self.passed:
             health.raise_on_problems(health.route_findings(current_app))
+            # A host that initialised Flask-Babel after us replaced the templates' gettext.
+            if not i18n.jinja_installed(current_app):
+                i18n.install_jinja(current_app)
             self.passed = True

@@ -24,6 +24,9 @@ from directory import models as m
 from directory.formats.names import make_slug, sort_name
 
 DATABASE_URL = os.environ.get("DIRECTORY_TEST_DATABASE_URL", "sqlite://")
+# Command-line output follows the environment's language (gettext's LANGUAGE, LC_ALL, LANG);
+# the tests read it in English whatever the machine's locale (tests/test_i18n.py reads Chinese).
+os.environ["LANGUAGE"] = "en"
 TEST_USER_KEY = "_test_user"
 ADMINS = ["admin"]
 

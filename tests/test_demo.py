@@ -76,7 +76,7 @@ def test_danyang_zhuo_page_shows_students_service_and_teaching(client, demo) -> 
 def test_jiangfei_duan_page_shows_news_internships_and_marks(client, demo) -> None:
     text = text_of(client, "jiangfei-duan")
     for fact in (
-        "[July 2026] I will attend OSDI '26.",
+        "[Jul 2026] I will attend OSDI '26.",  # the locale's month and year (Babel, "en")
         "Older news",
         "Hosts: Liangfu Chen, Zhen Jia, Zhihao Jia, Yida Wang",
         "Applied Scientist Intern · Santa Clara, CA",

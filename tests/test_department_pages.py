@@ -80,8 +80,8 @@ def test_each_notice_shows_how_to_apply_and_when_it_was_last_confirmed(
     db.commit()
     html = get(client, "/directory/recruiting")
     assert 'How to apply:</strong> Write to <a href="https://lab.example"' in html
-    assert "Last confirmed 7 March 2026." in html
-    assert "Apply by 15 December 2026." in html
+    assert "Last confirmed March 7, 2026." in html  # the locale's long date (Babel, "en")
+    assert "Apply by December 15, 2026." in html
 
 
 def test_feed_text_is_escaped_by_the_xml_writer(client, make_person, db) -> None:

@@ -116,7 +116,7 @@ def test_recruiting_now_lists_open_notices_soonest_deadline_first(client, db, ma
     notice(db, grace, level="intern")  # rolling, no deadline: last
 
     html = render(client, "{{ directory_recruiting_now() }}")
-    assert "Grace Hopper</a>\n      is recruiting <strong>Research interns</strong>" in html
+    assert "Grace Hopper</a> is recruiting <strong>Research interns</strong>" in html
     assert "Compilers" not in html
     order = [html.index(name) for name in ("Alan Turing", "Ada Lovelace", "Grace Hopper")]
     assert order == sorted(order)

@@ -43,9 +43,12 @@ HOST = textwrap.dedent(
     client = app.test_client()
     page = client.get("/directory/people/xingda-wei")
     css = client.get("/directory/assets/directory.css")
+    chinese = client.get("/directory/people/xingda-wei", headers={"Accept-Language": "zh-CN"})
     print(json.dumps({"module": directory.__file__, "status": page.status_code,
                       "has_name": "Xingda Wei" in page.get_data(as_text=True),
-                      "css": css.status_code}))
+                      "css": css.status_code,
+                      "chinese": '<html lang="zh-Hans">' in chinese.get_data(as_text=True)
+                                 and "研究方向" in chinese.get_data(as_text=True)}))
     """
 )
 
@@ -113,6 +116,9 @@ def test_wheel_and_sdist_carry_licence_changelog_and_metadata(dist: Path) -> Non
     assert "Copyright (c) 2026 The faculty-directory contributors" in licence
     assert changelog == (ROOT / "CHANGELOG.md").read_text()
     assert "directory/migrations/env.py" in names
+    # The compiled catalogue ships (and its source, for a department's own corrections).
+    assert "directory/translations/zh_Hans/LC_MESSAGES/directory.mo" in names
+    assert "directory/translations/zh_Hans/LC_MESSAGES/directory.po" in names
     assert meta["Version"] == version
     assert meta["License-Expression"] == "MIT"
     assert meta["Requires-Python"] == ">=3.12"
@@ -166,3 +172,5 @@ def test_installed_wheel_migrates_and_renders(installed: Path, tmp_path: Path) -
     assert result["status"] == 200
     assert result["has_name"] is True
     assert result["css"] == 200
+    # The shipped Chinese catalogue serves a Chinese page from the installed wheel.
+    assert result["chinese"] is True

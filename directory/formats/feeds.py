@@ -62,9 +62,13 @@ def atom_feed(
     author: str,
     entries: list[FeedEntry],
     subtitle: str | None = None,
+    language: str | None = None,
 ) -> bytes:
-    """An Atom document; ``updated`` is the newest entry's (or a fixed date when empty)."""
+    """An Atom document; ``updated`` is the newest entry's (or a fixed date when empty);
+    ``language`` (a BCP 47 tag) is the language of its own text (``xml:lang``)."""
     feed = ET.Element("feed", {"xmlns": ATOM_NS})
+    if language:
+        feed.set("xml:lang", language)
     _sub(feed, "id", feed_id)
     _sub(feed, "title", title)
     if subtitle:

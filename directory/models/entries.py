@@ -22,6 +22,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 from directory.models.base import Base, EntryMixin
 from directory.models.people import Person, ResearchArea
 from directory.models.publications import Publication
+from directory.models.vocabularies import N_
 
 notice_areas = Table(
     "directory_notice_areas",
@@ -238,9 +239,12 @@ class AdvisingRelation(EntryMixin, Base):
 
 
 #: The seasons an intake may name, in the order of a year (the value stored, its label).
-TERM_SEASONS = (("spring", "Spring"), ("summer", "Summer"), ("fall", "Fall"), ("winter", "Winter"))
+TERM_SEASONS = (
+    ("spring", N_("Spring")), ("summer", N_("Summer")), ("fall", N_("Fall")),
+    ("winter", N_("Winter")),
+)  # fmt: skip
 #: How a notice open to any intake is labelled.
-ROLLING_LABEL = "Rolling / any time"
+ROLLING_LABEL = N_("Rolling / any time")
 #: Text that means "any time" when an intake is typed.
 _ROLLING_WORDS = {"", "rolling", "rolling intake", "any", "any time", "anytime", "open", "ongoing"}
 _SEASON_WORDS = {"spring": "spring", "summer": "summer", "fall": "fall", "autumn": "fall",

@@ -3,151 +3,182 @@ that adding a value never needs a migration. Each is (value, label) in display o
 
 from __future__ import annotations
 
-VISIBILITIES = (("public", "Public"), ("members", "Signed-in members"), ("private", "Private"))
+
+def N_(label: str) -> str:  # noqa: N802 - gettext's name for a marker that translates nothing
+    """Mark a label for the translators' catalogue (``pybabel extract`` finds it); it is
+    translated where it is shown (directory.i18n.translate), since the models know no locale."""
+    return label
+
+
+VISIBILITIES = (
+    ("public", N_("Public")),
+    ("members", N_("Signed-in members")),
+    ("private", N_("Private")),
+)
 
 ROLES = (
-    ("faculty", "Faculty"),
-    ("research_staff", "Research staff"),
-    ("postdoc", "Postdoctoral researchers"),
-    ("phd_student", "PhD students"),
-    ("masters_student", "Master's students"),
-    ("undergraduate", "Undergraduate students"),
-    ("staff", "Staff"),
-    ("emeritus", "Emeriti"),
-    ("alumni", "Alumni"),
+    ("faculty", N_("Faculty")),
+    ("research_staff", N_("Research staff")),
+    ("postdoc", N_("Postdoctoral researchers")),
+    ("phd_student", N_("PhD students")),
+    ("masters_student", N_("Master's students")),
+    ("undergraduate", N_("Undergraduate students")),
+    ("staff", N_("Staff")),
+    ("emeritus", N_("Emeriti")),
+    ("alumni", N_("Alumni")),
 )
 #: The same roles named for one person (the admin's tables and forms, the CSV onboarding).
 ROLE_NAMES = (
-    ("faculty", "Faculty member"),
-    ("research_staff", "Research staff member"),
-    ("postdoc", "Postdoctoral researcher"),
-    ("phd_student", "PhD student"),
-    ("masters_student", "Master's student"),
-    ("undergraduate", "Undergraduate student"),
-    ("staff", "Staff member"),
-    ("emeritus", "Emeritus"),
-    ("alumni", "Alum"),
+    ("faculty", N_("Faculty member")),
+    ("research_staff", N_("Research staff member")),
+    ("postdoc", N_("Postdoctoral researcher")),
+    ("phd_student", N_("PhD student")),
+    ("masters_student", N_("Master's student")),
+    ("undergraduate", N_("Undergraduate student")),
+    ("staff", N_("Staff member")),
+    ("emeritus", N_("Emeritus")),
+    ("alumni", N_("Alum")),
 )
 STUDENT_ROLES = ("phd_student", "masters_student", "undergraduate")
 
 FACULTY_RANKS = (
-    ("professor", "Professor"),
-    ("associate_professor", "Associate Professor"),
-    ("assistant_professor", "Assistant Professor"),
-    ("teaching_professor", "Teaching Professor"),
-    ("lecturer", "Lecturer"),
-    ("adjunct", "Adjunct"),
-    ("research_professor", "Research Professor"),
+    ("professor", N_("Professor")),
+    ("associate_professor", N_("Associate Professor")),
+    ("assistant_professor", N_("Assistant Professor")),
+    ("teaching_professor", N_("Teaching Professor")),
+    ("lecturer", N_("Lecturer")),
+    ("adjunct", N_("Adjunct")),
+    ("research_professor", N_("Research Professor")),
 )
 
 PERSON_LINK_KINDS = (
-    ("homepage", "Homepage"),
-    ("scholar", "Google Scholar"),
-    ("dblp", "DBLP"),
-    ("orcid", "ORCID"),
-    ("github", "GitHub"),
-    ("linkedin", "LinkedIn"),
-    ("cv", "CV"),
-    ("other", "Link"),
+    ("homepage", N_("Homepage")),
+    ("scholar", N_("Google Scholar")),
+    ("dblp", N_("DBLP")),
+    ("orcid", N_("ORCID")),
+    ("github", N_("GitHub")),
+    ("linkedin", N_("LinkedIn")),
+    ("cv", N_("CV")),
+    ("other", N_("Link")),
 )
 
-EXPERIENCE_KINDS = (("job", "Experience"), ("internship", "Internship"), ("visiting", "Visiting"))
+EXPERIENCE_KINDS = (
+    ("job", N_("Experience")),
+    ("internship", N_("Internship")),
+    ("visiting", N_("Visiting")),
+)
 
 SERVICE_KINDS = (
-    ("organizer", "Organizer"),
-    ("program_committee", "Technical Program Committee"),
-    ("artifact_evaluation", "Artifact Evaluation Committee"),
-    ("reviewer", "Reviewer"),
-    ("editorial", "Editorial board"),
-    ("department", "Department service"),
-    ("other", "Other service"),
+    ("organizer", N_("Organizer")),
+    ("program_committee", N_("Technical Program Committee")),
+    ("artifact_evaluation", N_("Artifact Evaluation Committee")),
+    ("reviewer", N_("Reviewer")),
+    ("editorial", N_("Editorial board")),
+    ("department", N_("Department service")),
+    ("other", N_("Other service")),
 )
 
 TEACHING_ROLES = (
-    ("instructor", "Instructor"),
-    ("co_instructor", "Co-instructor"),
-    ("teaching_assistant", "Teaching Assistant"),
-    ("guest_lecturer", "Guest lecturer"),
+    ("instructor", N_("Instructor")),
+    ("co_instructor", N_("Co-instructor")),
+    ("teaching_assistant", N_("Teaching Assistant")),
+    ("guest_lecturer", N_("Guest lecturer")),
 )
 
 PUBLICATION_TYPES = (
-    ("conference", "Conference paper"),
-    ("journal", "Journal article"),
-    ("workshop", "Workshop paper"),
-    ("preprint", "Preprint"),
-    ("survey", "Survey"),
-    ("thesis", "Thesis"),
-    ("book", "Book"),
-    ("chapter", "Book chapter"),
-    ("report", "Technical report"),
-    ("talk", "Talk"),
-    ("other", "Other"),
+    ("conference", N_("Conference paper")),
+    ("journal", N_("Journal article")),
+    ("workshop", N_("Workshop paper")),
+    ("preprint", N_("Preprint")),
+    ("survey", N_("Survey")),
+    ("thesis", N_("Thesis")),
+    ("book", N_("Book")),
+    ("chapter", N_("Book chapter")),
+    ("report", N_("Technical report")),
+    ("talk", N_("Talk")),
+    ("other", N_("Other")),
 )
 
 PUBLICATION_STATUSES = (
-    ("published", "Published"),
-    ("accepted", "Accepted"),
-    ("under_review", "Under review"),
-    ("preprint", "Preprint"),
-    ("in_preparation", "In preparation"),
+    ("published", N_("Published")),
+    ("accepted", N_("Accepted")),
+    ("under_review", N_("Under review")),
+    ("preprint", N_("Preprint")),
+    ("in_preparation", N_("In preparation")),
 )
 
 PUBLICATION_LINK_KINDS = (
-    ("paper", "Paper"),
-    ("preprint", "Preprint"),
-    ("publisher", "Publisher page"),
-    ("code", "Code"),
-    ("artifact", "Artifact"),
-    ("slides", "Slides"),
-    ("talk", "Talk"),
-    ("video", "Video"),
-    ("poster", "Poster"),
-    ("blog", "Blog"),
-    ("dataset", "Dataset"),
-    ("website", "Website"),
-    ("other", "Link"),
+    ("paper", N_("Paper")),
+    ("preprint", N_("Preprint")),
+    ("publisher", N_("Publisher page")),
+    ("code", N_("Code")),
+    ("artifact", N_("Artifact")),
+    ("slides", N_("Slides")),
+    ("talk", N_("Talk")),
+    ("video", N_("Video")),
+    ("poster", N_("Poster")),
+    ("blog", N_("Blog")),
+    ("dataset", N_("Dataset")),
+    ("website", N_("Website")),
+    ("other", N_("Link")),
 )
 
 PUBLICATION_RELATIONS = (
-    ("extended_version_of", "Extended version of"),
-    ("published_version_of", "Published version of"),
-    ("preprint_of", "Preprint of"),
-    ("follow_up_of", "Follow-up of"),
+    ("extended_version_of", N_("Extended version of")),
+    ("published_version_of", N_("Published version of")),
+    ("preprint_of", N_("Preprint of")),
+    ("follow_up_of", N_("Follow-up of")),
 )
 
-ADVISING_ROLES = (("advisor", "Advisor"), ("co_advisor", "Co-advisor"))
+ADVISING_ROLES = (("advisor", N_("Advisor")), ("co_advisor", N_("Co-advisor")))
 DEGREES = (
-    ("phd", "PhD"),
-    ("masters", "Master's"),
-    ("undergraduate", "Undergraduate"),
-    ("postdoc", "Postdoc"),
-    ("visiting", "Visiting"),
+    ("phd", N_("PhD")),
+    ("masters", N_("Master's")),
+    ("undergraduate", N_("Undergraduate")),
+    ("postdoc", N_("Postdoc")),
+    ("visiting", N_("Visiting")),
 )
-ADVISING_STATUSES = (("current", "Current"), ("graduated", "Graduated"), ("left", "Left"))
+ADVISING_STATUSES = (
+    ("current", N_("Current")),
+    ("graduated", N_("Graduated")),
+    ("left", N_("Left")),
+)
 #: The kind of position an alumnus went to (the placement's structure; its text is kept too).
 PLACEMENT_KINDS = (
-    ("faculty", "Faculty"),
-    ("postdoc", "Postdoc"),
-    ("industry_research", "Industry research"),
-    ("industry", "Industry"),
-    ("government", "Government"),
-    ("other", "Other"),
+    ("faculty", N_("Faculty")),
+    ("postdoc", N_("Postdoc")),
+    ("industry_research", N_("Industry research")),
+    ("industry", N_("Industry")),
+    ("government", N_("Government")),
+    ("other", N_("Other")),
 )
 
 #: Month names, January first (a month's number is its place here plus 1).
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")  # fmt: skip
-
-RECRUITING_LEVELS = (
-    ("phd", "PhD students"),
-    ("masters", "Master's students"),
-    ("postdoc", "Postdocs"),
-    ("undergraduate", "Undergraduate researchers"),
-    ("intern", "Research interns"),
-    ("visiting", "Visiting researchers"),
+MONTHS = (
+    N_("January"),
+    N_("February"),
+    N_("March"),
+    N_("April"),
+    N_("May"),
+    N_("June"),
+    N_("July"),
+    N_("August"),
+    N_("September"),
+    N_("October"),
+    N_("November"),
+    N_("December"),
 )
 
-PROJECT_STATUSES = (("current", "Current"), ("past", "Past"))
+RECRUITING_LEVELS = (
+    ("phd", N_("PhD students")),
+    ("masters", N_("Master's students")),
+    ("postdoc", N_("Postdocs")),
+    ("undergraduate", N_("Undergraduate researchers")),
+    ("intern", N_("Research interns")),
+    ("visiting", N_("Visiting researchers")),
+)
+
+PROJECT_STATUSES = (("current", N_("Current")), ("past", N_("Past")))
 
 
 def values(vocabulary: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
@@ -163,13 +194,13 @@ def label(vocabulary: tuple[tuple[str, str], ...], value: str | None) -> str:
 #: The sections of a CV made from a profile, in their default order (the owner may choose
 #: some and order them: ``Person.cv_sections``).
 CV_SECTIONS = (
-    ("interests", "Research interests"),
-    ("education", "Education"),
-    ("experience", "Experience"),
-    ("publications", "Publications"),
-    ("awards", "Awards and honours"),
-    ("funding", "Funding"),
-    ("teaching", "Teaching"),
-    ("service", "Service"),
-    ("students", "Students advised"),
+    ("interests", N_("Research interests")),
+    ("education", N_("Education")),
+    ("experience", N_("Experience")),
+    ("publications", N_("Publications")),
+    ("awards", N_("Awards and honours")),
+    ("funding", N_("Funding")),
+    ("teaching", N_("Teaching")),
+    ("service", N_("Service")),
+    ("students", N_("Students advised")),
 )

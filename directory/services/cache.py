@@ -42,6 +42,7 @@ from sqlalchemy import Connection, event, select, update
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
+from directory import i18n
 from directory.models import CacheState
 from directory.services.identity import host_identity_key
 
@@ -415,6 +416,7 @@ def cached_page(view: Callable[..., Any]) -> Callable[..., Any]:
             request.query_string,
             date.today(),
             state.settings,
+            i18n.current_locale(),
         )
         if state.shared_pages is not None:
             generation, entry = state.shared_pages.lookup(key)

@@ -27,6 +27,10 @@ from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, or_, s
 from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
 
 from directory import models as m
+from directory.formats.names import initial, name_sort_key, person_sort_key
+from directory.i18n import current_locale, term_label, translate
+from directory.i18n import gettext as _
+from directory.i18n import lazy_gettext as _l
 from directory.services.access import (
     AREA_TREE,
     LISTED_ROLES,
@@ -64,13 +68,13 @@ T = TypeVar("T")
 
 #: Headings of the faculty sub-groups on the listing, in FACULTY_RANKS order.
 RANK_HEADINGS = {
-    "professor": "Professors",
-    "associate_professor": "Associate Professors",
-    "assistant_professor": "Assistant Professors",
-    "teaching_professor": "Teaching Professors",
-    "lecturer": "Lecturers",
-    "adjunct": "Adjunct faculty",
-    "research_professor": "Research Professors",
+    "professor": _l("Professors"),
+    "associate_professor": _l("Associate Professors"),
+    "assistant_professor": _l("Assistant Professors"),
+    "teaching_professor": _l("Teaching Professors"),
+    "lecturer": _l("Lecturers"),
+    "adjunct": _l("Adjunct faculty"),
+    "research_professor": _l("Research Professors"),
 }
 
 #: Papers shown on a research area's page.
@@ -197,17 +201,22 @@ def recruiting_summary(notices: Any) -> str:
     for level in sorted(by_level, key=lambda v: levels.index(v) if v in levels else len(levels)):
         found = by_level[level]
         dated = {t for t, _ in found if t is not None and not t.rolling}
-        terms = [t.label for t in sorted(dated, key=lambda t: (t.year, seasons.index(t.season)))]
+        # In the reader's language: the levels, the seasons and "any time".
+        ordered = sorted(dated, key=lambda t: (t.year, seasons.index(t.season)))
+        terms = [term_label(t) for t in ordered]
         terms += sorted({label for t, label in found if t is None})
         if any(t is not None and t.rolling for t, _ in found):
-            terms.append("any time")
-        parts.append((m.label(m.RECRUITING_LEVELS, level), ", ".join(terms)))
+            terms.append(_("any time"))
+        parts.append((translate(m.label(m.RECRUITING_LEVELS, level)), ", ".join(terms)))
     # Levels recruited for the same terms share them: "PhD students, Research interns (any
     # time)", not "(any time)" twice.
     by_terms: dict[str, list[str]] = {}
     for level_label, terms_text in parts:
         by_terms.setdefault(terms_text, []).append(level_label)
-    return "; ".join(f"{', '.join(labels)} ({terms})" for terms, labels in by_terms.items())
+    return "; ".join(
+        _("%(levels)s (%(terms)s)", levels=", ".join(labels), terms=terms)
+        for terms, labels in by_terms.items()
+    )
 
 
 def recruiting_people(viewer: Viewer, day: date) -> Select:
@@ -335,16 +344,16 @@ def group_people(people: list[m.Person]) -> list[PeopleGroup]:
         members = by_role.get(role)
         if not members:
             continue
-        group = PeopleGroup(role, heading)
+        group = PeopleGroup(role, translate(heading))
         if role == "faculty":
             by_rank: dict[str | None, list[m.Person]] = defaultdict(list)
             for person in members:
                 by_rank[person.rank if person.rank in RANK_HEADINGS else None].append(person)
             for rank, rank_heading in RANK_HEADINGS.items():
                 if by_rank.get(rank):
-                    group.subgroups.append(PeopleGroup(rank, rank_heading, by_rank[rank]))
+                    group.subgroups.append(PeopleGroup(rank, str(rank_heading), by_rank[rank]))
             if by_rank.get(None):
-                heading_other = "Other faculty" if group.subgroups else "Faculty"
+                heading_other = _("Other faculty") if group.subgroups else _("Faculty")
                 group.subgroups.append(PeopleGroup("other", heading_other, by_rank[None]))
         else:
             group.people = members
@@ -369,6 +378,15 @@ def _listing_order() -> tuple[Any, ...]:
     )
 
 
+def _listing_key(row: Any, locale: str) -> tuple[Any, ...]:
+    """:func:`_listing_order` in Python, with the locale's name order (names.name_sort_key)."""
+    roles = {role: i for i, (role, _heading) in enumerate(m.ROLES)}
+    ranks = {rank: i for i, rank in enumerate(RANK_HEADINGS)}
+    rank = 0 if row.role != "faculty" else ranks.get(row.rank, len(ranks))
+    name = name_sort_key(row.sort_name or row.full_name, row.native_name, locale)
+    return (roles.get(row.role, len(roles)), rank, name, row.id)
+
+
 def listing(
     session: Session,
     viewer: Viewer,
@@ -383,32 +401,40 @@ def listing(
     conditions = people_conditions(viewer, day, filters)
     if filters.q:
         conditions.append(_search_clause(filters.q))
-    letters = set(
-        session.scalars(select(_initial(m.Person.sort_name)).where(*conditions).distinct())
-    )
+    # The order and the A–Z index follow the reader's language (pinyin for Han names in
+    # Chinese, names.name_sort_key): worked out on the names of everyone matching (a light
+    # query), then one page of them is loaded.
+    locale = current_locale()
+    matching = [
+        (_listing_key(row, locale), row)
+        for row in session.execute(
+            select(
+                m.Person.id, m.Person.role, m.Person.rank, m.Person.sort_name,
+                m.Person.full_name, m.Person.native_name,
+            ).where(*conditions)
+        )
+    ]  # fmt: skip
+    letters = {initial(key[2]) for key, _row in matching} - {""}
     if filters.letter:
-        conditions.append(letter_clause(filters.letter))
-    per_role = dict(
-        session.execute(
-            select(m.Person.role, func.count(m.Person.id))
-            .where(*conditions)
-            .group_by(m.Person.role)
-        ).all()
-    )
-    role_counts = [(role, heading, per_role[role]) for role, heading in m.ROLES if role in per_role]
-    total = sum(per_role.values())
+        matching = [item for item in matching if initial(item[0][2]) == filters.letter]
+    matching.sort(key=lambda item: item[0])
+    per_role: dict[str, int] = defaultdict(int)
+    for _key, row in matching:
+        per_role[row.role] += 1
+    role_counts = [
+        (role, translate(heading), per_role[role]) for role, heading in m.ROLES if role in per_role
+    ]
+    total = len(matching)
     pages = max(1, math.ceil(total / page_size))
     number = min(filters.page, pages)
-    people = list(
-        session.scalars(
-            select(m.Person)
-            .where(*conditions)
-            .options(*card_options())
-            .order_by(*_listing_order())
-            .limit(page_size)
-            .offset((number - 1) * page_size)
+    page_ids = [row.id for _key, row in matching[(number - 1) * page_size : number * page_size]]
+    loaded = {
+        person.id: person
+        for person in session.scalars(
+            select(m.Person).where(m.Person.id.in_(page_ids)).options(*card_options())
         )
-    )
+    } if page_ids else {}  # fmt: skip
+    people = [loaded[person_id] for person_id in page_ids if person_id in loaded]
     groups = group_people(people)
     # A group continues from the page before when it starts ahead of this page.
     starts, start = {}, 0
@@ -549,13 +575,12 @@ def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPag
     )
     if area is None:
         return None
-    people = list(
+    locale = current_locale()
+    people = sorted(
         session.scalars(
-            select(m.Person)
-            .where(people_in_area(viewer, slug))
-            .options(*card_options())
-            .order_by(m.Person.sort_name, m.Person.id)
-        )
+            select(m.Person).where(people_in_area(viewer, slug)).options(*card_options())
+        ),
+        key=lambda person: (person_sort_key(person, locale), person.id),
     )
     groups = group_people(people)
     children = list(
@@ -923,10 +948,14 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
     ):
         if person.id not in covered:
             records[(person.id, "")] = Alumnus(person.full_name, person, None, None)
-    everyone = sorted(
-        records.values(),
-        key=lambda r: (-(r.year or 0), (r.person.sort_name if r.person else r.name).casefold()),
-    )
+    locale = current_locale()
+
+    def name_key(record: Alumnus) -> tuple[str, ...]:
+        if record.person is not None:
+            return person_sort_key(record.person, locale)
+        return name_sort_key(record.name, None, locale)
+
+    everyone = sorted(records.values(), key=lambda r: (-(r.year or 0), name_key(r)))
     advisors = {a.person.id: a.person for r in everyone for a in r.advisors if a.person is not None}
     in_area_ids = (
         set(session.scalars(select(m.Person.id).where(in_area(filters.area))))
@@ -954,7 +983,7 @@ def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: 
     return AlumniPage(
         page=_page_of(shown, filters.page, page_size),
         years=sorted({r.year for r in everyone if r.year}, reverse=True),
-        advisors=sorted(advisors.values(), key=lambda p: p.sort_name.casefold()),
+        advisors=sorted(advisors.values(), key=lambda p: person_sort_key(p, locale)),
         degrees=[d for d in m.values(m.DEGREES) if d in degrees_present],
         areas=list(areas),
         shown=shown,

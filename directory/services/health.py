@@ -23,7 +23,9 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from directory import config as settings
-from directory import migrate
+from directory import i18n, migrate
+from directory.i18n import gettext as _
+from directory.i18n import translate
 from directory.services import search, shared_cache
 from directory.services.identity import (
     IdentityAttributeMissing,
@@ -60,8 +62,12 @@ class DirectoryConfigError(ValueError):
         self.findings = findings
         lines = "\n".join(f"  - {f.check}: {f.message}" for f in findings)
         super().__init__(
-            f"The faculty directory is misconfigured ({len(findings)} problem(s)):\n{lines}\n"
-            "Run `flask directory check` after fixing them."
+            _(
+                "The faculty directory is misconfigured (%(count)s problem(s)):\n%(lines)s\n"
+                "Run `flask directory check` after fixing them.",
+                count=len(findings),
+                lines=lines,
+            )
         )
 
 
@@ -93,39 +99,39 @@ _MAY_BE_ZERO = {"DIRECTORY_CACHE_SECONDS"}
 def _value_problem(name: str, value: Any, default: Any) -> str | None:
     """Why ``value`` cannot work for the setting ``name`` (None: it can)."""
     if name in _OPTIONAL_TEXT:
-        return None if value is None or isinstance(value, str) else "must be a string or None"
+        return None if value is None or isinstance(value, str) else _("must be a string or None")
     if name == "DIRECTORY_CACHE_URL":
         if value is None:
             return None
         if not isinstance(value, str) or not value.startswith(("redis://", "rediss://", "unix://")):
-            return "must be None or a Redis URL (redis://host:port/db)"
-        return None if shared_cache.available() else "needs the redis package (the redis extra)"
+            return _("must be None or a Redis URL (redis://host:port/db)")
+        return None if shared_cache.available() else _("needs the redis package (the redis extra)")
     if name == "DIRECTORY_ENGINE":
         ok = value is None or isinstance(value, Engine) or callable(value)
-        return None if ok else "must be a SQLAlchemy Engine, a function returning one, or None"
+        return None if ok else _("must be a SQLAlchemy Engine, a function returning one, or None")
     if name == "DIRECTORY_IDENTITY_CALLABLE":
-        return None if value is None or callable(value) else "must be a function or None"
+        return None if value is None or callable(value) else _("must be a function or None")
     if name == "DIRECTORY_ADMINS":
         if isinstance(value, str):
             # `key in "chair"` would make "ch" an admin.
-            return f"is a string; give a list of identity keys, e.g. [{value!r}]"
+            return _("is a string; give a list of identity keys, e.g. [%(value)r]", value=value)
         ok = value is None or callable(value) or isinstance(value, list | tuple | set | frozenset)
-        return None if ok else "must be a list of identity keys, a function or None"
+        return None if ok else _("must be a list of identity keys, a function or None")
     if isinstance(default, bool):
-        return None if isinstance(value, bool) else "must be True or False"
+        return None if isinstance(value, bool) else _("must be True or False")
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
-            return "must be a whole number"
+            return _("must be a whole number")
         if value < 0 or (value == 0 and name not in _MAY_BE_ZERO):
-            return "must be a positive number" if name not in _MAY_BE_ZERO else "must be >= 0"
+            return _("must be a positive number") if name not in _MAY_BE_ZERO else _("must be >= 0")
         return None
     if isinstance(default, str):
-        return None if isinstance(value, str) else "must be a string"
+        return None if isinstance(value, str) else _("must be a string")
     if isinstance(default, list):
         ok = isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
-        return None if ok else "must be a list of strings"
+        return None if ok else _("must be a list of strings")
     if isinstance(default, dict):
-        return None if isinstance(value, dict) else "must be a dict"
+        return None if isinstance(value, dict) else _("must be a dict")
     return None
 
 
@@ -137,17 +143,56 @@ def setting_findings(config: dict[str, Any]) -> list[Finding]:
     for name in sorted(key for key in config if key.startswith("DIRECTORY_")):
         if name not in known:
             close = get_close_matches(name, list(known), n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            message = f"unknown setting {name}{hint} (remove or rename it)"
+            if close:
+                message = _(
+                    "unknown setting %(name)s; did you mean %(close)s? (remove or rename it)",
+                    name=name,
+                    close=close[0],
+                )
+            else:
+                message = _("unknown setting %(name)s (remove or rename it)", name=name)
             found.append(_problem("settings", message))
             continue
         problem = _value_problem(name, config[name], known[name])
         if problem:
-            found.append(_problem("settings", f"{name} {problem} (got {config[name]!r})"))
+            message = _(
+                "%(name)s %(problem)s (got %(value)r)",
+                name=name,
+                problem=problem,
+                value=config[name],
+            )
+            found.append(_problem("settings", message))
     found.extend(_problem("identity", message) for message in settings_problems(config))
+    found.extend(_problem("languages", message) for message in language_problems(config))
     if not found:
-        found.append(_ok("settings", f"{len(known)} settings known and valid"))
+        found.append(_ok("settings", _("%(count)s settings known and valid", count=len(known))))
     return found
+
+
+def language_problems(config: dict[str, Any]) -> list[str]:
+    """What is wrong with DIRECTORY_LANGUAGES: empty, not a list of locale identifiers, or a
+    language the directory has no catalogue for."""
+    languages = config.get("DIRECTORY_LANGUAGES", settings.DIRECTORY_LANGUAGES)
+    if not isinstance(languages, list | tuple) or not languages:
+        return [_("DIRECTORY_LANGUAGES must list at least one language, e.g. ['en', 'zh_Hans']")]
+    shipped = i18n.available_locales()
+    problems = []
+    for language in languages:
+        if not isinstance(language, str) or language not in shipped:
+            close = get_close_matches(str(language), shipped, n=1)
+            hint = _("; did you mean %(close)r?", close=close[0]) if close else ""
+            problems.append(
+                _(
+                    "DIRECTORY_LANGUAGES names %(language)r, which has no catalogue%(hint)s "
+                    "(available: %(available)s; see docs/translating.md to add one)",
+                    language=language,
+                    hint=hint,
+                    available=", ".join(shipped),
+                )
+            )
+    if len(set(map(str, languages))) != len(languages):
+        problems.append(_("DIRECTORY_LANGUAGES names a language twice"))
+    return problems
 
 
 # ----------------------------------------------------------------------------- routes
@@ -184,14 +229,22 @@ def route_findings(app: Flask) -> list[Finding]:
                 found.append(
                     _problem(
                         "routes",
-                        f"the host's {rule.rule} ({rule.endpoint}) and the directory's "
-                        f"{mine.rule} ({mine.endpoint}) answer the same URL; move the "
-                        "directory with DIRECTORY_URL_PREFIX or the host's route elsewhere",
+                        _(
+                            "the host's %(rule)s (%(endpoint)s) and the directory's %(ours)s "
+                            "(%(our_endpoint)s) answer the same URL; move the directory with "
+                            "DIRECTORY_URL_PREFIX or the host's route elsewhere",
+                            rule=rule.rule,
+                            endpoint=rule.endpoint,
+                            ours=mine.rule,
+                            our_endpoint=mine.endpoint,
+                        ),
                     )
                 )
     if not found:
         count = sum(len(rules) for rules in ours.values())
-        found.append(_ok("routes", f"{count} directory routes, none shared with the host"))
+        found.append(
+            _ok("routes", _("%(count)s directory routes, none shared with the host", count=count))
+        )
     return found
 
 
@@ -230,21 +283,29 @@ def database_findings(app: Flask) -> list[Finding]:
         return [
             _problem(
                 "database",
-                f"cannot reach {_safe_url(app)}: {reason} (check DIRECTORY_DATABASE_URL or "
-                "DIRECTORY_ENGINE, and that the server is up)",
+                _(
+                    "cannot reach %(url)s: %(reason)s (check DIRECTORY_DATABASE_URL or "
+                    "DIRECTORY_ENGINE, and that the server is up)",
+                    url=_safe_url(app),
+                    reason=reason,
+                ),
             )
         ]
-    found = [_ok("database", f"reachable ({engine.dialect.name})")]
+    found = [_ok("database", _("reachable (%(dialect)s)", dialect=engine.dialect.name))]
     script = ScriptDirectory.from_config(migrate.alembic_config(engine))
     heads = set(script.get_heads())
     if current == heads:
-        found.append(_ok("migrations", f"at head ({', '.join(sorted(heads))})"))
+        found.append(_ok("migrations", _("at head (%(heads)s)", heads=", ".join(sorted(heads)))))
     else:
-        at = ", ".join(sorted(current)) or "none (no directory tables)"
+        at = ", ".join(sorted(current)) or _("none (no directory tables)")
         found.append(
             _problem(
                 "migrations",
-                f"at {at}, head is {', '.join(sorted(heads))}: run `flask directory db upgrade`",
+                _(
+                    "at %(at)s, head is %(heads)s: run `flask directory db upgrade`",
+                    at=at,
+                    heads=", ".join(sorted(heads)),
+                ),
             )
         )
     return found
@@ -267,9 +328,12 @@ def search_findings(app: Flask) -> list[Finding]:
         finally:
             session.close()
     if not drift:
-        return [_ok("search", "index in step with the data")]
-    what = ", ".join(f"{count} {search.KIND_NOUNS[kind]}" for kind, count in drift.items())
-    return [_problem("search", f"index out of step ({what}): run `flask directory reindex`")]
+        return [_ok("search", _("index in step with the data"))]
+    what = ", ".join(
+        f"{count} {translate(search.KIND_NOUNS[kind])}" for kind, count in drift.items()
+    )
+    message = _("index out of step (%(what)s): run `flask directory reindex`", what=what)
+    return [_problem("search", message)]
 
 
 # ----------------------------------------------------------------------------- identity, headers
@@ -291,8 +355,10 @@ def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Find
         return [
             _problem(
                 "identity",
-                'DIRECTORY_IDENTITY_SOURCE = "flask_login", but the app has no LoginManager: '
-                "call login_manager.init_app(app)",
+                _(
+                    'DIRECTORY_IDENTITY_SOURCE = "flask_login", but the app has no '
+                    "LoginManager: call login_manager.init_app(app)"
+                ),
             )
         ]
     if source in ("flask_login", "g"):
@@ -300,9 +366,13 @@ def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Find
             return [
                 _ok(
                     "identity",
-                    f"source {source!r} (not tried with a user: give --session, e.g. "
-                    "--session _user_id=1 for Flask-Login; a user without "
-                    f"{attribute!r} is refused on its first request anyway)",
+                    _(
+                        "source %(source)r (not tried with a user: give --session, e.g. "
+                        "--session _user_id=1 for Flask-Login; a user without %(attribute)r "
+                        "is refused on its first request anyway)",
+                        source=source,
+                        attribute=attribute,
+                    ),
                 )
             ]
         with app.test_request_context():
@@ -317,27 +387,37 @@ def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Find
             return [
                 _problem(
                     "identity",
-                    f"nobody is signed in with the session {signed_in!r} (source {source!r}), "
-                    f"or their {attribute!r} is empty: check --session",
+                    _(
+                        "nobody is signed in with the session %(session)r (source "
+                        "%(source)r), or their %(attribute)r is empty: check --session",
+                        session=signed_in,
+                        source=source,
+                        attribute=attribute,
+                    ),
                 )
             ]
-        return [_ok("identity", f"source {source!r}: the test user's key is {key!r}")]
+        message = _("source %(source)r: the test user's key is %(key)r", source=source, key=key)
+        return [_ok("identity", message)]
     if source == "callable":
         with app.test_request_context():
             try:
                 value = config["DIRECTORY_IDENTITY_CALLABLE"]()
             except Exception as error:  # noqa: BLE001 - the host's function, reported as is
-                return [_problem("identity", f"DIRECTORY_IDENTITY_CALLABLE raised {error!r}")]
+                message = _("DIRECTORY_IDENTITY_CALLABLE raised %(error)r", error=error)
+                return [_problem("identity", message)]
         if value is not None and not isinstance(value, str):
             return [
                 _problem(
                     "identity",
-                    f"DIRECTORY_IDENTITY_CALLABLE returned {type(value).__name__}; "
-                    "it must return the key as a string, or None",
+                    _(
+                        "DIRECTORY_IDENTITY_CALLABLE returned %(type)s; it must return the key "
+                        "as a string, or None",
+                        type=type(value).__name__,
+                    ),
                 )
             ]
-        return [_ok("identity", "source 'callable' answers for an anonymous request")]
-    return [_ok("identity", f"source {source!r}")]
+        return [_ok("identity", _("source 'callable' answers for an anonymous request"))]
+    return [_ok("identity", _("source %(source)r", source=source))]
 
 
 def header_findings(app: Flask) -> list[Finding]:
@@ -348,18 +428,29 @@ def header_findings(app: Flask) -> list[Finding]:
     try:
         response = app.test_client().get(path)
     except Exception as error:  # noqa: BLE001 - reported as the check's finding
-        return [_problem("headers", f"{path} failed: {type(error).__name__}: {error}")]
+        message = _(
+            "%(path)s failed: %(type)s: %(error)s",
+            path=path,
+            type=type(error).__name__,
+            error=error,
+        )
+        return [_problem("headers", message)]
     missing = [name for name in SECURITY_HEADERS if name not in response.headers]
     if response.status_code != 200:
-        return [_problem("headers", f"{path} answered {response.status_code}, not 200")]
+        message = _("%(path)s answered %(status)s, not 200", path=path, status=response.status_code)
+        return [_problem("headers", message)]
     if missing:
         fix = (
-            "the host turned DIRECTORY_SECURITY_HEADERS off: set them in the host or turn it on"
+            _("the host turned DIRECTORY_SECURITY_HEADERS off: set them in the host or turn it on")
             if not app.config["DIRECTORY_SECURITY_HEADERS"]
-            else "something removes them after the directory sets them"
+            else _("something removes them after the directory sets them")
         )
-        return [_problem("headers", f"{path} lacks {', '.join(missing)}: {fix}")]
-    return [_ok("headers", f"{path} sends {', '.join(SECURITY_HEADERS)}")]
+        message = _(
+            "%(path)s lacks %(missing)s: %(fix)s", path=path, missing=", ".join(missing), fix=fix
+        )
+        return [_problem("headers", message)]
+    sends = _("%(path)s sends %(headers)s", path=path, headers=", ".join(SECURITY_HEADERS))
+    return [_ok("headers", sends)]
 
 
 def run_checks(app: Flask, signed_in: dict[str, Any] | None = None) -> list[Finding]:
@@ -373,5 +464,5 @@ def run_checks(app: Flask, signed_in: dict[str, Any] | None = None) -> list[Find
         found += header_findings(app)
         found += search_findings(app)
     else:
-        found.append(_problem("pages", "not checked: fix the database first"))
+        found.append(_problem("pages", _("not checked: fix the database first")))
     return found

@@ -19,6 +19,7 @@ from flask import current_app, g, request, session
 from sqlalchemy import select
 
 from directory.db import get_session
+from directory.i18n import gettext as _
 from directory.models import Person
 from directory.services.accounts import signed_in_username
 
@@ -62,18 +63,26 @@ def settings_problems(config: dict[str, Any]) -> list[str]:
     source = config["DIRECTORY_IDENTITY_SOURCE"]
     if source not in IDENTITY_SOURCES:
         problems.append(
-            f"DIRECTORY_IDENTITY_SOURCE must be one of {', '.join(IDENTITY_SOURCES)}; "
-            f"got {source!r}."
+            _(
+                "DIRECTORY_IDENTITY_SOURCE must be one of %(sources)s; got %(source)r.",
+                sources=", ".join(IDENTITY_SOURCES),
+                source=source,
+            )
         )
     if source == "callable" and not callable(config["DIRECTORY_IDENTITY_CALLABLE"]):
         problems.append(
-            'DIRECTORY_IDENTITY_SOURCE = "callable" needs DIRECTORY_IDENTITY_CALLABLE, a '
-            "function returning the signed-in user's key or None."
+            _(
+                'DIRECTORY_IDENTITY_SOURCE = "callable" needs DIRECTORY_IDENTITY_CALLABLE, a '
+                "function returning the signed-in user's key or None."
+            )
         )
     if config["DIRECTORY_BUILTIN_LOGIN"] and source != "builtin":
         problems.append(
-            "DIRECTORY_BUILTIN_LOGIN is only for the standalone site; with "
-            f"DIRECTORY_IDENTITY_SOURCE = {source!r} the host signs people in."
+            _(
+                "DIRECTORY_BUILTIN_LOGIN is only for the standalone site; with "
+                "DIRECTORY_IDENTITY_SOURCE = %(source)r the host signs people in.",
+                source=source,
+            )
         )
     return problems
 

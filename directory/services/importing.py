@@ -28,6 +28,7 @@ from directory import models as m
 from directory.formats.bibtex import BibtexProblem, BibtexTooLarge, parse_bibtex
 from directory.formats.interchange import ImportResult, import_documents
 from directory.formats.orcid import parse_orcid_record
+from directory.models.vocabularies import N_
 from directory.services.errors import CannotApply
 from directory.services.pubimport import (
     ImportPlan,
@@ -207,7 +208,6 @@ def revert_group(changes: ChangeSet, record: ChangeRecord) -> None:
             changes.delete(kind, entry)
 
 
-
 def _titles_row(label: str, titles: list[str], total: int | None = None) -> dict[str, object]:
     """A row listing the first titles of ``total`` (default: all of ``titles``)."""
     total = len(titles) if total is None else total
@@ -224,10 +224,10 @@ def display_rows(session: Session, kind: str, state: dict | None) -> list[dict[s
     state = state or {}
     rows: list[dict[str, object]] = []
     if kind == PROFILE_IMPORT:
-        return [{"field": "source", "label": "Document", "before": None,
+        return [{"field": "source", "label": N_("Document"), "before": None,
                  "after": state.get("source")}]  # fmt: skip
     if state.get("filename"):
-        rows.append({"field": "file", "label": "File", "before": None,
+        rows.append({"field": "file", "label": N_("File"), "before": None,
                      "after": state["filename"]})  # fmt: skip
     if "source" in state:  # a proposal: what approving would import
         try:
@@ -237,9 +237,11 @@ def display_rows(session: Session, kind: str, state: dict | None) -> list[dict[s
                 entries = parse_bibtex(state["source"]).entries
         except BibtexTooLarge:
             entries = []
-        rows.append(_titles_row("Papers", [e.data.get("title") or "(no title)" for e in entries]))
+        rows.append(
+            _titles_row(N_("Papers"), [e.data.get("title") or "(no title)" for e in entries])
+        )
         return rows
-    for key, label in (("created", "New papers"), ("linked", "Papers linked")):
+    for key, label in (("created", N_("New papers")), ("linked", N_("Papers linked"))):
         ids = state.get(key) or []
         if ids:
             found = dict(

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, joinedload, selectinload
 
 from directory import models as m
 from directory.formats.interchange import profile_publication_order
+from directory.models.vocabularies import N_
 from directory.services.access import (
     advising_visible,
     listed_notices,
@@ -215,9 +216,13 @@ def fold_publications(
 
 #: Papers not yet published are listed under their status, ahead of the years.
 STATUS_HEADINGS = {
-    "under_review": "Under review", "in_preparation": "In preparation", "preprint": "Preprints",
-}  # fmt: skip
-SELECTED = "Selected"
+    "under_review": N_("Under review"),
+    "in_preparation": N_("In preparation"),
+    "preprint": N_("Preprints"),
+}
+SELECTED = N_("Selected")
+#: The heading of papers without a year.
+UNDATED = N_("Undated")
 
 
 def listing_heading(row: Any) -> str:
@@ -248,7 +253,7 @@ def year_heading(pub: Any) -> str:
         return STATUS_HEADINGS[pub.status]
     if pub.status and pub.status != "published":
         return m.label(m.PUBLICATION_STATUSES, pub.status)
-    return "Undated"
+    return UNDATED
 
 
 def group_publications(rows: list[Any], repeat_selected: bool = False) -> list[PublicationGroup]:

@@ -57,7 +57,9 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from directory import models as m
 from directory.formats.markdown import render_markdown
+from directory.i18n import format_short_date, gettext, translate
 from directory.models import SearchDocument
+from directory.models.vocabularies import N_
 from directory.services.access import (
     listed_notices,
     listed_people,
@@ -69,8 +71,16 @@ from directory.services.identity import Viewer
 
 #: The kinds of things found, in the order results are grouped.
 KINDS = ("person", "publication", "notice")
-KIND_LABELS = {"person": "People", "publication": "Publications", "notice": "Recruiting"}
-KIND_NOUNS = {"person": "people", "publication": "publications", "notice": "recruiting notices"}
+KIND_LABELS = {
+    "person": N_("People"),
+    "publication": N_("Publications"),
+    "notice": N_("Recruiting"),
+}
+KIND_NOUNS = {
+    "person": N_("people"),
+    "publication": N_("publications"),
+    "notice": N_("recruiting notices"),
+}
 
 #: The FTS5 table (SQLite) and the GIN index (PostgreSQL) are created by the migration with
 #: raw DDL; :func:`directory.migrate.include_object` knows them by this prefix.
@@ -252,11 +262,44 @@ def _publication_document(pub: m.Publication) -> dict[str, Any]:
 
 def notice_title(notice: m.RecruitingNotice) -> str:
     """'Recruiting PhD students · Fall 2027' unless the owner gave a title (a rolling notice
-    names no term)."""
+    names no term; stored in English, which search matches: :func:`localised` shows it in the
+    reader's language)."""
     level = m.label(m.RECRUITING_LEVELS, notice.level)
     return _join(
-        notice.title or f"Recruiting {level}", None if notice.is_rolling else notice.term_label
+        notice.title or f"{RECRUITING_PREFIX}{level}",
+        None if notice.is_rolling else notice.term_label,
     )
+
+
+#: How a stored notice title without its own title begins.
+RECRUITING_PREFIX = "Recruiting "
+#: How a stored notice summary names its deadline.
+DEADLINE_PREFIX = "apply by "
+#: The stored word for a funded notice.
+FUNDED = N_("funded")
+#: Labels a stored title or summary may hold, shown translated.
+_STORED_LABELS = {label for _v, label in (*m.ROLES, *m.RECRUITING_LEVELS)} | {FUNDED}
+
+
+def localised(text: str) -> str:
+    """A stored title or summary (" · "-separated, in English so that search matches it) in
+    the reader's language: the vocabulary labels, "Recruiting …", "apply by <date>" and
+    "funded" are translated; what people wrote stays as written."""
+    parts = []
+    for part in text.split(" · "):
+        rest = part.removeprefix(RECRUITING_PREFIX)
+        if part.startswith(RECRUITING_PREFIX) and rest in _STORED_LABELS:
+            part = gettext("Recruiting %(level)s", level=translate(rest))
+        elif part.startswith(DEADLINE_PREFIX) and _ISO_DAY.fullmatch(part[len(DEADLINE_PREFIX) :]):
+            day = date.fromisoformat(part[len(DEADLINE_PREFIX) :])
+            part = gettext("apply by %(day)s", day=format_short_date(day))
+        elif part in _STORED_LABELS:
+            part = translate(part)
+        parts.append(part)
+    return " · ".join(parts)
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _notice_document(notice: m.RecruitingNotice) -> dict[str, Any]:
@@ -273,8 +316,8 @@ def _notice_document(notice: m.RecruitingNotice) -> dict[str, Any]:
         "title": notice_title(notice),
         "summary": _join(
             owner.full_name,
-            f"apply by {notice.deadline.isoformat()}" if notice.deadline else None,
-            "funded" if notice.funded else None,
+            f"{DEADLINE_PREFIX}{notice.deadline.isoformat()}" if notice.deadline else None,
+            FUNDED if notice.funded else None,
         ),
         "body": description,
         "title_tokens": tokenize(notice_title(notice)),
@@ -532,8 +575,8 @@ def search(
             kind=doc.kind,
             object_id=doc.object_id,
             ref=doc.ref,
-            title=highlight(doc.title, terms),
-            summary=highlight(doc.summary, terms),
+            title=highlight(localised(doc.title), terms),
+            summary=highlight(localised(doc.summary), terms),
             snippet=highlight(doc.body, terms, SNIPPET_LENGTH),
             url=urls.get(doc.object_id) if doc.kind == "publication" else _url(doc),
             rank=float(score or 0.0),

@@ -15,6 +15,8 @@ from sqlalchemy import Date, DateTime, inspect, select
 from sqlalchemy.orm import Session, object_session
 
 from directory import models as m
+from directory.i18n import translate
+from directory.models.vocabularies import N_
 from directory.services.publication_rows import (
     author_dicts,
     child_dicts,
@@ -243,8 +245,115 @@ def _apply_listing(
             setattr(row, key, listing[key])
 
 
+#: How the history and the approval queue name each field of a snapshot (translated where
+#: shown); a field not listed is named after its key.
+FIELD_LABELS = {
+    "abstract": N_("Abstract"),
+    "active": N_("Active"),
+    "address": N_("Address"),
+    "advisor_confirmed": N_("Advisor confirmed"),
+    "advisor_id": N_("Advisor"),
+    "advisor_name": N_("Advisor name"),
+    "advisors": N_("Advisors"),
+    "alt_text": N_("Photo description"),
+    "archived": N_("Older news"),
+    "areas": N_("Research areas"),
+    "article": N_("Article number"),
+    "arxiv_id": N_("arXiv id"),
+    "authors": N_("Authors"),
+    "bio": N_("Biography"),
+    "body": N_("Text"),
+    "citation_key": N_("Citation key"),
+    "course_code": N_("Course code"),
+    "created_by_id": N_("Created by"),
+    "day": N_("Day"),
+    "deadline": N_("Deadline"),
+    "degree": N_("Degree"),
+    "delegate": N_("Delegate"),
+    "delegate_id": N_("Delegate"),
+    "description": N_("Description"),
+    "doi": N_("DOI"),
+    "email": N_("Email"),
+    "end_month": N_("End month"),
+    "end_year": N_("End year"),
+    "expires_on": N_("Take down on"),
+    "field": N_("Field"),
+    "full_name": N_("Full name"),
+    "funded": N_("Funded"),
+    "funder": N_("Funder"),
+    "funding_note": N_("Funding note"),
+    "giver": N_("Given by"),
+    "grant_number": N_("Grant number"),
+    "hidden": N_("Hidden"),
+    "hosts": N_("Hosts"),
+    "hosts_label": N_("Introduce them as"),
+    "how_to_apply": N_("How to apply"),
+    "institution": N_("Institution"),
+    "interests": N_("Research interests"),
+    "is_current": N_("Ongoing"),
+    "kind": N_("Kind"),
+    "label": N_("Label"),
+    "labels": N_("Labels"),
+    "last_confirmed": N_("Last confirmed"),
+    "level": N_("Level"),
+    "links": N_("Links"),
+    "listing": N_("On the profile"),
+    "location": N_("Location"),
+    "month": N_("Month"),
+    "name": N_("Name"),
+    "name_variants": N_("Other spellings as an author"),
+    "native_name": N_("Name in another script"),
+    "note": N_("Note"),
+    "number": N_("Issue"),
+    "office": N_("Office"),
+    "organisation": N_("Organisation"),
+    "pages": N_("Pages"),
+    "parent_id": N_("Part of"),
+    "phone": N_("Phone"),
+    "photo": N_("Photo"),
+    "place": N_("Place"),
+    "placement": N_("Placement"),
+    "position": N_("Position in the list"),
+    "projects": N_("Research projects"),
+    "pronouns": N_("Pronouns"),
+    "publication_id": N_("Publication"),
+    "publications": N_("Publications"),
+    "publisher": N_("Publisher"),
+    "rank": N_("Faculty rank"),
+    "recruiting": N_("Recruiting"),
+    "role": N_("Role"),
+    "section": N_("Section"),
+    "section_intros": N_("Section introductions"),
+    "selected": N_("Selected"),
+    "slug": N_("Address (slug)"),
+    "sort_name": N_("Sort name"),
+    "start_month": N_("Start month"),
+    "start_year": N_("Start year"),
+    "status": N_("Status"),
+    "student_confirmed": N_("Student confirmed"),
+    "student_id": N_("Student"),
+    "student_name": N_("Student name"),
+    "summary": N_("Summary"),
+    "term": N_("Term"),
+    "thesis": N_("Thesis"),
+    "thesis_url": N_("Thesis link"),
+    "title": N_("Title"),
+    "title_translation": N_("Translation"),
+    "type": N_("Type"),
+    "uid": N_("Record id"),
+    "unit": N_("Unit"),
+    "url": N_("Link"),
+    "user_key": N_("Sign-in identity"),
+    "venue": N_("Venue"),
+    "venue_short": N_("Short venue"),
+    "visibility": N_("Visibility"),
+    "volume": N_("Volume"),
+    "year": N_("Year"),
+}
+
+
 def _humanise(name: str) -> str:
-    return name.replace("_", " ").capitalize()
+    return FIELD_LABELS.get(name) or name.replace("_", " ").capitalize()
 
 
 def diff(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -384,9 +493,9 @@ def readable_rows(session: Session, kind: str, rows: list[dict[str, Any]]) -> li
             return known.get(value, "(deleted)")
         vocabulary = _lookup(_VOCABULARIES, kind, name)
         if vocabulary is not None:
-            return m.label(vocabulary, value)
+            return translate(m.label(vocabulary, value))
         if name in _MONTH_FIELDS and isinstance(value, int) and 1 <= value <= 12:
-            return m.MONTHS[value - 1]
+            return translate(m.MONTHS[value - 1])
         if name == "authors":
             return [_author_text(a) for a in value]
         if name == "links":

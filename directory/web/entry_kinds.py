@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from directory import models as m
+from directory.i18n import gettext as _
+from directory.i18n import lazy_gettext as _l
+from directory.i18n import term_label, translate
 from directory.services.access import advising_side_name
 from directory.services.identity import current_viewer
 from directory.services.snapshots import describe
@@ -25,22 +28,22 @@ def _default_summary(kind: str) -> Callable[[Any], str]:
 def _advising(entry: Any) -> str:
     # The other side's name, unless their profile is hidden from whoever edits this one.
     if entry.advisor_id == entry.owner_id:
-        return f"Student: {advising_side_name(current_viewer(), entry, 'student')}"
-    return f"Advisor: {advising_side_name(current_viewer(), entry, 'advisor')}"
+        return _("Student: %(name)s", name=advising_side_name(current_viewer(), entry, "student"))
+    return _("Advisor: %(name)s", name=advising_side_name(current_viewer(), entry, "advisor"))
 
 
 def _recruiting(entry: Any) -> str:
-    level = m.label(m.RECRUITING_LEVELS, entry.level)
+    level = translate(m.label(m.RECRUITING_LEVELS, entry.level))
     if entry.term_unreadable:
-        term = f" · “{entry.term}”: names no term, choose one"
+        term = " · " + _("“%(term)s”: names no term, choose one", term=entry.term)
     else:
-        term = f" · {entry.term_label}"
-    return f"{entry.title or 'Recruiting ' + level}{term}"
+        term = f" · {term_label(entry)}"
+    return f"{entry.title or _('Recruiting %(level)s', level=level)}{term}"
 
 
 def _service(entry: Any) -> str:
     year = f" {entry.year}" if entry.year else ""
-    return f"{m.label(m.SERVICE_KINDS, entry.kind)}: {entry.venue}{year}"
+    return f"{translate(m.label(m.SERVICE_KINDS, entry.kind))}: {entry.venue}{year}"
 
 
 def _project(entry: Any) -> str:
@@ -55,10 +58,10 @@ class EntryKind:
     name: str
     model: type[m.Base]
     form: type[forms.EntryForm]
-    #: The section heading on the editing page ("News").
-    title: str
-    #: One entry ("news item").
-    singular: str
+    #: The section heading on the editing page ("News"), translated when shown.
+    title: Any
+    #: One entry ("news item"), translated when shown.
+    singular: Any
     #: One line naming an entry (default: its title).
     summarise: Callable[[Any], str] | None = None
     #: Relationships that summary reads, loaded for all of a profile's entries at once.
@@ -72,25 +75,26 @@ class EntryKind:
 KINDS: dict[str, EntryKind] = {
     k.name: k
     for k in (
-        EntryKind("news", m.NewsItem, forms.NewsItemForm, "News", "news item",
+        EntryKind("news", m.NewsItem, forms.NewsItemForm, _l("News"), _l("news item"),
                   lambda e: f"[{e.year}] {describe('news', {'body': e.body})}"),
         EntryKind("recruiting", m.RecruitingNotice, forms.RecruitingNoticeForm,
-                  "Recruiting notices", "recruiting notice", _recruiting),
-        EntryKind("projects", m.ResearchProject, forms.ResearchProjectForm, "Research projects",
-                  "project", _project),
+                  _l("Recruiting notices"), _l("recruiting notice"), _recruiting),
+        EntryKind("projects", m.ResearchProject, forms.ResearchProjectForm,
+                  _l("Research projects"), _l("project"), _project),
         EntryKind("advising", m.AdvisingRelation, forms.AdvisingRelationForm,
-                  "Students and advisors", "advising relation", _advising,
+                  _l("Students and advisors"), _l("advising relation"), _advising,
                   load=("advisor", "student")),
-        EntryKind("education", m.Education, forms.EducationForm, "Education", "degree",
+        EntryKind("education", m.Education, forms.EducationForm, _l("Education"), _l("degree"),
                   lambda e: f"{e.degree}, {e.institution}"),
-        EntryKind("experience", m.Experience, forms.ExperienceForm, "Experience", "position",
-                  lambda e: f"{e.organisation} · {e.title}"),
-        EntryKind("teaching", m.Teaching, forms.TeachingForm, "Teaching", "course"),
-        EntryKind("service", m.Service, forms.ServiceForm, "Service", "service entry", _service),
-        EntryKind("awards", m.Award, forms.AwardForm, "Awards", "award"),
-        EntryKind("funding", m.Funding, forms.FundingForm, "Funding", "funding source"),
+        EntryKind("experience", m.Experience, forms.ExperienceForm, _l("Experience"),
+                  _l("position"), lambda e: f"{e.organisation} · {e.title}"),
+        EntryKind("teaching", m.Teaching, forms.TeachingForm, _l("Teaching"), _l("course")),
+        EntryKind("service", m.Service, forms.ServiceForm, _l("Service"), _l("service entry"),
+                  _service),
+        EntryKind("awards", m.Award, forms.AwardForm, _l("Awards"), _l("award")),
+        EntryKind("funding", m.Funding, forms.FundingForm, _l("Funding"), _l("funding source")),
         EntryKind("custom_sections", m.CustomSection, forms.CustomSectionForm,
-                  "Other sections", "section"),
+                  _l("Other sections"), _l("section")),
     )
 }  # fmt: skip
 

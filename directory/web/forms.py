@@ -42,35 +42,38 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
 
 from directory import models as m
 from directory.formats.placements import parse_placement, structure_placement
+from directory.i18n import gettext as _
+from directory.i18n import lazy_gettext as _l
 from directory.services.access import person_clause
 from directory.services.identity import current_viewer
 from directory.web.csrf import DirectoryForm
 
-YEAR = [Optional(), NumberRange(1900, 2200, message="Enter a year such as 2024.")]
-MONTH = [Optional(), NumberRange(1, 12, message="Enter a month from 1 to 12.")]
+YEAR = [Optional(), NumberRange(1900, 2200, message=_l("Enter a year such as 2024."))]
+MONTH = [Optional(), NumberRange(1, 12, message=_l("Enter a month from 1 to 12."))]
 
 
 def http_url(form: Any, field: Any) -> None:
     """Links must be web addresses (never ``javascript:`` or ``data:``)."""
     if field.data and urlsplit(field.data).scheme not in ("http", "https"):
-        raise ValidationError("Enter a web address starting with https:// or http://.")
+        raise ValidationError(_l("Enter a web address starting with https:// or http://."))
 
 
 def url_field(label: str) -> StringField:
     return StringField(
-        label, [Optional(), Length(max=1000), http_url, URL(message="Enter a full web address.")]
+        label,
+        [Optional(), Length(max=1000), http_url, URL(message=_l("Enter a full web address."))],
     )
 
 
 def text(label: str, max_length: int, required: bool = False, **kw: Any) -> StringField:
-    first = DataRequired(message="This field is required.") if required else Optional()
+    first = DataRequired(message=_l("This field is required.")) if required else Optional()
     return StringField(label, [first, Length(max=max_length)], **kw)
 
 
 def markdown(label: str, required: bool = False, **kw: Any) -> TextAreaField:
     """A Markdown text area; the editing page offers a preview of every such field."""
-    first = DataRequired(message="This field is required.") if required else Optional()
-    kw.setdefault("description", "Markdown: **bold**, *italic*, [link](https://…), lists.")
+    first = DataRequired(message=_l("This field is required.")) if required else Optional()
+    kw.setdefault("description", _l("Markdown: **bold**, *italic*, [link](https://…), lists."))
     return TextAreaField(
         label, [first, Length(max=20000)], render_kw={"data-markdown": "1", "rows": 6}, **kw
     )
@@ -85,7 +88,8 @@ def options(pairs: Any) -> list[Any]:
 
 
 def vocab(vocabulary: tuple[tuple[str, str], ...]) -> list[Any]:
-    return options(vocabulary)
+    """Choices from a vocabulary, their labels shown in the reader's language."""
+    return options((value, _l(label)) for value, label in vocabulary)
 
 
 class MultiCheckboxField(SelectMultipleField):
@@ -111,7 +115,7 @@ def record_version(form: Any, field: Any) -> None:
     """A version is a whole number the database can compare with (empty: a new record)."""
     if str(field.data or "").strip() and as_version(field.data) is None:
         raise ValidationError(
-            "This page carried an invalid version of the record; reload it and try again."
+            _l("This page carried an invalid version of the record; reload it and try again.")
         )
 
 
@@ -127,10 +131,10 @@ class EntryForm(VersionedForm):
     """Fields every entry has."""
 
     visibility = SelectField(
-        "Who sees this",
+        _l("Who sees this"),
         choices=vocab(m.VISIBILITIES),
         default="public",
-        description="Private entries are shown only to you and the profile's editors.",
+        description=_l("Private entries are shown only to you and the profile's editors."),
     )
     #: Fields handled by the kind's own code instead of a plain copy.
     extra_fields: tuple[str, ...] = ()
@@ -160,11 +164,11 @@ class EntryForm(VersionedForm):
 
 
 class DateRangeFields:
-    start_year = IntegerField("Start year", YEAR)
-    start_month = IntegerField("Start month", MONTH)
-    end_year = IntegerField("End year", YEAR)
-    end_month = IntegerField("End month", MONTH)
-    is_current = BooleanField("Ongoing (shown as “– present”)")
+    start_year = IntegerField(_l("Start year"), YEAR)
+    start_month = IntegerField(_l("Start month"), MONTH)
+    end_year = IntegerField(_l("End year"), YEAR)
+    end_month = IntegerField(_l("End month"), MONTH)
+    is_current = BooleanField(_l("Ongoing (shown as “– present”)"))
 
 
 def _month_or_none(value: Any) -> int | None:
@@ -176,25 +180,25 @@ def _month_or_none(value: Any) -> int | None:
 
 class NewsItemForm(EntryForm):
     year = IntegerField(
-        "Year",
-        [InputRequired(message="Enter the year."), *YEAR[1:]],
+        _l("Year"),
+        [InputRequired(message=_l("Enter the year.")), *YEAR[1:]],
         render_kw={"inputmode": "numeric"},
     )
     month = SelectField(
-        "Month",
-        choices=options([("", "—"), *((str(i), name) for i, name in enumerate(m.MONTHS, 1))]),
+        _l("Month"),
+        choices=options([("", "—"), *((str(i), _l(name)) for i, name in enumerate(m.MONTHS, 1))]),
         coerce=_month_or_none,
         default=None,
     )
     day = IntegerField(
-        "Day", [Optional(), NumberRange(1, 31, message="Enter a day from 1 to 31.")],
+        _l("Day"), [Optional(), NumberRange(1, 31, message=_l("Enter a day from 1 to 31."))],
         render_kw={"inputmode": "numeric"},
     )  # fmt: skip
     #: One date, its parts side by side ("[July 2026] I will attend OSDI '26": a month is enough).
-    field_groups = {"year": ("Date (a year, or a month, or a day)", ("year", "month", "day"))}
-    body = markdown("News", required=True)
-    url = url_field("Link")
-    archived = BooleanField("Show under “older news”")
+    field_groups = {"year": (_l("Date (a year, or a month, or a day)"), ("year", "month", "day"))}
+    body = markdown(_l("News"), required=True)
+    url = url_field(_l("Link"))
+    archived = BooleanField(_l("Show under “older news”"))
 
     def validate(self, extra_validators: Any = None) -> bool:
         valid = super().validate(extra_validators)
@@ -202,45 +206,52 @@ class NewsItemForm(EntryForm):
         if self.day.errors or day is None or year is None or self.year.errors:
             return valid
         if month is None:
-            self.day.errors.append("Choose the month of this day, or leave the day empty.")
+            self.day.errors.append(_("Choose the month of this day, or leave the day empty."))
             return False
         try:
             date(year, month, day)
         except ValueError:
-            self.day.errors.append(f"{m.MONTHS[month - 1]} {year} has no day {day}.")
+            self.day.errors.append(
+                _(
+                    "%(month)s %(year)s has no day %(day)s.",
+                    month=_(m.MONTHS[month - 1]),
+                    year=year,
+                    day=day,
+                )
+            )
             return False
         return valid
 
 
 class EducationForm(EntryForm, DateRangeFields):
-    degree = text("Degree", 120, required=True, description="e.g. Ph.D., B.S.")
-    field = text("Field", 200)
-    institution = text("Institution", 200, required=True)
-    unit = text("School or department", 200)
-    place = text("Place", 200)
-    advisors = text("Advisors", 400)
-    thesis = text("Thesis title", 400)
-    thesis_url = url_field("Thesis link")
-    note = TextAreaField("Note", [Optional(), Length(max=2000)])
+    degree = text(_l("Degree"), 120, required=True, description=_l("e.g. Ph.D., B.S."))
+    field = text(_l("Field"), 200)
+    institution = text(_l("Institution"), 200, required=True)
+    unit = text(_l("School or department"), 200)
+    place = text(_l("Place"), 200)
+    advisors = text(_l("Advisors"), 400)
+    thesis = text(_l("Thesis title"), 400)
+    thesis_url = url_field(_l("Thesis link"))
+    note = TextAreaField(_l("Note"), [Optional(), Length(max=2000)])
 
 
 class ExperienceForm(EntryForm, DateRangeFields):
-    kind = SelectField("Kind", choices=vocab(m.EXPERIENCE_KINDS), default="job")
-    title = text("Position", 200, required=True)
-    organisation = text("Organisation", 200, required=True)
-    place = text("Place", 200)
-    hosts = text("Hosts or mentors", 400)
-    hosts_label = text("Introduce them as", 40, description="Hosts, Advisor, Mentor…")
-    description = markdown("Description")
-    url = url_field("Link")
+    kind = SelectField(_l("Kind"), choices=vocab(m.EXPERIENCE_KINDS), default="job")
+    title = text(_l("Position"), 200, required=True)
+    organisation = text(_l("Organisation"), 200, required=True)
+    place = text(_l("Place"), 200)
+    hosts = text(_l("Hosts or mentors"), 400)
+    hosts_label = text(_l("Introduce them as"), 40, description=_l("Hosts, Advisor, Mentor…"))
+    description = markdown(_l("Description"))
+    url = url_field(_l("Link"))
 
 
 class ResearchProjectForm(EntryForm):
-    title = text("Title", 300, required=True)
-    summary = markdown("Summary")
-    url = url_field("Link")
-    status = SelectField("Status", choices=vocab(m.PROJECT_STATUSES), default="current")
-    parent_id = SelectField("Part of", coerce=str, default="")
+    title = text(_l("Title"), 300, required=True)
+    summary = markdown(_l("Summary"))
+    url = url_field(_l("Link"))
+    status = SelectField(_l("Status"), choices=vocab(m.PROJECT_STATUSES), default="current")
+    parent_id = SelectField(_l("Part of"), coerce=str, default="")
     extra_fields = ("parent_id",)
 
     def prepare(self, owner: m.Person, session: Any) -> None:
@@ -261,7 +272,7 @@ class ResearchProjectForm(EntryForm):
     def validate_parent_id(self, field: Any) -> None:
         editing = getattr(self, "_editing_id", None)
         if field.data and editing is not None and field.data == str(editing):
-            raise ValidationError("A project cannot be part of itself.")
+            raise ValidationError(_l("A project cannot be part of itself."))
 
     def fill(self, obj: Any, session: Any) -> None:
         super().fill(obj, session)
@@ -269,45 +280,45 @@ class ResearchProjectForm(EntryForm):
 
 
 class TeachingForm(EntryForm):
-    title = text("Course", 300, required=True)
-    course_code = text("Course code", 60)
-    term = text("Term", 60, description="e.g. Fall 2025")
-    year = IntegerField("Year", YEAR)
-    institution = text("Institution", 200)
-    role = SelectField("Role", choices=vocab(m.TEACHING_ROLES), default="instructor")
-    url = url_field("Link")
+    title = text(_l("Course"), 300, required=True)
+    course_code = text(_l("Course code"), 60)
+    term = text(_l("Term"), 60, description=_l("e.g. Fall 2025"))
+    year = IntegerField(_l("Year"), YEAR)
+    institution = text(_l("Institution"), 200)
+    role = SelectField(_l("Role"), choices=vocab(m.TEACHING_ROLES), default="instructor")
+    url = url_field(_l("Link"))
 
 
 class ServiceForm(EntryForm):
-    kind = SelectField("Kind", choices=vocab(m.SERVICE_KINDS))
-    venue = text("Venue or body", 200, required=True)
-    year = IntegerField("Year", YEAR)
-    role = text("Role", 120, description="When not plain membership: Co-Chair, Area chair…")
-    note = text("Note", 200)
+    kind = SelectField(_l("Kind"), choices=vocab(m.SERVICE_KINDS))
+    venue = text(_l("Venue or body"), 200, required=True)
+    year = IntegerField(_l("Year"), YEAR)
+    role = text(_l("Role"), 120, description=_l("When not plain membership: Co-Chair, Area chair…"))
+    note = text(_l("Note"), 200)
 
 
 class AwardForm(EntryForm):
-    title = text("Award", 400, required=True)
-    title_translation = text("Translation", 400)
-    year = IntegerField("Year", YEAR)
-    giver = text("Given by", 200)
-    url = url_field("Link")
-    note = text("Note", 400)
+    title = text(_l("Award"), 400, required=True)
+    title_translation = text(_l("Translation"), 400)
+    year = IntegerField(_l("Year"), YEAR)
+    giver = text(_l("Given by"), 200)
+    url = url_field(_l("Link"))
+    note = text(_l("Note"), 400)
 
 
 class FundingForm(EntryForm):
-    funder = text("Funder", 200, required=True)
-    title = text("Grant title", 400)
-    grant_number = text("Grant number", 120)
-    url = url_field("Link")
-    start_year = IntegerField("Start year", YEAR)
-    end_year = IntegerField("End year", YEAR)
-    note = TextAreaField("Note", [Optional(), Length(max=2000)])
+    funder = text(_l("Funder"), 200, required=True)
+    title = text(_l("Grant title"), 400)
+    grant_number = text(_l("Grant number"), 120)
+    url = url_field(_l("Link"))
+    start_year = IntegerField(_l("Start year"), YEAR)
+    end_year = IntegerField(_l("End year"), YEAR)
+    note = TextAreaField(_l("Note"), [Optional(), Length(max=2000)])
 
 
 class CustomSectionForm(EntryForm):
-    title = text("Heading", 200, required=True)
-    body = markdown("Text", required=True)
+    title = text(_l("Heading"), 200, required=True)
+    body = markdown(_l("Text"), required=True)
 
 
 #: The intake select's value for a notice whose old free-text intake names no term.
@@ -315,32 +326,34 @@ KEEP_TERM_TEXT = "keep"
 
 
 class RecruitingNoticeForm(EntryForm):
-    level = SelectField("Recruiting", choices=vocab(m.RECRUITING_LEVELS))
+    level = SelectField(_l("Recruiting"), choices=vocab(m.RECRUITING_LEVELS))
     term_season = SelectField(
-        "Season", choices=options([("", m.ROLLING_LABEL), *m.TERM_SEASONS]), default=""
+        _l("Season"), choices=vocab((("", m.ROLLING_LABEL), *m.TERM_SEASONS)), default=""
     )
     term_year = IntegerField(
-        "Year",
-        [Optional(), NumberRange(*m.TERM_YEARS, message="Enter a year such as 2027.")],
+        _l("Year"),
+        [Optional(), NumberRange(*m.TERM_YEARS, message=_l("Enter a year such as 2027."))],
         render_kw={"inputmode": "numeric"},
     )
-    title = text("Title", 300)
-    description = markdown("Description", required=True)
-    how_to_apply = markdown("How to apply")
-    deadline = DateField("Apply by", [Optional()])
+    title = text(_l("Title"), 300)
+    description = markdown(_l("Description"), required=True)
+    how_to_apply = markdown(_l("How to apply"))
+    deadline = DateField(_l("Apply by"), [Optional()])
     expires_on = DateField(
-        "Take down on", [Optional()], description="The notice disappears on this date."
+        _l("Take down on"), [Optional()], description=_l("The notice disappears on this date.")
     )
-    funding_note = text("Funding", 400)
-    funded = BooleanField("Funded positions")
-    areas = MultiCheckboxField("Research areas", coerce=int)
+    funding_note = text(_l("Funding"), 400)
+    funded = BooleanField(_l("Funded positions"))
+    areas = MultiCheckboxField(_l("Research areas"), coerce=int)
     extra_fields = ("areas", "term_season", "term_year")
     field_groups = {
         "term_season": (
-            "When the position starts",
+            _l("When the position starts"),
             ("term_season", "term_year"),
-            "A season and its year, or rolling: open at any time, shown to students asking "
-            "for any term.",
+            _l(
+                "A season and its year, or rolling: open at any time, shown to students "
+                "asking for any term."
+            ),
         )
     }
     #: The stored intake text that names no term, shown as a choice to keep (None if none).
@@ -358,13 +371,14 @@ class RecruitingNoticeForm(EntryForm):
         if obj is None or not obj.term_unreadable:
             return
         self.unreadable_term = obj.term
-        self.term_season.choices = options(
-            [("", m.ROLLING_LABEL), *m.TERM_SEASONS,
-             (KEEP_TERM_TEXT, f"Keep as written: “{obj.term}”")]
-        )  # fmt: skip
-        self.term_season.description = (
-            f"“{obj.term}” names no season and year, so students filtering by term do not "
-            "see this notice. Choose a season and a year, or rolling."
+        self.term_season.choices = [
+            *vocab((("", m.ROLLING_LABEL), *m.TERM_SEASONS)),
+            *options([(KEEP_TERM_TEXT, _("Keep as written: “%(term)s”", term=obj.term))]),
+        ]
+        self.term_season.description = _(
+            "“%(term)s” names no season and year, so students filtering by term do not see "
+            "this notice. Choose a season and a year, or rolling.",
+            term=obj.term,
         )
 
     def load(self, obj: Any) -> None:
@@ -381,10 +395,10 @@ class RecruitingNoticeForm(EntryForm):
             return False
         if season in ("", KEEP_TERM_TEXT) and year.data is not None:
             year.errors.append(
-                "Choose a season for this year, or leave the year empty for a rolling notice."
+                _("Choose a season for this year, or leave the year empty for a rolling notice.")
             )
         elif season not in ("", KEEP_TERM_TEXT) and year.data is None:
-            year.errors.append("Enter the year the position starts, e.g. 2027.")
+            year.errors.append(_("Enter the year the position starts, e.g. 2027."))
         else:
             return valid
         return False
@@ -409,40 +423,44 @@ class RecruitingNoticeForm(EntryForm):
 
 
 ADVISING_SIDES = (
-    ("student", "I advise this person (my student)"),
-    ("advisor", "This person advises me (my advisor)"),
+    ("student", _l("I advise this person (my student)")),
+    ("advisor", _l("This person advises me (my advisor)")),
 )
 
 
 class AdvisingRelationForm(EntryForm):
-    side = SelectField("Relation", choices=options(ADVISING_SIDES), default="student")
+    side = SelectField(_l("Relation"), choices=options(ADVISING_SIDES), default="student")
     other_id = SelectField(
-        "Department member",
+        _l("Department member"),
         coerce=str,
         default="",
-        description="Choose a department member, or type an outside name below.",
+        description=_l("Choose a department member, or type an outside name below."),
     )
-    other_name = text("Or a name outside the department", 200)
-    role = SelectField("Advising role", choices=vocab(m.ADVISING_ROLES), default="advisor")
-    degree = SelectField("Degree", choices=vocab(m.DEGREES), default="phd")
-    start_year = IntegerField("Start year", YEAR)
-    end_year = IntegerField("End year", YEAR)
-    status = SelectField("Status", choices=vocab(m.ADVISING_STATUSES), default="current")
-    thesis = text("Thesis", 400)
+    other_name = text(_l("Or a name outside the department"), 200)
+    role = SelectField(_l("Advising role"), choices=vocab(m.ADVISING_ROLES), default="advisor")
+    degree = SelectField(_l("Degree"), choices=vocab(m.DEGREES), default="phd")
+    start_year = IntegerField(_l("Start year"), YEAR)
+    end_year = IntegerField(_l("End year"), YEAR)
+    status = SelectField(_l("Status"), choices=vocab(m.ADVISING_STATUSES), default="current")
+    thesis = text(_l("Thesis"), 400)
     placement = text(
-        "Placement",
+        _l("Placement"),
         300,
-        description="Where they went, as you would write it, e.g. Assistant Professor, CMU "
-        "(2024). Leave the three placement fields below empty to have them read from it.",
+        description=_l(
+            "Where they went, as you would write it, e.g. Assistant Professor, CMU "
+            "(2024). Leave the three placement fields below empty to have them read from it."
+        ),
     )
-    placement_organisation = text("Placement: organisation", 200, description="e.g. CMU")
+    placement_organisation = text(_l("Placement: organisation"), 200, description=_l("e.g. CMU"))
     placement_kind = SelectField(
-        "Placement: kind of position",
-        choices=options([("", "—"), *m.PLACEMENT_KINDS]),
+        _l("Placement: kind of position"),
+        choices=vocab((("", "—"), *m.PLACEMENT_KINDS)),
         default="",
     )
-    placement_year = IntegerField("Placement: year", YEAR, description="When they started there.")
-    note = text("Note", 300)
+    placement_year = IntegerField(
+        _l("Placement: year"), YEAR, description=_l("When they started there.")
+    )
+    note = text(_l("Note"), 300)
     extra_fields = ("side", "other_id", "other_name")
 
     def prepare(self, owner: m.Person, session: Any) -> None:
@@ -469,7 +487,7 @@ class AdvisingRelationForm(EntryForm):
                 self.placement_kind.data = found.kind
                 self.placement_year.data = found.year
         if obj.placement_unparsed:
-            self.placement.description = (
+            self.placement.description = _(
                 "This placement could not be read: please give its organisation and kind of "
                 "position below (the text is kept as written)."
             )
@@ -486,7 +504,7 @@ class AdvisingRelationForm(EntryForm):
         if not self.other_id.data and not (self.other_name.data or "").strip():
             self.other_name.errors = [
                 *self.other_name.errors,
-                "Choose a department member or type a name.",
+                _("Choose a department member or type a name."),
             ]
             valid = False
         # A kind or year of position is at an organisation (the field's own validators stop
@@ -497,7 +515,7 @@ class AdvisingRelationForm(EntryForm):
         if (self.placement_kind.data or self.placement_year.data) and not organisation:
             if not self.placement_organisation.errors:
                 self.placement_organisation.errors = [
-                    "Name the organisation they went to (or clear the kind and year)."
+                    _("Name the organisation they went to (or clear the kind and year).")
                 ]
             valid = False
         return valid
@@ -570,39 +588,39 @@ def format_links(links: list[Any]) -> str:
 class ProfileForm(VersionedForm):
     """What the owner maintains about themself."""
 
-    full_name = text("Full name", 200, required=True)
-    native_name = text("Name in another script", 200, description="e.g. 魏星达")
+    full_name = text(_l("Full name"), 200, required=True)
+    native_name = text(_l("Name in another script"), 200, description=_l("e.g. 魏星达"))
     name_variants = TextAreaField(
-        "Other spellings as an author",
+        _l("Other spellings as an author"),
         [Optional(), Length(max=2000)],
-        description="One per line, e.g. X. Wei — used to link your papers.",
+        description=_l("One per line, e.g. X. Wei — used to link your papers."),
         render_kw={"rows": 2},
     )
-    pronouns = text("Pronouns", 40)
-    title = text("Title", 300, description="e.g. Assistant Professor")
-    rank = SelectField("Faculty rank", choices=options([("", "—"), *m.FACULTY_RANKS]), default="")
-    unit = text("Unit", 200, description="Lab, group or institute")
+    pronouns = text(_l("Pronouns"), 40)
+    title = text(_l("Title"), 300, description=_l("e.g. Assistant Professor"))
+    rank = SelectField(_l("Faculty rank"), choices=vocab((("", "—"), *m.FACULTY_RANKS)), default="")
+    unit = text(_l("Unit"), 200, description=_l("Lab, group or institute"))
     email = StringField(
-        "Email", [Optional(), Length(max=254), Email(message="Enter an email address.")]
+        _l("Email"), [Optional(), Length(max=254), Email(message=_l("Enter an email address."))]
     )
-    office = text("Office", 200)
-    address = TextAreaField("Postal address", [Optional(), Length(max=1000)])
-    phone = text("Phone", 64)
+    office = text(_l("Office"), 200)
+    address = TextAreaField(_l("Postal address"), [Optional(), Length(max=1000)])
+    phone = text(_l("Phone"), 64)
     interests = text(
-        "Research interests",
+        _l("Research interests"),
         1000,
-        description="One line, e.g. operating systems, machine learning systems.",
+        description=_l("One line, e.g. operating systems, machine learning systems."),
     )
-    bio = markdown("Biography")
+    bio = markdown(_l("Biography"))
     links = TextAreaField(
-        "Links",
+        _l("Links"),
         [Optional(), Length(max=10000)],
-        description="One per line: a URL, or “Label | URL”.",
+        description=_l("One per line: a URL, or “Label | URL”."),
         render_kw={"rows": 4},
     )
-    areas = MultiCheckboxField("Research areas", coerce=int)
+    areas = MultiCheckboxField(_l("Research areas"), coerce=int)
     visibility = SelectField(
-        "Who sees this profile", choices=vocab(m.VISIBILITIES), default="public"
+        _l("Who sees this profile"), choices=vocab(m.VISIBILITIES), default="public"
     )
 
     PLAIN = (
@@ -629,7 +647,9 @@ class ProfileForm(VersionedForm):
     def validate_links(self, field: Any) -> None:
         for number, link in enumerate(parse_links(field.data), start=1):
             if urlsplit(link["url"]).scheme not in ("http", "https"):
-                raise ValidationError(f"Line {number}: enter a web address starting with https://.")
+                raise ValidationError(
+                    _("Line %(number)s: enter a web address starting with https://.", number=number)
+                )
 
     def fill(self, person: m.Person, session: Any) -> None:
         from sqlalchemy import select
@@ -654,12 +674,12 @@ class ProfileForm(VersionedForm):
 
 
 class PhotoForm(DirectoryForm):
-    photo = FileField("Photo", [FileRequired(message="Choose an image file.")])
-    alt_text = text("Describe the photo", 300, description="For people who cannot see it.")
+    photo = FileField(_l("Photo"), [FileRequired(message=_l("Choose an image file."))])
+    alt_text = text(_l("Describe the photo"), 300, description=_l("For people who cannot see it."))
 
 
 #: The choices of a CV section's place: left out, or a place from 1.
-CV_PLACES = [("", "Leave out"), *((str(i), str(i)) for i in range(1, len(m.CV_SECTIONS) + 1))]
+CV_PLACES = [("", _l("Leave out")), *((str(i), str(i)) for i in range(1, len(m.CV_SECTIONS) + 1))]
 
 
 class PaperListForm(VersionedForm):
@@ -667,9 +687,11 @@ class PaperListForm(VersionedForm):
     below, and the CV's sections (one ``cv_<section>`` place each, added below the class)."""
 
     repeat_selected = BooleanField(
-        "List my selected papers again under their year",
-        description="Off: each paper is listed once, the selected ones first. On: the selected "
-        "papers come first and are listed again with the others (profile, CV and print).",
+        _l("List my selected papers again under their year"),
+        description=_l(
+            "Off: each paper is listed once, the selected ones first. On: the selected "
+            "papers come first and are listed again with the others (profile, CV and print)."
+        ),
     )
 
     def section_fields(self) -> list[tuple[str, Any]]:
@@ -694,7 +716,7 @@ class PaperListForm(VersionedForm):
         valid = super().validate(extra_validators)
         if valid and not self.chosen_sections():
             first = self.section_fields()[0][1]
-            first.errors = [*first.errors, "Give at least one section a place on the CV."]
+            first.errors = [*first.errors, _("Give at least one section a place on the CV.")]
             return False
         return valid
 
@@ -709,19 +731,19 @@ for _name, _label in m.CV_SECTIONS:
     setattr(
         PaperListForm,
         f"cv_{_name}",
-        SelectField(_label, choices=options(CV_PLACES), default=""),
+        SelectField(_l(_label), choices=options(CV_PLACES), default=""),
     )
 
 
 def photo_focus_field(label: str) -> IntegerField:
     def step(form: Any, field: Any) -> None:
         if field.data is not None and field.data % 5:
-            raise ValidationError("Use a multiple of 5 (0, 5, 10 … 100).")
+            raise ValidationError(_l("Use a multiple of 5 (0, 5, 10 … 100)."))
 
     return IntegerField(
         label,
-        [InputRequired(message="Enter a number from 0 to 100."),
-         NumberRange(0, 100, message="Enter a number from 0 to 100."), step],
+        [InputRequired(message=_l("Enter a number from 0 to 100.")),
+         NumberRange(0, 100, message=_l("Enter a number from 0 to 100.")), step],
         render_kw={"min": 0, "max": 100, "step": 5, "inputmode": "numeric"},
     )  # fmt: skip
 
@@ -729,8 +751,8 @@ def photo_focus_field(label: str) -> IntegerField:
 class PhotoFocusForm(VersionedForm):
     """The point of the photo kept in view where it is cropped to a square or a circle."""
 
-    focus_x = photo_focus_field("Across, in % from the left edge")
-    focus_y = photo_focus_field("Down, in % from the top edge")
+    focus_x = photo_focus_field(_l("Across, in percent from the left edge"))
+    focus_y = photo_focus_field(_l("Down, in percent from the top edge"))
 
 
 # ----------------------------------------------------------------------------- small actions
@@ -749,64 +771,66 @@ class MoveForm(VersionedForm):
 
     def validate_direction(self, field: Any) -> None:
         if field.data not in ("up", "down"):
-            raise ValidationError("Move up or down.")
+            raise ValidationError(_l("Move up or down."))
 
 
 class DelegateForm(DirectoryForm):
-    delegate_id = SelectField("Person", coerce=str, validators=[DataRequired()])
+    delegate_id = SelectField(_l("Person"), coerce=str, validators=[DataRequired()])
 
 
 class RejectForm(DirectoryForm):
     reason = TextAreaField(
-        "Reason (shown to the author)", [DataRequired(message="Say why."), Length(max=2000)]
+        _l("Reason (shown to the author)"), [DataRequired(message=_l("Say why.")), Length(max=2000)]
     )
 
 
 class ReasonForm(DirectoryForm):
-    reason = TextAreaField("Note (optional)", [Optional(), Length(max=2000)])
+    reason = TextAreaField(_l("Note (optional)"), [Optional(), Length(max=2000)])
 
 
 # ----------------------------------------------------------------------------- admin
 
 
 class PersonAdminForm(VersionedForm):
-    full_name = text("Full name", 200, required=True)
+    full_name = text(_l("Full name"), 200, required=True)
     slug = StringField(
-        "Address (slug)",
+        _l("Address (slug)"),
         [Optional(), Length(max=120)],
-        description="Letters, digits and hyphens; made from the name when empty.",
+        description=_l("Letters, digits and hyphens; made from the name when empty."),
     )
-    role = SelectField("Role", choices=vocab(m.ROLE_NAMES))
-    email = StringField("Email", [Optional(), Length(max=254), Email()])
+    role = SelectField(_l("Role"), choices=vocab(m.ROLE_NAMES))
+    email = StringField(_l("Email"), [Optional(), Length(max=254), Email()])
     user_key = StringField(
-        "Sign-in identity",
+        _l("Sign-in identity"),
         [Optional(), Length(max=254)],
-        description="The host's stable key for this person (username, eppn or email).",
+        description=_l("The host's stable key for this person (username, eppn or email)."),
     )
-    active = BooleanField("Active", default=True)
-    visibility = SelectField("Profile visibility", choices=vocab(m.VISIBILITIES))
+    active = BooleanField(_l("Active"), default=True)
+    visibility = SelectField(_l("Profile visibility"), choices=vocab(m.VISIBILITIES))
 
     def validate_slug(self, field: Any) -> None:
         import re
 
         if field.data and not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", field.data):
-            raise ValidationError("Use lower-case letters, digits and single hyphens.")
+            raise ValidationError(_l("Use lower-case letters, digits and single hyphens."))
 
 
 class AreaForm(VersionedForm):
-    name = text("Name", 120, required=True)
-    slug = StringField("Slug", [Optional(), Length(max=80)])
-    description = TextAreaField("Description", [Optional(), Length(max=2000)])
-    parent_id = SelectField("Broader area", coerce=str, default="")
+    name = text(_l("Name"), 120, required=True)
+    slug = StringField(_l("Slug"), [Optional(), Length(max=80)])
+    description = TextAreaField(_l("Description"), [Optional(), Length(max=2000)])
+    parent_id = SelectField(_l("Broader area"), coerce=str, default="")
 
 
 class MergeForm(DirectoryForm):
-    keep_id = SelectField("Keep this profile", coerce=str, validators=[DataRequired()])
-    merge_id = SelectField("Merge this duplicate into it", coerce=str, validators=[DataRequired()])
+    keep_id = SelectField(_l("Keep this profile"), coerce=str, validators=[DataRequired()])
+    merge_id = SelectField(
+        _l("Merge this duplicate into it"), coerce=str, validators=[DataRequired()]
+    )
 
     def validate_merge_id(self, field: Any) -> None:
         if field.data == self.keep_id.data:
-            raise ValidationError("Choose two different people.")
+            raise ValidationError(_l("Choose two different people."))
 
 
 # ----------------------------------------------------------------------------- onboarding
@@ -814,7 +838,7 @@ class MergeForm(DirectoryForm):
 
 class OnboardingUploadForm(DirectoryForm):
     people_file = FileField(
-        "CSV file of people", [FileRequired(message="Choose a CSV file to upload.")]
+        _l("CSV file of people"), [FileRequired(message=_l("Choose a CSV file to upload."))]
     )
 
 
@@ -827,20 +851,22 @@ class OnboardingConfirmForm(DirectoryForm):
     filename = HiddenField()
     #: The lines the preview said would be written; confirming writes only those.
     lines = HiddenField()
-    send_invitations = BooleanField("E-mail each person their invitation", default=True)
+    send_invitations = BooleanField(_l("E-mail each person their invitation"), default=True)
 
 
 class RemindForm(DirectoryForm):
     """The stale report's selection: whom to send a reminder."""
 
-    people = SelectMultipleField("Remind", coerce=int, validate_choice=False)
+    people = SelectMultipleField(_l("Remind"), coerce=int, validate_choice=False)
 
     def validate_people(self, field: Any) -> None:
         if not field.data:
-            raise ValidationError("Choose at least one person to remind.")
+            raise ValidationError(_l("Choose at least one person to remind."))
         listed = {choice.value for choice in field.choices or ()}
         if not set(field.data) <= listed:
             raise ValidationError(
-                "Only people this report lists, with an e-mail address, can be reminded; "
-                "reload the report and choose again."
+                _l(
+                    "Only people this report lists, with an e-mail address, can be reminded; "
+                    "reload the report and choose again."
+                )
             )

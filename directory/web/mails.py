@@ -6,12 +6,14 @@ from __future__ import annotations
 from flask import current_app, render_template, url_for
 
 from directory import models as m
+from directory.i18n import department_name
+from directory.i18n import gettext as _
 from directory.services import mail
 from directory.services.mail import Mail
 
 
 def _department() -> str:
-    return current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+    return department_name()
 
 
 def invitation_mail(person: m.Person, link: str, days: int) -> Mail:
@@ -19,7 +21,7 @@ def invitation_mail(person: m.Person, link: str, days: int) -> Mail:
     values = {"person": person, "link": link, "days": days, "department": _department()}
     return Mail(
         to=person.email or "",
-        subject=f"Your profile in the {_department()} directory",
+        subject=_("Your profile in the %(department)s directory", department=_department()),
         text=render_template("directory/mail/invitation.txt", **values),
         html=render_template("directory/mail/invitation.html", **values),
     )
@@ -38,7 +40,10 @@ def reminder_mail(person: m.Person, token: str) -> Mail:
     }
     return Mail(
         to=person.email or "",
-        subject=f"Is your profile in the {_department()} directory still current?",
+        subject=_(
+            "Is your profile in the %(department)s directory still current?",
+            department=_department(),
+        ),
         text=render_template("directory/mail/reminder.txt", **values),
         html=render_template("directory/mail/reminder.html", **values),
     )

@@ -16,6 +16,8 @@ from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAr
 from wtforms.validators import Length, Optional, ValidationError
 
 from directory import models as m
+from directory.i18n import gettext as _
+from directory.i18n import lazy_gettext as _l
 from directory.services.publication_rows import NAME_PARTS
 from directory.web.forms import MONTH, YEAR, VersionedForm, http_url, labelled_lines, text, vocab
 
@@ -107,46 +109,52 @@ def link_author(session: Session, name: str) -> int | None:
 
 
 class PublicationForm(VersionedForm):
-    title = text("Title", 1000, required=True)
+    title = text(_l("Title"), 1000, required=True)
     authors = TextAreaField(
-        "Authors",
+        _l("Authors"),
         [Optional(), Length(max=20000)],
-        description="One per line, in print order. Mark co-first authors with * and "
-        "corresponding authors with † or (corresponding), editors with (editor); end with "
-        "“et al.” when the list is incomplete. Leave empty when no author is known.",
+        description=_l(
+            "One per line, in print order. Mark co-first authors with * and "
+            "corresponding authors with † or (corresponding), editors with (editor); end with "
+            "“et al.” when the list is incomplete. Leave empty when no author is known."
+        ),
         render_kw={"rows": 5},
     )
-    venue = text("Venue", 500, description="e.g. USENIX OSDI 2025")
-    venue_short = text("Short venue", 60, description="e.g. OSDI'25")
-    year = IntegerField("Year", YEAR)
-    month = IntegerField("Month", MONTH)
-    type = SelectField("Type", choices=vocab(m.PUBLICATION_TYPES), default="conference")
-    status = SelectField("Status", choices=vocab(m.PUBLICATION_STATUSES), default="published")
-    doi = StringField("DOI", [Optional(), Length(max=255)], description="e.g. 10.1145/1234.5678")
-    arxiv_id = text("arXiv id", 40)
-    pages = text("Pages", 40)
-    note = TextAreaField("Note", [Optional(), Length(max=2000)], render_kw={"rows": 2})
-    labels = text("Labels", 500, description="Comma separated, e.g. CCF A, Oral")
+    venue = text(_l("Venue"), 500, description=_l("e.g. USENIX OSDI 2025"))
+    venue_short = text(_l("Short venue"), 60, description=_l("e.g. OSDI'25"))
+    year = IntegerField(_l("Year"), YEAR)
+    month = IntegerField(_l("Month"), MONTH)
+    type = SelectField(_l("Type"), choices=vocab(m.PUBLICATION_TYPES), default="conference")
+    status = SelectField(_l("Status"), choices=vocab(m.PUBLICATION_STATUSES), default="published")
+    doi = StringField(
+        _l("DOI"), [Optional(), Length(max=255)], description=_l("e.g. 10.1145/1234.5678")
+    )
+    arxiv_id = text(_l("arXiv id"), 40)
+    pages = text(_l("Pages"), 40)
+    note = TextAreaField(_l("Note"), [Optional(), Length(max=2000)], render_kw={"rows": 2})
+    labels = text(_l("Labels"), 500, description=_l("Comma separated, e.g. CCF A, Oral"))
     links = TextAreaField(
-        "Links",
+        _l("Links"),
         [Optional(), Length(max=10000)],
-        description="One per line: a URL (the paper), or “Code | URL”, “Slides | URL”…",
+        description=_l("One per line: a URL (the paper), or “Code | URL”, “Slides | URL”…"),
         render_kw={"rows": 3},
     )
     awards = TextAreaField(
-        "Awards", [Optional(), Length(max=4000)], description="One per line, e.g. Best Paper Award",
-        render_kw={"rows": 2},
-    )  # fmt: skip
-    badges = TextAreaField(
-        "Artifact badges",
+        _l("Awards"),
         [Optional(), Length(max=4000)],
-        description="One per line: “Artifacts Available” or “USENIX | Results Reproduced”.",
+        description=_l("One per line, e.g. Best Paper Award"),
         render_kw={"rows": 2},
     )
-    abstract = TextAreaField("Abstract", [Optional(), Length(max=20000)], render_kw={"rows": 4})
-    visibility = SelectField("Who sees this", choices=vocab(m.VISIBILITIES), default="public")
-    selected = BooleanField("Show among my selected papers")
-    hidden = BooleanField("Hide from my profile")
+    badges = TextAreaField(
+        _l("Artifact badges"),
+        [Optional(), Length(max=4000)],
+        description=_l("One per line: “Artifacts Available” or “USENIX | Results Reproduced”."),
+        render_kw={"rows": 2},
+    )
+    abstract = TextAreaField(_l("Abstract"), [Optional(), Length(max=20000)], render_kw={"rows": 4})
+    visibility = SelectField(_l("Who sees this"), choices=vocab(m.VISIBILITIES), default="public")
+    selected = BooleanField(_l("Show among my selected papers"))
+    hidden = BooleanField(_l("Hide from my profile"))
 
     PLAIN = (
         "title", "venue", "venue_short", "year", "month", "type", "status", "doi", "arxiv_id",
@@ -159,7 +167,7 @@ class PublicationForm(VersionedForm):
                 http_url(self, type("F", (), {"data": link["url"]})())
             except ValidationError:
                 raise ValidationError(
-                    f"Line {number}: enter a web address starting with https://."
+                    _("Line %(number)s: enter a web address starting with https://.", number=number)
                 ) from None
 
     def load(self, pub: m.Publication, row: m.ProfilePublication | None) -> None:

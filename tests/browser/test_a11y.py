@@ -56,6 +56,11 @@ A11Y_PAGES = [
     ("admin people", "admin", "/directory/admin/people", 200),
     ("admin areas", "admin", "/directory/admin/areas", 200),
     ("approvals", "admin", "/directory/approvals", 200),
+    # The interface in Simplified Chinese (lang="zh-Hans", the native name first).
+    ("listing in Chinese", None, "/directory/?lang=zh_Hans", 200),
+    ("profile in Chinese", None, "/directory/people/xingda-wei?lang=zh_Hans", 200),
+    ("recruiting in Chinese", None, "/directory/recruiting?lang=zh_Hans", 200),
+    ("profile editor in Chinese", "admin", "/directory/people/xingda-wei/edit?lang=zh_Hans", 200),
 ]
 SERIOUS = {"serious", "critical"}
 

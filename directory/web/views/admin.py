@@ -16,6 +16,7 @@ from werkzeug.wrappers import Response
 from directory import models as m
 from directory.db import get_session
 from directory.formats.names import make_slug, sort_name, unique_slug
+from directory.i18n import gettext as _
 from directory.models import PendingChange
 from directory.services import access, department, mail
 from directory.services.changes import (
@@ -169,13 +170,18 @@ def admin_person(slug: str | None = None) -> Any:
         changes.finish()
     except (Conflict, StaleDataError, IntegrityError):
         session.rollback()
-        flash("This person changed meanwhile, or the address was just taken; check and save again.",
-              "error")  # fmt: skip
+        flash(
+            _(
+                "This person changed meanwhile, or the address was just taken; "
+                "check and save again."
+            ),
+            "error",
+        )
         if person is not None:
             session.refresh(person)
             form.version.data = person.version
         return _person_page(form, person, title, 409)
-    flash(f"Saved {target.full_name}.", "success")
+    flash(_("Saved %(name)s.", name=target.full_name), "success")
     return redirect(url_for("directory.admin_person", slug=target.slug))
 
 
@@ -204,7 +210,7 @@ def admin_deactivate(slug: str) -> Response:
     person.active = False
     person.role = "alumni"
     changes.finish()
-    flash(f"{person.full_name} is now listed among the alumni.", "success")
+    flash(_("%(name)s is now listed among the alumni.", name=person.full_name), "success")
     return redirect(url_for("directory.admin_person", slug=slug))
 
 
@@ -247,7 +253,10 @@ def admin_merge() -> Any:
     merge_people(session, keep, duplicate)
     changes.delete(PERSON, duplicate)
     changes.finish()
-    flash(f"Merged {duplicate_name} into {keep.full_name}.", "success")
+    flash(
+        _("Merged %(duplicate)s into %(name)s.", duplicate=duplicate_name, name=keep.full_name),
+        "success",
+    )
     return redirect(url_for("directory.admin_person", slug=keep.slug))
 
 
@@ -281,7 +290,7 @@ def admin_areas(area_id: int | None = None) -> Any:
             form.slug.errors = [*form.slug.errors, "Another area has this slug."]
         elif area is not None and form.base_version() != area.version:
             form.version.data = area.version
-            flash("This area changed meanwhile; check it and save again.", "error")
+            flash(_("This area changed meanwhile; check it and save again."), "error")
         else:
             # Areas are the department's, not a profile's: a change set without a person.
             changes = current_unit_of_work().change_set(
@@ -297,7 +306,7 @@ def admin_areas(area_id: int | None = None) -> Any:
             target.description = form.description.data or None
             target.parent_id = int(form.parent_id.data) if form.parent_id.data else None
             changes.finish()
-            flash(f"Saved the area {target.name}.", "success")
+            flash(_("Saved the area %(name)s.", name=target.name), "success")
             return redirect(url_for("directory.admin_areas"))
     status = 400 if request.method == "POST" else 200
     return (
@@ -324,7 +333,7 @@ def admin_delete_area(area_id: int) -> Response:
     changes = current_unit_of_work().change_set(None, allowed=access.can_admin(current_viewer()))
     changes.delete(AREA, area)
     changes.finish()
-    flash(f"Deleted the area {area.name}; profiles no longer list it.", "success")
+    flash(_("Deleted the area %(name)s; profiles no longer list it.", name=area.name), "success")
     return redirect(url_for("directory.admin_areas"))
 
 
@@ -420,9 +429,9 @@ def approve(pending_id: int) -> Response:
         apply_pending(current_unit_of_work(), pending)
     except CannotApply as refused:
         session.rollback()
-        flash(f"Not applied: {refused} Reject it instead.", "error")
+        flash(_("Not applied: %(reason)s Reject it instead.", reason=refused), "error")
     else:
-        flash("Approved: the change is now public.", "success")
+        flash(_("Approved: the change is now public."), "success")
     return redirect(url_for("directory.approvals"))
 
 
@@ -438,10 +447,10 @@ def reject(pending_id: int) -> Response:
     if not form.validate_on_submit():
         if csrf_failed(form):
             abort(400)
-        flash("Say why the change is rejected; the author sees the reason.", "error")
+        flash(_("Say why the change is rejected; the author sees the reason."), "error")
         return redirect(url_for("directory.approvals", _anchor=f"pending-{pending_id}"))
     decide(current_unit_of_work(), pending, "rejected", form.reason.data)
-    flash("Rejected; the author sees your reason on their profile editor.", "success")
+    flash(_("Rejected; the author sees your reason on their profile editor."), "success")
     return redirect(url_for("directory.approvals"))
 
 
@@ -468,7 +477,7 @@ def claim_profile(token: str) -> Any:
             session.rollback()
             return render_template("directory/claim.html", problem=str(unusable)), 409
         changes.finish()
-        flash(f"Welcome, {person.full_name}: this is your profile now.", "success")
+        flash(_("Welcome, %(name)s: this is your profile now.", name=person.full_name), "success")
         return redirect(url_for("directory.me"))
     return render_template(
         "directory/claim.html",

@@ -11,6 +11,8 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.charts import stacked_bar_chart
 from directory.formats.tables import csv_document
+from directory.i18n import translate
+from directory.models.vocabularies import N_
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
@@ -20,11 +22,21 @@ from directory.web.blueprint import blueprint
 KIND_ORDER = (*m.values(m.PLACEMENT_KINDS), department.UNKNOWN_KIND)
 
 
+#: The label of alumni whose kind of placement is not known.
+NOT_KNOWN = N_("Not known")
+
+
 def kind_label(kind: str | None) -> str:
-    """A kind of placement's label; no kind is "Not known"."""
+    """A kind of placement's label (English, as the CSV file writes it); no kind is
+    "Not known"."""
     if not kind or kind == department.UNKNOWN_KIND:
-        return "Not known"
+        return NOT_KNOWN
     return m.label(m.PLACEMENT_KINDS, kind)
+
+
+def shown_kind_label(kind: str | None) -> str:
+    """:func:`kind_label` in the reader's language, for the pages."""
+    return translate(kind_label(kind))
 
 
 def _alumni(page_size: int | None = None) -> tuple[department.AlumniFilters, department.AlumniPage]:
@@ -38,7 +50,7 @@ def _alumni(page_size: int | None = None) -> tuple[department.AlumniFilters, dep
 def alumni() -> str:
     filters, data = _alumni()
     return render_template(
-        "directory/alumni.html", data=data, filters=filters, kind_label=kind_label
+        "directory/alumni.html", data=data, filters=filters, kind_label=shown_kind_label
     )
 
 
@@ -53,7 +65,7 @@ def alumni_summary() -> str:
         filters=filters,
         summary=summary,
         chart=stacked_bar_chart(summary.years, KIND_ORDER, slot=56, height=220),
-        kind_label=kind_label,
+        kind_label=shown_kind_label,
     )
 
 

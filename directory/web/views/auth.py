@@ -17,6 +17,8 @@ from wtforms.validators import InputRequired, Length
 
 from directory import models as m
 from directory.db import get_session
+from directory.i18n import gettext as _
+from directory.i18n import lazy_gettext as _l
 from directory.services.accounts import end_sessions, sign_in
 from directory.services.identity import (
     BUILTIN_GENERATION_KEY,
@@ -28,8 +30,8 @@ from directory.web.csrf import DirectoryForm, csrf_failed
 
 
 class LoginForm(DirectoryForm):
-    username = StringField("Username", validators=[InputRequired(), Length(max=254)])
-    password = PasswordField("Password", validators=[InputRequired(), Length(max=1024)])
+    username = StringField(_l("Username"), validators=[InputRequired(), Length(max=254)])
+    password = PasswordField(_l("Password"), validators=[InputRequired(), Length(max=1024)])
 
 
 class SignOutForm(DirectoryForm):
@@ -78,7 +80,7 @@ def login() -> Response | tuple[str, int]:
             session.clear()
             session[BUILTIN_SESSION_KEY] = outcome.account.username
             session[BUILTIN_GENERATION_KEY] = outcome.account.session_generation
-            flash("You are signed in.", "success")
+            flash(_("You are signed in."), "success")
             return redirect(next_url or landing_page(outcome.account.username))
         if outcome.locked_until is not None:
             minutes = _minutes_until(outcome.locked_until)
@@ -87,9 +89,9 @@ def login() -> Response | tuple[str, int]:
                 f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
             )
         else:
-            problem = "Wrong username or password."
+            problem = _("Wrong username or password.")
     elif csrf_failed(form):
-        problem = "This form had expired or did not come from this site. Please sign in again."
+        problem = _("This form had expired or did not come from this site. Please sign in again.")
     status = 400 if csrf_failed(form) else 200
     return render_template(
         "directory/login.html", form=form, next_url=next_url, problem=problem
@@ -104,7 +106,7 @@ def logout() -> Response | tuple[str, int]:
         # Ended on the server too: a copy of the cookie taken before no longer signs in.
         end_sessions(session.get(BUILTIN_SESSION_KEY))
         session.clear()
-        flash("You are signed out.", "success")
+        flash(_("You are signed out."), "success")
         return redirect(url_for("directory.index"))
     # GET (or an expired token): a page with the button, which works without JavaScript.
     status = 400 if csrf_failed(form) else 200

@@ -22,9 +22,10 @@ from markupsafe import Markup, escape
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
-from directory import models
+from directory import i18n, models
 from directory.db import close_session
 from directory.formats.markdown import render_inline, render_markdown
+from directory.i18n import gettext as _
 from directory.services import department
 from directory.services.access import can_view
 from directory.services.identity import ANONYMOUS, current_viewer
@@ -32,25 +33,17 @@ from directory.web.blueprint import blueprint
 from directory.web.csrf import csrf_token
 from directory.web.views.api import ApiError
 
-MONTHS = (
-    "Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Sep.", "Oct.", "Nov.", "Dec.",
-)  # fmt: skip
-
 
 def month_year(year: int | None, month: int | None = None) -> str:
-    """'July 2025', 'Aug. 2024' or '2024'."""
-    if not year:
-        return ""
-    if month and 1 <= month <= 12:
-        return f"{MONTHS[month - 1]} {year}"
-    return str(year)
+    """'Jul 2025', '2024年8月' or '2024' (the locale's abbreviated month and year)."""
+    return i18n.format_month_year(year, month)
 
 
 def date_range(entry: object) -> str:
-    """'Aug. 2021 – July 2025', '2023 – present'."""
+    """'Aug 2021 – Jul 2025', '2023 – present' ('2023 – 至今')."""
     start = month_year(getattr(entry, "start_year", None), getattr(entry, "start_month", None))
     if getattr(entry, "is_current", False):
-        end = "present"
+        end = _("present")
     else:
         end = month_year(getattr(entry, "end_year", None), getattr(entry, "end_month", None))
     if start and end and start != end:
@@ -59,8 +52,13 @@ def date_range(entry: object) -> str:
 
 
 def long_date(day: date | None) -> str:
-    """'7 March 2026' (portable: no platform-specific strftime flags)."""
-    return f"{day.day} {day.strftime('%B')} {day.year}" if day else ""
+    """'March 7, 2026', '2026年3月7日': the locale's long date."""
+    return i18n.format_long_date(day)
+
+
+def vocabulary_label(vocabulary: tuple[tuple[str, str], ...], value: str | None) -> str:
+    """The label of ``value`` in ``vocabulary``, in the current language."""
+    return i18n.translate(models.label(vocabulary, value))
 
 
 def obfuscated_email(email: str | None) -> Markup:
@@ -88,7 +86,7 @@ def _inline_filter(text: str | None) -> Markup:
 
 
 def _department_name() -> str:
-    return current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+    return i18n.department_name()
 
 
 def _can_view(obj: object) -> bool:
@@ -111,8 +109,9 @@ def _template_globals(state) -> None:
     prefixed ``directory_`` to stay out of the host's way."""
     state.app.jinja_env.globals.update(
         directory_viewer=current_viewer,
-        directory_label=models.label,
+        directory_label=vocabulary_label,
         directory_recruiting_summary=department.recruiting_summary,
+        directory_term_label=i18n.term_label,
         directory_vocab=models,
         directory_month_year=month_year,
         directory_date_range=date_range,
@@ -123,6 +122,14 @@ def _template_globals(state) -> None:
         directory_can_view=_can_view,
         directory_assets=assets,
         directory_csrf_token=csrf_token,
+        directory_name=i18n.html_name,
+        directory_number=i18n.format_number,
+        directory_short_date=i18n.format_short_date,
+        directory_timestamp=i18n.format_timestamp,
+        directory_languages=i18n.language_links,
+        directory_default_language_url=i18n.default_language_url,
+        directory_html_lang=i18n.html_lang,
+        directory_translate=i18n.translate,
     )
 
 
@@ -145,6 +152,32 @@ def _security_headers(response: Response) -> Response:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
         response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
+    return response
+
+
+#: How long a language chosen with ``?lang=`` is remembered, in seconds (a year).
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+
+
+@blueprint.after_app_request
+def _remember_language(response: Response) -> Response:
+    """On a standalone site, a language chosen with ``?lang=`` is remembered in a cookie, and
+    pages say that they vary by the reader's language (shared caches keep one per language)."""
+    if not _is_directory_request() or not i18n.owns_babel(current_app):
+        return response
+    if len(i18n.languages()) > 1:
+        response.vary.update(("Accept-Language", "Cookie"))
+    asked = i18n.match_language(request.args.get("lang"), i18n.languages())
+    if asked and request.cookies.get(i18n.COOKIE) != asked:
+        response.set_cookie(
+            i18n.COOKIE,
+            asked,
+            max_age=LANGUAGE_COOKIE_AGE,
+            path=(current_app.config["DIRECTORY_URL_PREFIX"].rstrip("/") or "/"),
+            secure=request.is_secure,
+            httponly=True,
+            samesite="Lax",
+        )
     return response
 
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from directory import models as m
 from directory.db import get_session
 from directory.formats.pdf import html_to_pdf, pdf_available
+from directory.i18n import gettext as _
 from directory.resources import resource_dir
 from directory.services.access import can_edit_person
 from directory.services.cache import cached_page
@@ -127,7 +128,7 @@ def edit_papers_and_cv(slug: str) -> Any:
     person = editable_person_or_abort(slug)
     session = get_session()
     form = forms.PaperListForm()
-    title, action = "Paper list and CV", request.path
+    title, action = _("Paper list and CV"), request.path
     page = {"template": "directory/edit/papers_and_cv.html"}
     if request.method == "GET":
         form.load(person)

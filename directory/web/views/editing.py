@@ -24,6 +24,7 @@ from werkzeug.wrappers import Response
 from directory import models as m
 from directory.db import get_session
 from directory.formats.markdown import render_markdown
+from directory.i18n import gettext as _
 from directory.models import ChangeRecord, Delegation, PendingChange
 from directory.services import access, department
 from directory.services.changes import (
@@ -326,7 +327,8 @@ def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
     form._editing_id = entry_id
     new_url = url_for("directory.edit_entry", slug=slug, kind=kind)
     action = request.path
-    title = f"{'Edit' if entry_id else 'Add'} {spec.singular}"
+    what = spec.singular
+    title = _("Edit %(what)s", what=what) if entry_id else _("Add %(what)s", what=what)
     if request.method == "GET" and entry is not None:
         form.load(entry)
         form.version.data = entry.version
@@ -388,11 +390,11 @@ def delete_entry(slug: str, kind: str, entry_id: int) -> Response:
         outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
-        flash("This entry changed since you loaded the page; look at it again before deleting.",
+        flash(_("This entry changed since you loaded the page; look at it again before deleting."),
               "error")  # fmt: skip
         return redirect(editor_url(person, kind))
     if outcome == SAVED:
-        flash(f"{spec.singular.capitalize()} deleted. You can restore it from the history.",
+        flash(_("Deleted: %(what)s. You can restore it from the history.", what=spec.singular),
               "success")  # fmt: skip
     else:
         flash_outcome(outcome)
@@ -429,7 +431,7 @@ def move_entry(slug: str, kind: str, entry_id: int) -> Any:
         outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
-        flash("This list changed since you loaded the page; here it is as it is now.", "error")
+        flash(_("This list changed since you loaded the page; here it is as it is now."), "error")
         outcome = None
     if outcome == PENDING:
         flash_outcome(outcome)
@@ -454,7 +456,7 @@ def edit_profile(slug: str) -> Any:
         form.load(person)
     if wants_preview() or not form.validate_on_submit():
         status = 400 if request.method == "POST" and not wants_preview() else 200
-        return render_edit_form(form, person=person, title="Profile details", action=action,
+        return render_edit_form(form, person=person, title=_("Profile details"), action=action,
                                 status=status)  # fmt: skip
     changes = current_unit_of_work().change_set(person)
     try:
@@ -466,9 +468,9 @@ def edit_profile(slug: str) -> Any:
         session.refresh(person)
         context = conflict_context(PERSON, person.id, form.base_version(), form)
         form.version.data = person.version
-        return render_edit_form(form, person=person, title="Profile details", action=action,
+        return render_edit_form(form, person=person, title=_("Profile details"), action=action,
                                 status=409, **context)  # fmt: skip
-    flash_outcome(outcome, "Profile")
+    flash_outcome(outcome, _("Profile"))
     return redirect(editor_url(person, "profile"))
 
 
@@ -489,7 +491,7 @@ def edit_photo(slug: str) -> Any:
             changes.update(PERSON, person)
             person.photo = photo
             changes.finish()
-            flash("Photo saved.", "success")
+            flash(_("Photo saved."), "success")
             return redirect(editor_url(person, "profile"))
     status = 400 if request.method == "POST" else 200
     return render_photo_page(person, form=form, status=status)
@@ -550,7 +552,7 @@ def edit_photo_focus(slug: str) -> Any:
         outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
-        flash("The profile changed since you loaded the page; here is its photo as it is now.",
+        flash(_("The profile changed since you loaded the page; here is its photo as it is now."),
               "error")  # fmt: skip
         return redirect(url_for("directory.edit_photo", slug=person.slug))
     flash_outcome(outcome, "Focal point")
@@ -567,7 +569,7 @@ def remove_photo(slug: str) -> Response:
         changes.update(PERSON, person)
         person.photo = None
         changes.finish()
-        flash("Photo removed.", "success")
+        flash(_("Photo removed."), "success")
     return redirect(editor_url(person, "profile"))
 
 
@@ -581,7 +583,7 @@ def confirm_current(slug: str) -> Response:
     changes.update(PERSON, person)
     person.last_confirmed = date.today()
     changes.finish()
-    flash("Thank you: your profile is marked as current.", "success")
+    flash(_("Thank you: your profile is marked as current."), "success")
     return redirect(editor_url(person))
 
 
@@ -607,7 +609,7 @@ def confirm_advising(slug: str, relation_id: int) -> Response:
     if relation.advisor_id == person.id:
         relation.advisor_confirmed = True
     changes.finish()
-    flash("Confirmed: the relation now shows on both profiles.", "success")
+    flash(_("Confirmed: the relation now shows on both profiles."), "success")
     return redirect(editor_url(person, "advising"))
 
 
@@ -640,7 +642,7 @@ def confirm_authorship(slug: str, authorship_id: int) -> Response:
     changes.update(PUBLICATION, authorship.publication)
     accept_suggested_authorship(get_session(), authorship, person.id)
     changes.finish()
-    flash("Confirmed: the paper is now on your profile.", "success")
+    flash(_("Confirmed: the paper is now on your profile."), "success")
     return redirect(editor_url(person, "suggested"))
 
 
@@ -653,7 +655,7 @@ def decline_authorship(slug: str, authorship_id: int) -> Response:
     changes.update(PUBLICATION, authorship.publication)
     reject_suggested_authorship(get_session(), authorship)
     changes.finish()
-    flash("Noted: the paper stays off your profile.", "success")
+    flash(_("Noted: the paper stays off your profile."), "success")
     return redirect(editor_url(person, "suggested"))
 
 
@@ -707,11 +709,11 @@ def revert_change(slug: str, record_id: int) -> Response:
         flash(str(refused), "error")
     except StaleDataError:
         session.rollback()
-        flash("The entry changed at the same moment; try again.", "error")
+        flash(_("The entry changed at the same moment; try again."), "error")
     else:
         flash(
-            "Restored." if record.action == "delete" and outcome == SAVED else
-            OUTCOME_MESSAGES[outcome][0],
+            _("Restored.") if record.action == "delete" and outcome == SAVED else
+            _(OUTCOME_MESSAGES[outcome][0]),
             "success" if outcome == SAVED else "info",
         )  # fmt: skip
     return redirect(url_for("directory.history", slug=person.slug))
@@ -757,7 +759,7 @@ def delegates(slug: str) -> Any:
         if changes.finish() == PENDING:
             flash_outcome(PENDING)
         else:
-            flash("Delegate added: they can now edit this profile.", "success")
+            flash(_("Delegate added: they can now edit this profile."), "success")
         return redirect(url_for("directory.delegates", slug=slug))
     status = 400 if request.method == "POST" else 200
     return (
@@ -790,7 +792,7 @@ def remove_delegate(slug: str, delegation_id: int) -> Response:
     if changes.finish() == PENDING:
         flash_outcome(PENDING)
     else:
-        flash("Delegate removed.", "success")
+        flash(_("Delegate removed."), "success")
     return redirect(url_for("directory.delegates", slug=slug))
 
 
@@ -815,7 +817,7 @@ def edit_publication(slug: str, pub_id: int | None = None) -> Any:
     if pub is not None and not access.can_edit_publication(viewer, pub):
         abort(403)
     form = PublicationForm()
-    title = "Edit publication" if pub else "Add a publication"
+    title = _("Edit publication") if pub else _("Add a publication")
     action = request.path
     if request.method == "GET":
         if pub is not None:
@@ -853,7 +855,7 @@ def edit_publication(slug: str, pub_id: int | None = None) -> Any:
         form.doi.errors = [*form.doi.errors, "Another publication has this DOI or arXiv id; "
                            "it may already be in the directory."]  # fmt: skip
         return render_edit_form(form, person=person, title=title, action=action, status=400)
-    flash_outcome(outcome, "Publication")
+    flash_outcome(outcome, _("Publication"))
     return redirect(editor_url(person, "publications"))
 
 
@@ -884,14 +886,14 @@ def remove_publication(slug: str, pub_id: int) -> Response:
         outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
-        flash("This publication changed since you loaded the page; look at it again.", "error")
+        flash(_("This publication changed since you loaded the page; look at it again."), "error")
         return redirect(editor_url(person, "publications"))
     if others is not None and outcome == SAVED:
-        flash("Removed from this profile (co-authors still list it).", "success")
+        flash(_("Removed from this profile (co-authors still list it)."), "success")
         return redirect(editor_url(person, "publications"))
     flash(
-        "Publication deleted. You can restore it from the history." if outcome == SAVED
-        else OUTCOME_MESSAGES[outcome][0],
+        _("Publication deleted. You can restore it from the history.") if outcome == SAVED
+        else _(OUTCOME_MESSAGES[outcome][0]),
         "success" if outcome == SAVED else "info",
     )  # fmt: skip
     return redirect(editor_url(person, "publications"))

@@ -7,6 +7,9 @@ from flask import Response, current_app, render_template, request, url_for
 from directory.db import get_session
 from directory.formats.feeds import ATOM_MIMETYPE, FeedEntry, atom_feed, day_start
 from directory.formats.markdown import render_inline
+from directory.i18n import department_name as i18n_department_name
+from directory.i18n import gettext as _
+from directory.i18n import html_lang
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS, current_viewer
@@ -51,10 +54,11 @@ def news_feed() -> Response:
                 content_html=str(html),
             )
         )
-    department_name = current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+    department_name = i18n_department_name()
     self_url = url_for("directory.news_feed", _external=True)
     body = atom_feed(
-        title=f"News · {department_name}",
+        title=_("News · %(department)s", department=department_name),
+        language=html_lang(),
         feed_id=self_url,
         self_url=self_url,
         page_url=url_for("directory.news", _external=True),

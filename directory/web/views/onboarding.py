@@ -13,6 +13,8 @@ from flask import abort, current_app, flash, redirect, render_template, request,
 from werkzeug.wrappers import Response
 
 from directory.db import get_session
+from directory.i18n import gettext as _
+from directory.i18n import ngettext
 from directory.services import access, mail
 from directory.services.changes import SAVED
 from directory.services.identity import current_viewer
@@ -147,9 +149,23 @@ def publish_profile(slug: str) -> Response:
     outcome = changes.finish()
     if outcome == SAVED:
         own = viewer.person_id == person.id
-        flash(("Your profile is" if own else f"The profile of {person.full_name} is")
-              + (" published: the department lists it now." if listed
-                 else " unlisted: only its owner and admins see it."), "success")  # fmt: skip
+        if own:
+            message = (
+                _("Your profile is published: the department lists it now.")
+                if listed
+                else _("Your profile is unlisted: only its owner and admins see it.")
+            )
+        elif listed:
+            message = _(
+                "The profile of %(name)s is published: the department lists it now.",
+                name=person.full_name,
+            )
+        else:
+            message = _(
+                "The profile of %(name)s is unlisted: only its owner and admins see it.",
+                name=person.full_name,
+            )
+        flash(message, "success")
     else:
         flash_outcome(outcome)
     back = request.form.get("next", "")
@@ -188,10 +204,17 @@ def admin_remind() -> Any:
     sent = [r.person.full_name for r in results if r.problem is None]
     failed = [f"{r.person.full_name} ({r.problem})" for r in results if r.problem is not None]
     if sent:
-        flash(f"Reminder sent to {len(sent)} {'person' if len(sent) == 1 else 'people'}: "
-              f"{', '.join(sent)}.", "success")  # fmt: skip
+        flash(
+            ngettext(
+                "Reminder sent to %(num)s person: %(names)s.",
+                "Reminder sent to %(num)s people: %(names)s.",
+                len(sent),
+                names=", ".join(sent),
+            ),
+            "success",
+        )
     if failed:
-        flash(f"Not sent to: {'; '.join(failed)}.", "error")
+        flash(_("Not sent to: %(names)s.", names="; ".join(failed)), "error")
     return redirect(url_for("directory.admin_stale"))
 
 

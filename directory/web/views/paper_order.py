@@ -17,6 +17,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from directory import models as m
 from directory.db import get_session
+from directory.i18n import gettext as _
 from directory.services.changes import PENDING, Conflict
 from directory.services.profiles import group_publications, listing_heading
 from directory.services.snapshots import apply_snapshot
@@ -72,7 +73,7 @@ def move_publication(slug: str, pub_id: int) -> Any:
         outcome = changes.finish()
     except (Conflict, StaleDataError):
         session.rollback()
-        flash("This list changed since you loaded the page; here it is as it is now.", "error")
+        flash(_("This list changed since you loaded the page; here it is as it is now."), "error")
         return redirect(editor_url(person, "publications"))
     if outcome == PENDING:
         flash_outcome(outcome)

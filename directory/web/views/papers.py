@@ -29,6 +29,9 @@ from directory.formats.structured import (
     papers_collection_jsonld,
     scholarly_article,
 )
+from directory.i18n import department_name
+from directory.i18n import gettext as _
+from directory.models.vocabularies import N_
 from directory.services.access import (
     listed_publications,
     owned_entry_clause,
@@ -97,21 +100,24 @@ def _related(pub: m.Publication, viewer: Viewer) -> list[tuple[str, m.Publicatio
     labels = dict(m.PUBLICATION_RELATIONS)
     related = [(labels.get(rel.kind, rel.kind), visible[rel.target_id])
                for rel in pub.relations if rel.target_id in visible]  # fmt: skip
-    seen = {other.id for _, other in related}
+    seen = {other.id for _kind, other in related}
     for rel in inverse:
         other = visible.get(rel.publication_id)
         if other is not None and other.id not in seen:
             seen.add(other.id)
-            related.append((INVERSE_RELATIONS.get(rel.kind, "Related version"), other))
+            related.append((INVERSE_RELATIONS.get(rel.kind, RELATED_VERSION), other))
     return related
 
 
+#: How a related paper of an unknown kind of relation is named.
+RELATED_VERSION = N_("Related version")
+
 #: How the other side of a relation is named on the target's page.
 INVERSE_RELATIONS = {
-    "extended_version_of": "Extended version",
-    "published_version_of": "Preprint",
-    "preprint_of": "Published version",
-    "follow_up_of": "Follow-up",
+    "extended_version_of": N_("Extended version"),
+    "published_version_of": N_("Preprint"),
+    "preprint_of": N_("Published version"),
+    "follow_up_of": N_("Follow-up"),
 }
 
 
@@ -159,7 +165,7 @@ def articles(pubs: list[m.Publication]) -> list[dict[str, Any]]:
 
 def department_papers_jsonld(pubs: list[m.Publication]) -> Any:
     """The department's publications page (its current page of papers) as JSON-LD."""
-    name = f"Publications · {current_app.config['DIRECTORY_DEPARTMENT_NAME']}"
+    name = _("Publications · %(department)s", department=department_name())
     return papers_collection_jsonld(
         articles(pubs), name, url_for("directory.publications", _external=True)
     )
@@ -233,12 +239,17 @@ def venue_parts(pub: m.Publication) -> list[str]:
     editors = by_role(pub)[1]
     if editors and any((a.role or "author") == "author" for a in pub.authorships):
         names = [a.name for a in editors]
+        # Names keep the paper's bibliographic style ("A, B and C"), as author lists do.
         joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-        parts.append(f"edited by {joined}")
-    for label, value in (("vol. ", pub.volume), ("no. ", pub.number), ("article ", pub.article),
-                         ("pp. ", pub.pages)):  # fmt: skip
-        if value:
-            parts.append(f"{label}{value}")
+        parts.append(_("edited by %(names)s", names=joined))
+    if pub.volume:
+        parts.append(_("vol. %(volume)s", volume=pub.volume))
+    if pub.number:
+        parts.append(_("no. %(number)s", number=pub.number))
+    if pub.article:
+        parts.append(_("article %(article)s", article=pub.article))
+    if pub.pages:
+        parts.append(_("pp. %(pages)s", pages=pub.pages))
     if pub.type in PUBLISHED_BY and pub.publisher and pub.publisher != pub.venue:
         parts.append(pub.publisher)
     if pub.location:

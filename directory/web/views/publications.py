@@ -40,6 +40,9 @@ from directory.formats.orcid import (
     fetch_orcid_record,
     normalise_orcid_id,
 )
+from directory.i18n import format_number
+from directory.i18n import gettext as _
+from directory.i18n import lazy_gettext as _l
 from directory.services import department
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
@@ -95,11 +98,11 @@ def _choices(pairs: list[tuple[str, str]]) -> list[Any]:
 class PublicationImportForm(DirectoryForm):
     """One source per import: a .bib file, pasted BibTeX, an ORCID record file or iD."""
 
-    bibtex_file = FileField("BibTeX file (.bib)")
-    bibtex_text = TextAreaField("Or paste BibTeX", validators=[Optional()])
-    orcid_file = FileField("ORCID record (JSON file)")
-    orcid_id = StringField("Or your ORCID iD", validators=[Optional()])
-    base_url = url_field("Site the file's relative links are on")
+    bibtex_file = FileField(_l("BibTeX file (.bib)"))
+    bibtex_text = TextAreaField(_l("Or paste BibTeX"), validators=[Optional()])
+    orcid_file = FileField(_l("ORCID record (JSON file)"))
+    orcid_id = StringField(_l("Or your ORCID iD"), validators=[Optional()])
+    base_url = url_field(_l("Site the file's relative links are on"))
 
     def validate(self, extra_validators: Any = None) -> bool:
         if not super().validate(extra_validators):
@@ -110,10 +113,12 @@ class PublicationImportForm(DirectoryForm):
             if _has_value(getattr(self, name).data)
         ]
         if not given:
-            self.bibtex_file.errors.append("Choose a file, paste BibTeX or give an ORCID record.")
+            self.bibtex_file.errors.append(
+                _("Choose a file, paste BibTeX or give an ORCID record.")
+            )
             return False
         if len(given) > 1:
-            getattr(self, given[1]).errors.append("Import one source at a time.")
+            getattr(self, given[1]).errors.append(_("Import one source at a time."))
             return False
         return True
 
@@ -129,9 +134,9 @@ class PublicationListForm(DirectoryForm):
     for the page, a checkbox per paper and flag. ``shown`` names the papers the form showed
     (a paper left unticked there is turned off; one not on the page is left alone)."""
 
-    shown = SelectMultipleField("Papers on this page")
-    selected = SelectMultipleField("Selected")
-    hidden = SelectMultipleField("Hidden from this profile")
+    shown = SelectMultipleField(_l("Papers on this page"))
+    selected = SelectMultipleField(_l("Selected"))
+    hidden = SelectMultipleField(_l("Hidden from this profile"))
 
     def set_papers(self, uids: list[str]) -> None:
         """Only the person's own papers may be named."""
@@ -148,13 +153,13 @@ class DiscardImportForm(DirectoryForm):
 
 
 class PublicationMergeForm(DirectoryForm):
-    other = StringField("Record id of the other paper", validators=[InputRequired()])
+    other = StringField(_l("Record id of the other paper"), validators=[InputRequired()])
 
 
 class PublicationVersionsForm(DirectoryForm):
-    other = StringField("Record id of the other version", validators=[InputRequired()])
+    other = StringField(_l("Record id of the other version"), validators=[InputRequired()])
     direction = RadioField(
-        "Which is the preprint?",
+        _l("Which is the preprint?"),
         choices=_choices(
             [("this", "This paper is the preprint"), ("other", "The other is the preprint")]
         ),
@@ -179,12 +184,12 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
 
     class ImportConfirmForm(ConfirmImportBase):
         bulk = RadioField(
-            "Decide all possible duplicates at once",
+            _("Decide all possible duplicates at once"),
             choices=_choices([("", "Decide each one below"), *BULK_DECISIONS]),
             default="",
             validators=[Optional()],
         )
-        skip_invalid = BooleanField("Import the rest, leaving out the entries that cannot be")
+        skip_invalid = BooleanField(_("Import the rest, leaving out the entries that cannot be"))
 
         def validate(self, extra_validators: Any = None) -> bool:
             if not super().validate(extra_validators):
@@ -192,15 +197,17 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
             ok = True
             if plan.blocked and not self.skip_invalid.data:
                 self.skip_invalid.errors.append(
-                    "Some entries cannot be imported: tick this to import the rest without "
-                    "them, or fix the file."
+                    _(
+                        "Some entries cannot be imported: tick this to import the rest "
+                        "without them, or fix the file."
+                    )
                 )
                 ok = False
             for entry in plan.entries:
                 field = self[f"decision-{entry.index}"] if entry.needs_decision else None
                 if field is not None and not field.data and not self.bulk.data:
                     field.errors.append(
-                        "Choose what to do with this entry, or one choice for all above."
+                        _("Choose what to do with this entry, or one choice for all above.")
                     )
                     ok = False
             return ok
@@ -219,7 +226,7 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
                 ImportConfirmForm,
                 f"decision-{entry.index}",
                 RadioField(
-                    f"What is “{entry.title}”?",
+                    _("What is “%(title)s”?", title=entry.title),
                     choices=_choices(decision_choices(entry, plan)),
                     validators=[Optional()],
                 ),
@@ -257,7 +264,11 @@ def _decode(data: bytes) -> tuple[str | None, str | None]:
 
 def _size_error(limit: int) -> str:
     mib = limit / (1024 * 1024)
-    return f"This is larger than the import limit of {mib:g} MiB ({limit} bytes)."
+    return _(
+        "This is larger than the import limit of %(size)s MiB (%(bytes)s bytes).",
+        size=format_number(round(mib, 2)),
+        bytes=format_number(limit),
+    )
 
 
 def _source_from_form(form: PublicationImportForm) -> tuple[str, str, str | None] | None:
@@ -283,17 +294,19 @@ def _source_from_form(form: PublicationImportForm) -> tuple[str, str, str | None
         return "bibtex", text, None
     orcid_id = normalise_orcid_id(form.orcid_id.data or "")
     if not current_app.config["DIRECTORY_ORCID_FETCH"]:
-        form.orcid_id.errors.append("Fetching from ORCID is not enabled here; upload the file.")
+        form.orcid_id.errors.append(_("Fetching from ORCID is not enabled here; upload the file."))
         return None
     if orcid_id is None:
-        form.orcid_id.errors.append("This is not an ORCID iD (like 0000-0002-1825-0097).")
+        form.orcid_id.errors.append(_("This is not an ORCID iD (like 0000-0002-1825-0097)."))
         return None
     try:
         data = fetch_orcid_record(
             orcid_id, current_app.config["DIRECTORY_ORCID_API_URL"], max_bytes=limit
         )
     except OrcidFetchError as exc:
-        form.orcid_id.errors.append(f"{exc}; try again later or upload the file.")
+        form.orcid_id.errors.append(
+            _("%(problem)s; try again later or upload the file.", problem=exc)
+        )
         return None
     text, error = _decode(data)
     if error:
@@ -388,10 +401,10 @@ def publications_preview(slug: str, token: str) -> Any:
             else:
                 session.delete(draft)
                 if outcome == PENDING:
-                    flash("Saved for approval: your advisor or an admin will review this "
-                          "import before the papers are public.", "info")  # fmt: skip
+                    flash(_("Saved for approval: your advisor or an admin will review this "
+                          "import before the papers are public."), "info")  # fmt: skip
                 else:
-                    flash(f"Imported: {summary}.", "success")
+                    flash(_("Imported: %(summary)s.", summary=summary), "success")
                 return redirect(url_for("directory.publications_manage", slug=person.slug))
     elif form.is_submitted():
         status = 400
@@ -445,7 +458,7 @@ def publications_discard(slug: str, token: str) -> Any:
     draft = _draft_or_404(person, token)
     if DiscardImportForm().validate_on_submit():
         get_session().delete(draft)
-        flash("The import was discarded; nothing was written.", "info")
+        flash(_("The import was discarded; nothing was written."), "info")
     else:
         abort(400)
     return redirect(url_for("directory.publications_import", slug=person.slug))
@@ -690,9 +703,9 @@ def _other_record(form: Any, pub: m.Publication) -> m.Publication | None:
     uid = (form.other.data or "").strip()
     other = get_session().scalar(select(m.Publication).where(m.Publication.uid == uid))
     if other is None:
-        form.other.errors.append("No paper has this record id.")
+        form.other.errors.append(_("No paper has this record id."))
     elif other.id == pub.id:
-        form.other.errors.append("This is the same paper.")
+        form.other.errors.append(_("This is the same paper."))
         other = None
     return other
 
@@ -717,7 +730,10 @@ def publication_merge(uid: str) -> Any:
             changes.delete(PUBLICATION, other, remove=False)  # the merge deletes it
             merge_publications(get_session(), pub, other)
             changes.finish()
-            flash(f"“{title}” was merged into this paper; every author kept.", "success")
+            flash(
+                _("“%(title)s” was merged into this paper; every author kept.", title=title),
+                "success",
+            )
             return redirect(url_for("directory.publication_record", uid=pub.uid))
     return _render_record(pub, 400, merge_form=form)
 
@@ -736,7 +752,7 @@ def publication_versions(uid: str) -> Any:
                           {"preprint": preprint.id, "published": published.id})  # fmt: skip
             link_versions(get_session(), preprint, published)
             changes.finish()
-            flash("The two papers are now linked as versions.", "success")
+            flash(_("The two papers are now linked as versions."), "success")
             return redirect(url_for("directory.publication_record", uid=pub.uid))
     return _render_record(pub, 400, versions_form=form)
 
@@ -754,8 +770,8 @@ def publication_split(uid: str) -> Any:
             copy = split_publication(get_session(), pub, chosen)
             changes.create(PUBLICATION, copy)
             changes.finish()
-            flash("The chosen people now have their own record of this paper.", "success")
+            flash(_("The chosen people now have their own record of this paper."), "success")
             return redirect(url_for("directory.publication_record", uid=copy.uid))
-        error = "Choose some, but not all, of the people listing this paper."
+        error = _("Choose some, but not all, of the people listing this paper.")
         return _render_record(pub, 400, split_form=form, split_error=error)
     return _render_record(pub, 400, split_form=form)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from flask import Response, current_app, render_template, request, url_for
+from flask import Response, render_template, request, url_for
 from markupsafe import Markup
 
 from directory import models as m
 from directory.db import get_session
 from directory.formats.feeds import ATOM_MIMETYPE, FeedEntry, atom_feed
 from directory.formats.markdown import render_inline, render_markdown
+from directory.i18n import department_name as i18n_department_name
+from directory.i18n import gettext as _
+from directory.i18n import html_lang, term_label, translate
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import ANONYMOUS, current_viewer
@@ -32,23 +35,26 @@ def recruiting() -> str:
 def notice_title(notice: m.RecruitingNotice) -> str:
     """'PhD students with Xingda Wei (Fall 2026)', or the notice's own title; a rolling notice
     names no term here (its entry's categories say "Rolling / any time")."""
-    level = m.label(m.RECRUITING_LEVELS, notice.level)
-    title = notice.title or f"{level} with {notice.owner.full_name}"
-    return title if notice.is_rolling else f"{title} ({notice.term_label})"
+    level = translate(m.label(m.RECRUITING_LEVELS, notice.level))
+    title = notice.title or _("%(level)s with %(name)s", level=level, name=notice.owner.full_name)
+    if notice.is_rolling:
+        return title
+    return _("%(title)s (%(term)s)", title=title, term=term_label(notice))
 
 
 def _notice_html(notice: m.RecruitingNotice) -> str:
     parts = [render_markdown(notice.description)]
     if notice.how_to_apply:
         apply = render_inline(notice.how_to_apply)
-        parts.append(Markup("<p><strong>How to apply:</strong> {}</p>").format(apply))
+        label = _("How to apply:")
+        parts.append(Markup("<p><strong>{}</strong> {}</p>").format(label, apply))
     facts = []
     if notice.funding_note:
-        facts.append(f"Funding: {notice.funding_note}.")
+        facts.append(_("Funding: %(note)s.", note=notice.funding_note))
     if notice.deadline:
-        facts.append(f"Apply by {long_date(notice.deadline)}.")
+        facts.append(_("Apply by %(day)s.", day=long_date(notice.deadline)))
     if notice.last_confirmed:
-        facts.append(f"Last confirmed {long_date(notice.last_confirmed)}.")
+        facts.append(_("Last confirmed %(day)s.", day=long_date(notice.last_confirmed)))
     if facts:
         parts.append(Markup("<p>{}</p>").format(" ".join(facts)))
     return str(Markup("\n").join(parts))
@@ -72,15 +78,16 @@ def recruiting_feed() -> Response:
             updated=notice.updated_at,
             published=notice.created_at,
             author=notice.owner.full_name,
-            categories=(m.label(m.RECRUITING_LEVELS, notice.level), notice.term_label)
+            categories=(translate(m.label(m.RECRUITING_LEVELS, notice.level)), term_label(notice))
             + tuple(area.name for area in notice.areas),
             content_html=_notice_html(notice),
         )
         for notice in notices
     ]
-    department_name = current_app.config["DIRECTORY_DEPARTMENT_NAME"]
+    department_name = i18n_department_name()
     body = atom_feed(
-        title=f"Recruiting · {department_name}",
+        title=_("Recruiting · %(department)s", department=department_name),
+        language=html_lang(),
         feed_id=self_url,
         self_url=self_url,
         page_url=page_url,

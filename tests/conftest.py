@@ -23,6 +23,8 @@ from directory import Directory, migrate
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
 
+from .mail_support import Inbox, mail_settings, smtp_server
+
 DATABASE_URL = os.environ.get("DIRECTORY_TEST_DATABASE_URL", "sqlite://")
 # Command-line output follows the environment's language (gettext's LANGUAGE, LC_ALL, LANG);
 # the tests read it in English whatever the machine's locale (tests/test_i18n.py reads Chinese).
@@ -217,3 +219,13 @@ def scratch_url(tmp_path) -> Iterator[str]:
     rolled-back transaction (for other processes and faults)."""
     with scratch_database(tmp_path) as url:
         yield url
+
+
+@pytest.fixture
+def inbox(app, monkeypatch) -> Iterator[Inbox]:
+    """A real SMTP server on a loopback port, set as the app's mail server: what the
+    directory sends arrives in this inbox."""
+    with smtp_server() as (received, port):
+        for key, value in mail_settings(port).items():
+            monkeypatch.setitem(app.config, key, value)
+        yield received

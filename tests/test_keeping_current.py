@@ -20,18 +20,11 @@ from directory.services import reminders
 
 from .conftest import login
 from .editing_support import post
-from .mail_support import free_port, html_of, links_in, mail_settings, smtp_server, text_of
+from .mail_support import free_port, html_of, links_in, mail_settings, text_of
 from .page_helpers import card_slugs
 
 LONG_AGO = datetime.now(UTC) - timedelta(days=900)
 
-
-@pytest.fixture
-def inbox(app, monkeypatch):
-    with smtp_server() as (inbox, port):
-        for key, value in mail_settings(port).items():
-            monkeypatch.setitem(app.config, key, value)
-        yield inbox
 
 
 def count(db, model) -> int:

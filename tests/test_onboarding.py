@@ -18,18 +18,11 @@ from directory.models import ChangeRecord, Invitation
 
 from .conftest import login
 from .editing_support import csrf_token, post
-from .mail_support import links_in, mail_settings, smtp_server, text_of
+from .mail_support import links_in, mail_settings, text_of
 
 UPLOAD = "/directory/admin/people/import"
 CONFIRM = "/directory/admin/people/import/confirm"
 
-
-@pytest.fixture
-def inbox(app, monkeypatch):
-    with smtp_server() as (inbox, port):
-        for key, value in mail_settings(port).items():
-            monkeypatch.setitem(app.config, key, value)
-        yield inbox
 
 
 @pytest.fixture

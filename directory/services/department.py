@@ -50,6 +50,7 @@ from directory.services.access import (
     publication_clause,
 )
 from directory.services.identity import Viewer
+from directory.services.paging import PageSpan
 from directory.services.parameters import (
     MAX_FILTER_TEXT,
     PAGE,
@@ -133,7 +134,7 @@ def check_references(session: Session, viewer: Viewer, filters: Filters) -> None
 
 
 @dataclass
-class Page[T]:
+class Page[T](PageSpan):
     """One page of a longer list."""
 
     items: list[T]
@@ -144,14 +145,6 @@ class Page[T]:
     @property
     def pages(self) -> int:
         return max(1, math.ceil(self.total / self.size))
-
-    @property
-    def first_index(self) -> int:
-        return (self.number - 1) * self.size + 1 if self.total else 0
-
-    @property
-    def last_index(self) -> int:
-        return min(self.total, self.number * self.size)
 
 
 def _page_of[T](items: list[T], number: int, size: int) -> Page[T]:

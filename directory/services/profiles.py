@@ -22,6 +22,7 @@ from directory.services.access import (
     visibility_clause,
 )
 from directory.services.identity import Viewer
+from directory.services.paging import PageSpan
 
 
 @dataclass
@@ -149,7 +150,7 @@ def load_publication_details(session: Session, rows: list[Any]) -> None:
 
 
 @dataclass
-class PaperPage:
+class PaperPage(PageSpan):
     """One page of a person's complete list of papers, under the profile's headings."""
 
     groups: list[PublicationGroup]
@@ -159,14 +160,6 @@ class PaperPage:
     size: int
     #: The page number asked for when there is no such page (the last page is shown).
     requested: int | None = None
-
-    @property
-    def first_index(self) -> int:
-        return (self.number - 1) * self.size + 1 if self.total else 0
-
-    @property
-    def last_index(self) -> int:
-        return min(self.total, self.number * self.size)
 
 
 def paper_page(

@@ -70,7 +70,9 @@ def test_the_parameters_are_found() -> None:
 
 def _fuzz(check) -> str | None:
     try:
-        settings(max_examples=EXAMPLES, deadline=None, database=None,
+        # Derandomised: the same examples on every run, so that CI cannot fail on an input
+        # nobody can find again; the deterministic walks below cover the inputs found so far.
+        settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
                  suppress_health_check=list(HealthCheck))(check)()  # fmt: skip
     except AssertionError as failure:
         return str(failure)[:500]
@@ -128,3 +130,29 @@ def test_no_query_parameter_gives_a_server_error(host, client, world) -> None:  
         if problem:
             failures[rule.rule] = problem
     assert failures == {}
+
+
+#: Versions a form can come back with: older, newer, not a number.
+STALE_VERSIONS = ["0", "1", "-1", "99999999999999999999999", "\u0663", "1e9", ""]
+
+
+def test_a_stale_or_odd_version_on_any_form_is_answered_not_raised(client, world) -> None:  # noqa: F811
+    """Every mutating route, posted with each version above: a form refused or a conflict
+    page (the admin's person form once raised the change set's Conflict out of the view)."""
+    failures = []
+    for rule, method in ROUTES:
+        sample = SAMPLES[rule.endpoint]
+        values = _url_values(rule, sample, world)
+        url = rule.build(values, append_unknown=False)[1]
+        plain = {k: v for k, v in sample.data(world, values).items() if isinstance(v, str)}
+        for version in STALE_VERSIONS:
+            sign_in(client, sample.who)
+            data = {"csrf_token": csrf_token(client), **plain, "version": version}
+            try:
+                status = client.open(url, method=method, data=data).status_code
+            except Exception as error:  # noqa: BLE001 - the test reports what escaped
+                failures.append((method, rule.rule, version, repr(error)[:120]))
+                continue
+            if status >= 500:
+                failures.append((method, rule.rule, version, status))
+    assert failures == []

@@ -151,22 +151,13 @@ def admin_person(slug: str | None = None) -> Any:
         return _person_page(form, person, title, 400)
     target = person or m.Person(sort_name=sort_name(form.full_name.data))
     changes = current_unit_of_work().change_set(target, approval_exempt=True)
-    if person is None:
-        changes.create(PERSON, target)
-    else:
-        changes.update(PERSON, target, form.base_version())
-    if person is not None and target.full_name != form.full_name.data:
-        target.sort_name = sort_name(form.full_name.data)
-    target.full_name = form.full_name.data.strip()
-    target.slug = unique_slug(wanted_slug, taken)
-    target.role = form.role.data
-    target.email = (form.email.data or "").strip() or None
-    target.user_key = key
-    target.active = form.active.data
-    target.visibility = form.visibility.data
-    if person is None:
-        target.published = not current_app.config["DIRECTORY_NEW_PROFILES_UNLISTED"]
     try:
+        if person is None:
+            changes.create(PERSON, target)
+        else:
+            # Refuses at once (Conflict) when the form was loaded from an older version.
+            changes.update(PERSON, target, form.base_version())
+        _apply_person_form(form, target, person is None, wanted_slug, taken, key)
         changes.finish()
     except (Conflict, StaleDataError, IntegrityError):
         session.rollback()
@@ -183,6 +174,22 @@ def admin_person(slug: str | None = None) -> Any:
         return _person_page(form, person, title, 409)
     flash(_("Saved %(name)s.", name=target.full_name), "success")
     return redirect(url_for("directory.admin_person", slug=target.slug))
+
+
+def _apply_person_form(
+    form: Any, target: m.Person, new: bool, wanted_slug: str, taken: set[str], key: str | None
+) -> None:
+    if not new and target.full_name != form.full_name.data:
+        target.sort_name = sort_name(form.full_name.data)
+    target.full_name = form.full_name.data.strip()
+    target.slug = unique_slug(wanted_slug, taken)
+    target.role = form.role.data
+    target.email = (form.email.data or "").strip() or None
+    target.user_key = key
+    target.active = form.active.data
+    target.visibility = form.visibility.data
+    if new:
+        target.published = not current_app.config["DIRECTORY_NEW_PROFILES_UNLISTED"]
 
 
 def _person_page(form: Any, person: m.Person | None, title: str, status: int) -> tuple[str, int]:

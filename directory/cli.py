@@ -670,7 +670,8 @@ def check(entries: tuple[str, ...]) -> None:
               help="The PDF file to write.")  # fmt: skip
 @click.option("--section", "sections", multiple=True,
               type=click.Choice([name for name, _ in m.CV_SECTIONS]),
-              help="A section to include (repeatable); all when none is given.")  # fmt: skip
+              help="A section to include (repeatable, in the order given); the owner's choice "
+                   "when none is given.")  # fmt: skip
 def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
     """Write the CV of the profile SLUG as a PDF: what anyone may see on the public profile,
     made by the same page as <prefix>/people/SLUG/cv.pdf."""

@@ -73,6 +73,23 @@ def test_the_reader_chooses_the_sections_with_a_plain_form(client, wei) -> None:
     assert f'href="{P}/people/xingda-wei/cv.pdf?section=publications"' in text
 
 
+def test_the_sections_asked_for_are_shown_in_the_order_asked(client, wei) -> None:
+    url = f"{P}/people/xingda-wei/cv?section=awards&section=education&section=publications"
+    text = client.get(f"{url}&section=awards").get_data(as_text=True)  # a repeat is ignored
+    assert sections(text) == ["Awards and honours", "Education", "Publications"]
+    # The form offers them first, in that order, so submitting it keeps the order; the PDF
+    # link carries it too.
+    boxes = re.findall(r'name="section" value="(\w+)"( checked)?', text)
+    assert [name for name, ticked in boxes if ticked] == ["awards", "education", "publications"]
+    assert [name for name, _ in boxes[:3]] == ["awards", "education", "publications"]
+    assert (
+        f'href="{P}/people/xingda-wei/cv.pdf?section=awards&amp;section=education'
+        "&amp;section=publications" in text
+    )
+    other = client.get(f"{P}/people/xingda-wei/cv?section=publications&section=interests")
+    assert sections(other.get_data(as_text=True)) == ["Publications", "Research interests"]
+
+
 def test_a_hidden_profile_has_no_cv(client, make_person) -> None:
     make_person("Hidden Person", visibility="private")
     assert client.get(f"{P}/people/hidden-person/cv").status_code == 404

@@ -183,6 +183,7 @@ def test_the_owners_choices_and_the_photos_focal_point_travel_with_the_profile(
     with its very bytes (a JPEG that is only an image is not encoded again on import)."""
     wei = db.scalar(select(m.Person).where(m.Person.slug == "xingda-wei"))
     wei.repeat_selected, wei.cv_sections = True, ["publications", "education"]
+    wei.unpublished_in_year = True
     wei.photo.focus_x, wei.photo.focus_y = 25, 10
     db.commit()
     data = wei.photo.data
@@ -190,6 +191,7 @@ def test_the_owners_choices_and_the_photos_focal_point_travel_with_the_profile(
     assert doc["person"]["photo"]["focus"] == [25, 10]
     assert (doc["person"]["repeat_selected"], doc["person"]["cv_sections"]) == (
         True, ["publications", "education"])  # fmt: skip
+    assert doc["person"]["unpublished_in_year"] is True
     path = tmp_path / "wei.json"
     path.write_text(json.dumps(doc))
     db.delete(wei)
@@ -199,6 +201,7 @@ def test_the_owners_choices_and_the_photos_focal_point_travel_with_the_profile(
     db.expire_all()
     wei = db.scalar(select(m.Person).where(m.Person.slug == "xingda-wei"))
     assert (wei.repeat_selected, wei.cv_sections) == (True, ["publications", "education"])
+    assert wei.unpublished_in_year is True
     assert (wei.photo.focus_x, wei.photo.focus_y, wei.photo.data) == (25, 10, data)
 
 

@@ -258,3 +258,81 @@ def test_the_demo_keeps_each_seed_pages_selected_list_in_its_order(client, demo)
     selected = html.split('id="selected-publications"')[1].split("</section>")[0]
     assert titles(selected) == ZHUO_SEED_ORDER
     assert headings(html) == ["Selected"]  # nothing listed twice: he did not ask for it
+
+
+#: Jiangfei Duan's home page (a seed) by year, as the demo's profile lists it: the arXiv
+#: preprint NanoCP third among 2026's papers, the survey under the owner's own heading.
+DUAN_SEED_ORDER = {
+    "2026": ["TrainMover", "CoCoQuant", "NanoCP", "Zeppelin"],
+    "2025": ["MxMoE", "Tropical", "SampleAttention"],
+    "2024": ["SKVQ", "Proteus", "MuxServe", "Centauri", "SpotServe", "Parcae"],
+    "Survey": ["Efficient Training of Large Language Models"],
+}
+
+
+def _grouped_titles(html: str) -> dict[str, list[str]]:
+    """Each heading of the paper list, with its papers' titles."""
+    papers = html.split('id="publications-h"')[1].split("</section>")[0]
+    groups = re.split(r'<h3[^>]*class="pub-group"[^>]*>([^<]+)</h3>', papers)[1:]
+    return {heading: titles(body) for heading, body in zip(groups[::2], groups[1::2], strict=True)}
+
+
+def test_the_demo_keeps_each_seed_pages_preprints_in_their_year(client, demo) -> None:
+    """Both seed pages ordered by year list their preprints among that year's papers; the
+    owners chose it (``unpublished_in_year``), so nothing comes under "Preprints"."""
+    html = client.get(f"{P}/people/jiangfei-duan").get_data(as_text=True)
+    shown = _grouped_titles(html)
+    assert list(shown) == list(DUAN_SEED_ORDER)
+    for heading, starts in DUAN_SEED_ORDER.items():
+        assert len(shown[heading]) == len(starts), heading
+        assert all(map(str.startswith, shown[heading], starts)), (heading, shown[heading])
+    assert html.count("tag--preprint") == 1  # NanoCP is still marked as a preprint
+    wei = titles(client.get(f"{P}/people/xingda-wei").get_data(as_text=True))
+    assert [wei.index(title) for _, _, title in SEED] == sorted(
+        wei.index(title) for _, _, title in SEED
+    )  # the seed's head in its order: the two 2024 preprints after 2024's EuroSys paper
+
+
+def test_the_owner_chooses_to_list_unpublished_papers_in_their_year(
+    client, db, make_person
+) -> None:
+    """Through the "Paper list and CV" form: recorded; the profile, the complete paper list and
+    the editor's paper list then file a preprint with a year in that year, and the editor moves
+    it among that year's papers; a preprint without a year stays under its status."""
+    wei = make_person("Xingda Wei", user_key="wei")
+    pubs = add_seed(db, wei, selected_every=False)
+    for row in db.scalars(select(m.ProfilePublication)):
+        row.selected = False
+    undated = m.Publication(title="An Undated Preprint", status="preprint", venue="arXiv")
+    undated.authorships.append(m.Authorship(position=0, name=wei.full_name, person=wei))
+    db.add(undated)
+    db.flush()
+    db.add(m.ProfilePublication(person_id=wei.id, publication_id=undated.id, position=99))
+    db.commit()
+    html = client.get(f"{P}/people/xingda-wei").get_data(as_text=True)
+    assert headings(html) == ["Preprints", "2026", "2025", "2024", "2023"]
+    login(client, "wei")
+    url = f"{P}/people/xingda-wei/edit/papers-and-cv"
+    form = client.get(url).get_data(as_text=True)
+    assert "checked" not in form.split('name="unpublished_in_year"')[0].rsplit("<input", 1)[1]
+    response = post(client, url, {"unpublished_in_year": "y", "version": wei.version,
+                                  **{f"cv_{name}": str(i) for i, (name, _) in
+                                     enumerate(m.CV_SECTIONS, start=1)}})  # fmt: skip
+    assert response.status_code == 302
+    record = db.scalars(select(ChangeRecord).where(ChangeRecord.entity_kind == "person")).one()
+    assert record.after["unpublished_in_year"] is True
+    html = client.get(f"{P}/people/xingda-wei").get_data(as_text=True)
+    assert headings(html) == ["Preprints", "2026", "2025", "2024", "2023"]
+    preprints = html.split(">Preprints</h3>")[1].split("</h3>")[0]
+    assert titles(preprints) == ["An Undated Preprint"]  # no year: still under its status
+    in_2024 = titles(html.split(">2024</h3>")[1].split("</h3>")[0])
+    assert in_2024 == [SEED[7][2], SEED[8][2], SEED[9][2]]
+    complete = client.get(f"{P}/people/xingda-wei/publications").get_data(as_text=True)
+    assert titles(complete)[:4] == ["An Undated Preprint", *(t for _, _, t in SEED[:3])]
+    # The editor moves the first preprint up among 2024's papers, above the EuroSys paper.
+    move = post(client, f"{P}/people/xingda-wei/edit/publications/{pubs[8].id}/move",
+                {"direction": "up"})  # fmt: skip
+    assert move.status_code == 302
+    in_2024 = titles(client.get(f"{P}/people/xingda-wei").get_data(as_text=True)
+                     .split(">2024</h3>")[1].split("</h3>")[0])  # fmt: skip
+    assert in_2024 == [SEED[8][2], SEED[7][2], SEED[9][2]]

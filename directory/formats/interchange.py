@@ -45,7 +45,7 @@ PERSON_FIELDS = (
     "slug", "full_name", "sort_name", "native_name", "name_variants", "role", "rank", "title",
     "unit", "institution", "email", "office", "address", "phone", "pronouns", "interests", "bio",
     "section_intros", "last_confirmed", "user_key", "active", "visibility", "repeat_selected",
-    "cv_sections",
+    "unpublished_in_year", "cv_sections",
 )  # fmt: skip
 PUBLICATION_FIELDS = (
     "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",

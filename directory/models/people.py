@@ -89,6 +89,12 @@ class Person(VersionedMixin, Base):
     repeat_selected: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=false(), nullable=False
     )
+    #: Whether papers not yet published (preprints, under review, in preparation) that have a
+    #: year are listed among that year's papers instead of under their status ahead of the
+    #: years, as a home page ordered by year lists them; papers without a year keep their status.
+    unpublished_in_year: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
     #: The CV's sections in the owner's order (names of ``vocabularies.CV_SECTIONS``); None: every
     #: section, in that order.
     cv_sections: Mapped[list[str] | None] = mapped_column(JSON)

@@ -169,7 +169,8 @@ def paper_page(
     under the headings of the profile (:func:`group_publications`); a heading continued from
     the page before says so. A page past the last shows the last."""
     rows = profile_publications(session, person, viewer, details=False)
-    page = paginate_groups(group_publications(rows), number, size)
+    groups = group_publications(rows, unpublished_in_year=person.unpublished_in_year)
+    page = paginate_groups(groups, number, size)
     load_publication_details(session, [row for group in page.groups for row in group.items])
     return page
 
@@ -218,21 +219,22 @@ SELECTED = N_("Selected")
 UNDATED = N_("Undated")
 
 
-def listing_heading(row: Any) -> str:
+def listing_heading(row: Any, unpublished_in_year: bool = False) -> str:
     """The heading of a profile's paper list that ``row`` (a ProfilePublication) is shown under,
-    once: "Selected", the owner's own section, its status when not yet published, else its
-    year."""
+    once: "Selected", the owner's own section, its status when not yet published (its year
+    instead when it has one and the owner chose ``unpublished_in_year``,
+    ``Person.unpublished_in_year``), else its year."""
     if row.selected:
         return SELECTED
-    return _heading_below(row)
+    return _heading_below(row, unpublished_in_year)
 
 
-def _heading_below(row: Any) -> str:
+def _heading_below(row: Any, unpublished_in_year: bool = False) -> str:
     """The heading of ``row`` among the papers below the selected ones."""
     if row.section:
         return row.section
     status = row.publication.status
-    if status in STATUS_HEADINGS:
+    if status in STATUS_HEADINGS and not (unpublished_in_year and row.publication.year):
         return STATUS_HEADINGS[status]
     return year_heading(row.publication)
 
@@ -249,22 +251,26 @@ def year_heading(pub: Any) -> str:
     return UNDATED
 
 
-def group_publications(rows: list[Any], repeat_selected: bool = False) -> list[PublicationGroup]:
+def group_publications(
+    rows: list[Any], repeat_selected: bool = False, unpublished_in_year: bool = False
+) -> list[PublicationGroup]:
     """A profile's papers (in :func:`profile_publications` order) under their headings:
-    selected papers first in the owner's order, then those under review and the preprints,
-    then each year, newest first, then the owner's own sections; within a heading, the owner's
-    order (``position``), then newest first. Each paper is listed once unless
-    ``repeat_selected`` (the owner's choice, ``Person.repeat_selected``): then each selected
-    paper is listed again under its heading below, ahead of that heading's other papers and
-    in the selected papers' order."""
+    selected papers first in the owner's order, then those under review and the preprints
+    (in their year instead with ``unpublished_in_year``, the owner's choice), then each year,
+    newest first, then the owner's own sections; within a heading, the owner's order
+    (``position``), then newest first. Each paper is listed once unless ``repeat_selected``
+    (the owner's choice, ``Person.repeat_selected``): then each selected paper is listed again
+    under its heading below, ahead of that heading's other papers and in the selected papers'
+    order."""
     by_heading: dict[str, list[Any]] = defaultdict(list)
     for row in rows:
-        by_heading[listing_heading(row)].append(row)
+        by_heading[listing_heading(row, unpublished_in_year)].append(row)
     repeated: dict[str, list[Any]] = defaultdict(list)
     if repeat_selected:
         for row in sorted(by_heading.get(SELECTED, []), key=lambda r: r.position):
-            repeated[_heading_below(row)].append(row)
-            by_heading.setdefault(_heading_below(row), [])
+            below = _heading_below(row, unpublished_in_year)
+            repeated[below].append(row)
+            by_heading.setdefault(below, [])
     statuses = list(STATUS_HEADINGS.values())
     sections = list(
         dict.fromkeys(
@@ -375,7 +381,7 @@ def load_profile(
     person's papers shows. Without it (the CV, the API), every listed paper."""
     experience = _entries(session, m.Experience, person, viewer)
     publications = profile_publications(session, person, viewer, details=fold is None)
-    groups = group_publications(publications, person.repeat_selected)
+    groups = group_publications(publications, person.repeat_selected, person.unpublished_in_year)
     folded = 0
     if fold is not None:
         selected = [g for g in groups if g.heading == SELECTED]

@@ -684,7 +684,8 @@ CV_PLACES = [("", _l("Leave out")), *((str(i), str(i)) for i in range(1, len(m.C
 
 class PaperListForm(VersionedForm):
     """How the owner's papers and CV are laid out: whether selected papers are listed again
-    below, and the CV's sections (one ``cv_<section>`` place each, added below the class)."""
+    below, whether unpublished papers are listed in their year, and the CV's sections (one
+    ``cv_<section>`` place each, added below the class)."""
 
     repeat_selected = BooleanField(
         _l("List my selected papers again under their year"),
@@ -694,11 +695,21 @@ class PaperListForm(VersionedForm):
         ),
     )
 
+    unpublished_in_year = BooleanField(
+        _l("List my preprints and papers under review in their year"),
+        description=_l(
+            "Off: they come first, under “Preprints”, “Under review”… On: each is listed among "
+            "the papers of its year, marked with its status (one without a year stays under "
+            "its status)."
+        ),
+    )
+
     def section_fields(self) -> list[tuple[str, Any]]:
         return [(name, self[f"cv_{name}"]) for name, _ in m.CV_SECTIONS]
 
     def load(self, person: m.Person) -> None:
         self.repeat_selected.data = person.repeat_selected
+        self.unpublished_in_year.data = person.unpublished_in_year
         names = [n for n, _ in m.CV_SECTIONS]
         chosen = names if person.cv_sections is None else person.cv_sections
         places = {name: str(i) for i, name in enumerate(chosen, start=1) if name in names}
@@ -722,6 +733,7 @@ class PaperListForm(VersionedForm):
 
     def fill(self, person: m.Person) -> None:
         person.repeat_selected = bool(self.repeat_selected.data)
+        person.unpublished_in_year = bool(self.unpublished_in_year.data)
         chosen = self.chosen_sections()
         # Every section in the default order is no choice: a section added later is included.
         person.cv_sections = None if chosen == [n for n, _ in m.CV_SECTIONS] else chosen

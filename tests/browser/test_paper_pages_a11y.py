@@ -47,6 +47,7 @@ def test_new_pages_have_no_accessibility_violation_in_either_scheme(
         (None, "/directory/people/jiangfei-duan"),
         (None, "/directory/people/xingda-wei/cv"),
         (None, "/directory/people/danyang-zhuo"),
+        (None, "/directory/publications"),
         ("admin", "/directory/people/xingda-wei/edit"),
         ("admin", "/directory/people/xingda-wei/edit/papers-and-cv"),
         ("admin", "/directory/people/xingda-wei/edit/photo"),
@@ -62,6 +63,13 @@ def test_new_pages_have_no_accessibility_violation_in_either_scheme(
             violations = _all_violations(page, axe_source)
             where = f"{path} ({scheme}, {width}px)"
             assert not violations, f"{where}:\n{json.dumps(violations, indent=1)}"
+    # Every toggle open (Bib, abstract, the folded authors): the opened blocks pass too.
+    page.goto("/directory/people/jiangfei-duan")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        violations = _all_violations(page, axe_source)
+        assert not violations, f"opened toggles ({scheme}, {width}px):\n{json.dumps(violations, indent=1)}"
 
 
 def test_the_bib_toggle_and_folded_authors_open_from_the_keyboard(demo, page) -> None:

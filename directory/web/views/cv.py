@@ -3,8 +3,8 @@
 from the profile, in the owner's order, filtered by what the viewer may see (the same
 :func:`~directory.services.profiles.load_profile` as the profile page). Which sections it holds
 is the owner's choice, saved from the editor (``Person.cv_sections``: which sections and
-their order); the page can still take a one-off choice (``?section=...``, a plain form, no
-JavaScript)."""
+their order); the page can still take a one-off choice (``?section=a&section=b``: those
+sections in that order; a plain form, no JavaScript)."""
 
 from __future__ import annotations
 
@@ -57,14 +57,13 @@ def saved_sections(person: m.Person) -> list[str]:
 
 
 def chosen_sections(person: m.Person) -> list[str]:
-    """The sections asked for in the query, for this once (unknown names ignored), in the
-    owner's order; the owner's saved choice when none is asked for."""
-    known = [name for name, _ in CV_SECTIONS]
-    asked = {name for name in request.args.getlist("section") if name in known}
-    if not asked:
-        return saved_sections(person)
-    order = saved_sections(person) + [name for name in known if name not in saved_sections(person)]
-    return [name for name in order if name in asked]
+    """The sections asked for in the query, for this once, in the order asked
+    (``?section=awards&section=education`` puts awards first; unknown names and repeats are
+    ignored); the owner's saved choice when none is asked for. The page's form lists the
+    sections shown first, in their order, so submitting it keeps that order."""
+    known = {name for name, _ in CV_SECTIONS}
+    asked = [name for name in request.args.getlist("section") if name in known]
+    return list(dict.fromkeys(asked)) or saved_sections(person)
 
 
 def _context(slug: str) -> dict[str, Any]:

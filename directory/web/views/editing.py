@@ -239,7 +239,7 @@ def editor_page(person: m.Person) -> str:
     )
     # The papers under the profile's headings, a page at a time; ↑ and ↓ are offered by a
     # paper's place in its whole heading, not in the page.
-    groups = group_publications(publications)
+    groups = group_publications(publications, unpublished_in_year=person.unpublished_in_year)
     first = {g.items[0].publication_id for g in groups}
     last = {g.items[-1].publication_id for g in groups}
     paper_filters = department.PaperListFilters.from_args(request.args)

@@ -41,7 +41,8 @@ def listing_rows(person: m.Person) -> list[m.ProfilePublication]:
             m.Publication.id,
         )
     )
-    return [row for group in group_publications(list(rows)) for row in group.items]
+    groups = group_publications(list(rows), unpublished_in_year=person.unpublished_in_year)
+    return [row for group in groups for row in group.items]
 
 
 @blueprint.route("/people/<slug>/edit/publications/<int:pub_id>/move", methods=["POST"])
@@ -53,8 +54,9 @@ def move_publication(slug: str, pub_id: int) -> Any:
     form = forms.MoveForm()
     if not form.validate_on_submit():
         abort(400)
-    heading = listing_heading(row)
-    group = [r for r in listing_rows(person) if listing_heading(r) == heading]
+    in_year = person.unpublished_in_year
+    heading = listing_heading(row, in_year)
+    group = [r for r in listing_rows(person) if listing_heading(r, in_year) == heading]
     index = group.index(row)
     other = index - 1 if form.direction.data == "up" else index + 1
     if not 0 <= other < len(group):

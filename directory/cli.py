@@ -33,7 +33,7 @@ from directory.services.accounts import LocalAccount, new_password, normalise_us
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import import_plan, import_profiles, plan_source
 from directory.services.photos import placeholder_portrait
-from directory.services.pubimport import PlanRefused, resolve_decisions
+from directory.services.pubimport import PersonPlan, PlanRefused, resolve_decisions
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
 from directory.web.mails import reminder_mail
@@ -507,7 +507,7 @@ def create_demo_accounts() -> None:
 
 def _import_publications(
     slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None, skip_invalid: bool,
-    base_url: str | None = None,
+    base_url: str | None = None, replace: tuple[str, ...] = (),
 ) -> None:  # fmt: skip
     session = get_session()
     person = session.scalar(select(m.Person).where(m.Person.slug == slug))
@@ -537,6 +537,7 @@ def _import_publications(
             click.echo(" ".join(line.split()) if not entry.title else line.rstrip())
             for candidate in entry.candidates:
                 click.echo(f"      like “{candidate.title}” ({candidate.reason})")
+    _echo_person_plan(plan.person, replace)
     if plan.blocked and not skip_invalid:
         click.echo(
             _(
@@ -559,7 +560,7 @@ def _import_publications(
         )
         sys.exit(1)
     decisions = resolve_decisions(plan, {}, duplicates)
-    if not plan.has_work:
+    if not plan.writes(replace):
         click.echo(_("Everything is already on the profile; nothing to import."))
         return
     if not yes and not click.confirm(_("Write all of it?"), default=False):
@@ -580,12 +581,48 @@ def _import_publications(
             _outcome, summary = import_plan(
                 changes, plan, kind=kind, source=source, filename=None, decisions=decisions,
                 skip_invalid=skip_invalid, base_url=base_url, progress=bar.update,
+                replace=replace,
             )  # fmt: skip
     except PlanRefused as refused:
         raise click.ClickException(
             _("Nothing was imported: %(reasons)s", reasons=" ".join(refused.messages))
         ) from None
     click.echo(_("Imported for %(name)s: %(summary)s.", name=person.full_name, summary=summary))
+
+
+def _echo_person_plan(person: PersonPlan, replace: tuple[str, ...]) -> None:
+    """The preview's lines for what an ORCID record's person data does to the profile."""
+    if person.bio_status == "new":
+        click.echo(_("  profile: biography: added (the profile has none)."))
+    elif person.bio_status == "same":
+        click.echo(_("  profile: biography: already on the profile."))
+    elif person.bio_status == "replace":
+        if "bio" in replace:
+            click.echo(_("  profile: biography: the profile's is replaced by the record's."))
+        else:
+            click.echo(_("  not taken: biography: the profile has its own; --replace-bio "
+                         "replaces it with the record's."))  # fmt: skip
+    if person.interests_status:
+        keywords = ", ".join(person.keywords_added)
+        if person.interests_status == "new" or "interests" in replace:
+            click.echo(_("  profile: research interests: %(after)s", after=person.interests_after))
+        else:
+            click.echo(_("  not taken: keywords %(keywords)s: the profile has research interests "
+                         "of its own; --replace-interests adds them to those.",
+                         keywords=keywords))  # fmt: skip
+    for _id, name in person.areas:
+        click.echo(_("  profile: research area added: %(name)s", name=name))
+    if person.keywords_on_profile:
+        click.echo(_("  profile: keywords already on the profile: %(keywords)s",
+                     keywords=", ".join(person.keywords_on_profile)))  # fmt: skip
+    for link in person.links:
+        shown = f"{link.label}: {link.url}" if link.label else str(link.url)
+        if link.status == "new":
+            click.echo(_("  profile: link added: %(link)s", link=shown))
+        elif link.status == "on_profile":
+            click.echo(_("  profile: link already on the profile: %(link)s", link=shown))
+    for message in person.not_taken:
+        click.echo(_("  not taken: %(what)s", what=message))
 
 
 _DUPLICATE_CHOICE = click.Choice(["link", "new", "skip"])
@@ -618,12 +655,24 @@ def import_bibtex(
 @click.option("--yes", is_flag=True, help="Write without asking after the preview.")
 @click.option("--duplicates", type=_DUPLICATE_CHOICE, help="What to do with possible duplicates.")
 @click.option("--skip-invalid", is_flag=True, help=_SKIP_INVALID_HELP)
+@click.option("--replace-bio", is_flag=True,
+              help="Replace the profile's biography with the record's (else only an empty one "
+              "is filled).")  # fmt: skip
+@click.option("--replace-interests", is_flag=True,
+              help="Add the record's keywords to research interests the profile has already "
+              "(else only empty ones are filled).")  # fmt: skip
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def import_orcid(
-    slug: str, yes: bool, duplicates: str | None, skip_invalid: bool, file: str
-) -> None:
-    """Import an ORCID public record (JSON FILE) into a profile: preview, then write."""
-    _import_publications(slug, "orcid", Path(file).read_bytes(), yes, duplicates, skip_invalid)
+    slug: str, yes: bool, duplicates: str | None, skip_invalid: bool, replace_bio: bool,
+    replace_interests: bool, file: str,
+) -> None:  # fmt: skip
+    """Import an ORCID public record (JSON FILE) into a profile: preview, then write. The
+    record's biography, keywords and researcher URLs go to the profile's biography, research
+    interests or areas, and links."""
+    chosen = (("bio", replace_bio), ("interests", replace_interests))
+    replace = tuple(name for name, wanted in chosen if wanted)
+    _import_publications(slug, "orcid", Path(file).read_bytes(), yes, duplicates, skip_invalid,
+                         replace=replace)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------

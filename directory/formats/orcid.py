@@ -5,7 +5,9 @@ API returns: ``activities-summary`` → ``works`` (publications), ``educations``
 ``employments``, ``distinctions``, ``services`` and ``fundings``. Works become
 :class:`~directory.formats.bibtex.ParsedEntry` objects in the interchange shape, so they go through
 the same preview and duplicate rules as BibTeX; the rest become :class:`RecordEntry` objects
-for the profile's entry tables.
+for the profile's entry tables, and the ``person`` part (biography, keywords, researcher URLs;
+also read from a ``/person`` document alone) a :class:`PersonData` the preview proposes for
+the profile's own fields (:mod:`directory.services.pubimport`).
 
 The record's work summaries carry no co-authors, so an ORCID work lists the record holder as
 its only author (the preview says so); a later BibTeX import of the same paper (same DOI)
@@ -74,12 +76,35 @@ class RecordEntry:
 
 
 @dataclass
+class ResearcherUrl:
+    """A link the record holder lists (``researcher-urls``), as given: the import checks it."""
+
+    name: str | None
+    url: str
+
+
+@dataclass
+class PersonData:
+    """What the record says about the person: the biography, keywords and researcher URLs
+    (the import proposes them for the profile's biography, interests or areas, and links)."""
+
+    biography: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    urls: list[ResearcherUrl] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.biography or self.keywords or self.urls)
+
+
+@dataclass
 class OrcidRecord:
     orcid_id: str | None
     name: str | None
     entries: list[ParsedEntry]
     records: list[RecordEntry]
     problems: list[BibtexProblem]
+    #: The biography, keywords and researcher URLs.
+    person: PersonData = field(default_factory=PersonData)
 
 
 class OrcidFetchError(Exception):
@@ -365,35 +390,33 @@ def _membership(summary: dict[str, Any]) -> RecordEntry:
     return RecordEntry("service", data, text)
 
 
-def _person_not_taken(person: Any) -> list[BibtexProblem]:
-    """What the record says about the person that the import does not write (the profile's
-    own fields are edited on the profile), each named so nothing vanishes without a word."""
+#: A keyword ORCID users often write as one list ("operating systems, RDMA").
+_KEYWORD_SPLIT_RE = re.compile(r"\s*[,;]\s*")
+
+
+def _person_data(person: Any) -> PersonData:
+    """The ``person`` part of a record (or a ``/person`` document)."""
     if not isinstance(person, dict):
-        return []
-    problems = []
+        return PersonData()
     biography = _value(person, "biography", "content")
-    if biography:
-        problems.append(BibtexProblem(None, "biography", (
-            f"The record's biography ({len(str(biography))} characters) is not imported; "
-            "copy it into the profile's biography if you want it there."), "skipped"))  # fmt: skip
-    keywords = [
-        str(_value(k, "content")) for k in _value(person, "keywords", "keyword") or []
-        if isinstance(k, dict) and _value(k, "content")
-    ]  # fmt: skip
-    if keywords:
-        problems.append(BibtexProblem(None, "keywords", (
-            f"The record's keywords ({', '.join(keywords)}) are not imported; the profile's "
-            "research interests are edited on the profile."), "skipped"))  # fmt: skip
-    urls = [
-        f"{_value(u, 'url-name') or 'link'}: {_value(u, 'url')}"
-        for u in _value(person, "researcher-urls", "researcher-url") or []
-        if isinstance(u, dict) and _value(u, "url")
-    ]
-    if urls:
-        problems.append(BibtexProblem(None, "researcher-urls", (
-            f"The record's researcher URLs ({'; '.join(urls)}) are not imported; add them "
-            "as links on the profile."), "skipped"))  # fmt: skip
-    return problems
+    if biography is not None:
+        biography = "\n".join(line.rstrip() for line in str(biography).splitlines()).strip()
+    keywords: list[str] = []
+    for item in _value(person, "keywords", "keyword") or []:
+        content = _value(item, "content") if isinstance(item, dict) else None
+        for word in _KEYWORD_SPLIT_RE.split(str(content or "")):
+            word = " ".join(word.split())
+            if word and word.casefold() not in (k.casefold() for k in keywords):
+                keywords.append(word)
+    urls = []
+    for item in _value(person, "researcher-urls", "researcher-url") or []:
+        if not isinstance(item, dict):
+            continue
+        url = _value(item, "url")
+        if isinstance(url, str):  # may be empty after a check; kept so the preview says so
+            name = _value(item, "url-name")
+            urls.append(ResearcherUrl(str(name) if name else None, url))
+    return PersonData(biography or None, keywords, urls)
 
 
 def record_holder_name(record: dict[str, Any]) -> str | None:
@@ -432,8 +455,13 @@ def parse_orcid_record(
     else:
         record = raw
     if isinstance(record, dict) and "activities-summary" not in record:
-        # The public API's other documents: /activities (the summary itself) and /works.
-        if isinstance(record.get("works"), dict) or isinstance(record.get("educations"), dict):
+        # The public API's other documents: /activities (the summary itself), /works and
+        # /person (the biography, keywords and researcher URLs alone).
+        if "person" not in record and any(
+            isinstance(record.get(k), dict) for k in ("biography", "keywords", "researcher-urls")
+        ):
+            record = {"person": record, "activities-summary": {}}
+        elif isinstance(record.get("works"), dict) or isinstance(record.get("educations"), dict):
             record = {"activities-summary": record}
         elif isinstance(record.get("group"), list) and any(
             isinstance(g, dict) and "work-summary" in g for g in record["group"]
@@ -491,13 +519,14 @@ def parse_orcid_record(
     records.extend(_peer_reviews(activities.get("peer-reviews")))
     for summary in _affiliations(activities.get("memberships"), "membership-summary"):
         records.append(_membership(summary))
-    problems = _person_not_taken(record.get("person"))
+    problems: list[BibtexProblem] = []
     for section in sorted(set(activities) - _READ_SECTIONS):
         if activities.get(section):
             problems.append(BibtexProblem(None, section, (
                 f"The record's {section.replace('-', ' ')} are not imported: the profile has "
                 "no place for them."), "skipped"))  # fmt: skip
-    return OrcidRecord(orcid_id, record_holder_name(record), entries, records, problems)
+    return OrcidRecord(orcid_id, record_holder_name(record), entries, records, problems,
+                       _person_data(record.get("person")))  # fmt: skip
 
 
 #: The activities a record import reads (any other non-empty one is listed as not taken).

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from urllib.parse import urljoin, urlsplit
 
-__all__ = ["web_url"]
+__all__ = ["person_link_kind", "same_address", "web_url"]
 
 _SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 
@@ -53,3 +53,36 @@ def web_url(value: str | None, base: str | None = None) -> tuple[str | None, str
     if not parts.netloc:
         return None, "it has no host name"
     return url, None
+
+
+#: A person's link kinds known by their host (a profile's "Google Scholar", "GitHub"...).
+LINK_KINDS_BY_HOST = {
+    "scholar.google.com": "scholar",
+    "dblp.org": "dblp",
+    "dblp.uni-trier.de": "dblp",
+    "orcid.org": "orcid",
+    "github.com": "github",
+    "linkedin.com": "linkedin",
+    "www.linkedin.com": "linkedin",
+}
+
+
+def person_link_kind(url: str, label: str | None) -> str:
+    """The kind of a person's link (``PERSON_LINK_KINDS``): by its host, else a homepage when
+    it has no label of its own, a CV for a labelled CV PDF, else "other"."""
+    host = urlsplit(url).hostname or ""
+    kind = LINK_KINDS_BY_HOST.get(host, "homepage" if label is None else "other")
+    if url.lower().endswith(".pdf") and label and "cv" in label.lower():
+        kind = "cv"
+    return kind
+
+
+def same_address(url: str) -> str:
+    """A form of ``url`` that two spellings of one address share (http or https, host case,
+    a ``www.``, a trailing slash), to find a link already there."""
+    parts = urlsplit(_visible(url))
+    host = (parts.hostname or "").removeprefix("www.")
+    port = f":{parts.port}" if parts.port else ""
+    path = parts.path.rstrip("/")
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{host}{port}{path}{query}"

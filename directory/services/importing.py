@@ -18,7 +18,7 @@ as the unit of work commits.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import select
@@ -38,7 +38,7 @@ from directory.services.pubimport import (
     check_decisions,
     plan_import,
 )
-from directory.services.snapshots import apply_snapshot
+from directory.services.snapshots import PERSON, apply_snapshot
 
 if TYPE_CHECKING:
     from directory.models import ChangeRecord, PendingChange
@@ -69,7 +69,7 @@ def plan_source(
             record = parse_orcid_record(source, person.full_name, max_bytes=max_bytes)
             return plan_import(
                 session, person, record.entries, record.problems, source="orcid",
-                records=record.records,
+                records=record.records, person_data=record.person,
             )  # fmt: skip
         result = parse_bibtex(source, max_bytes=max_bytes)
     except BibtexTooLarge as exc:
@@ -99,10 +99,14 @@ def import_plan(
     skip_invalid: bool = False,
     base_url: str | None = None,
     progress: Callable[[int], None] | None = None,
+    replace: Iterable[str] = (),
 ) -> tuple[str, ImportSummary | None]:
     """Import ``plan`` into the change set's profile. Returns the change set's outcome and,
     when written, what was written; raises PlanRefused (nothing written) if it may not be.
-    ``skip_invalid`` leaves out the entries that cannot be imported (else they refuse it)."""
+    ``skip_invalid`` leaves out the entries that cannot be imported (else they refuse it);
+    ``replace`` names the profile fields with text of their own the record's biography or
+    keywords may change (the person opted in on the preview)."""
+    replace = sorted(set(replace) & set(plan.person.optional))
     messages = check_decisions(plan, decisions, skip_invalid=skip_invalid)
     if messages:
         raise PlanRefused(messages)
@@ -114,15 +118,28 @@ def import_plan(
             "decisions": {str(k): v for k, v in decisions.items()},
             "skip_invalid": skip_invalid,
             "base_url": base_url,
+            "replace": replace,
         }
         changes.group(IMPORT, IMPORT, _planned_summary(plan, filename), proposal)
         return changes.finish(), None
-    summary = apply_plan(
-        changes.session, plan, changes.person, decisions, skip_invalid=skip_invalid,
-        progress=progress,
-    )  # fmt: skip
+    summary = _write(changes, plan, decisions, skip_invalid, replace, progress)
     _record(changes, summary, kind, filename)
     return changes.finish(), summary
+
+
+def _write(
+    changes: ChangeSet, plan: ImportPlan, decisions: dict[int, str], skip_invalid: bool,
+    replace: Iterable[str], progress: Callable[[int], None] | None = None,
+) -> ImportSummary:  # fmt: skip
+    """Write the plan. A change the record's person data makes to the profile's own fields
+    (biography, interests, areas, links) is a change to the person, recorded in the history
+    with its before and after like an edit of the profile form (and undone the same way)."""
+    if plan.person.writes(replace):
+        changes.update(PERSON, changes.person)
+    return apply_plan(
+        changes.session, plan, changes.person, decisions, skip_invalid=skip_invalid,
+        progress=progress, replace=replace,
+    )  # fmt: skip
 
 
 def _record(changes: ChangeSet, summary: ImportSummary, kind: str, filename: str | None) -> None:
@@ -157,8 +174,7 @@ def apply_group(changes: ChangeSet, pending: PendingChange) -> None:
             "The department's papers changed since this import was proposed; the author "
             "should import the file again."
         )
-    summary = apply_plan(changes.session, plan, changes.person, decisions,
-                         skip_invalid=skip_invalid)  # fmt: skip
+    summary = _write(changes, plan, decisions, skip_invalid, proposal.get("replace") or ())
     _record(changes, summary, kind, proposal.get("filename"))
 
 
@@ -230,9 +246,11 @@ def display_rows(session: Session, kind: str, state: dict | None) -> list[dict[s
         rows.append({"field": "file", "label": N_("File"), "before": None,
                      "after": state["filename"]})  # fmt: skip
     if "source" in state:  # a proposal: what approving would import
+        person = None
         try:
             if state.get("format") == "orcid":
-                entries = parse_orcid_record(state["source"], "").entries
+                record = parse_orcid_record(state["source"], "", max_bytes=1 << 30)
+                entries, person = record.entries, record.person
             else:
                 entries = parse_bibtex(state["source"]).entries
         except BibtexTooLarge:
@@ -240,6 +258,20 @@ def display_rows(session: Session, kind: str, state: dict | None) -> list[dict[s
         rows.append(
             _titles_row(N_("Papers"), [e.data.get("title") or "(no title)" for e in entries])
         )
+        if person:
+            # What the record says about the person (written as the plan says on approval).
+            profile = []
+            if person.biography:
+                replacing = "bio" in (state.get("replace") or ())
+                profile.append(
+                    f"Biography ({len(person.biography)} characters"
+                    + (", replacing the profile's)" if replacing else ", if the profile has none)")
+                )
+            if person.keywords:
+                profile.append(f"Keywords: {', '.join(person.keywords)}")
+            profile.extend(f"Link: {u.name + ' ' if u.name else ''}{u.url}" for u in person.urls)
+            rows.append({"field": "profile", "label": N_("Profile"), "before": None,
+                         "after": profile})  # fmt: skip
         return rows
     for key, label in (("created", N_("New papers")), ("linked", N_("Papers linked"))):
         ids = state.get(key) or []

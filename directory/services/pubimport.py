@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -39,8 +40,8 @@ from sqlalchemy.orm import Session
 
 from directory import models as m
 from directory.formats.bibtex import BibtexProblem, ParsedEntry
-from directory.formats.orcid import RecordEntry
-from directory.formats.urls import web_url
+from directory.formats.orcid import PersonData, RecordEntry
+from directory.formats.urls import person_link_kind, same_address, web_url
 from directory.models import ImportDraft
 from directory.services.cache import invalidate
 from directory.services.publications import (
@@ -182,11 +183,81 @@ class PlannedRecord:
 
 
 @dataclass
+class PlannedLink:
+    """A researcher URL of an ORCID record and what becomes of it: ``new`` (added to the
+    profile's links), ``on_profile`` (the profile links to it already) or ``refused``."""
+
+    given: str
+    label: str | None
+    status: str
+    url: str | None = None
+    kind: str = "other"
+    reason: str = ""
+
+
+@dataclass
+class PersonPlan:
+    """What an ORCID record's biography, keywords and researcher URLs do to the profile.
+
+    A profile field that is empty is filled; one that holds text already is changed only
+    when the person opts in (``replace`` of :func:`apply_plan`: ``"bio"``, ``"interests"``),
+    the preview showing the text before and after. Keywords naming one of the department's
+    research areas add that area; the others go into the research interests. Links already
+    on the profile are not added again; a refused one is listed with its reason.
+    """
+
+    #: The record's biography; ``bio_status``: "" (none), "new" (the profile has none),
+    #: "same", or "replace" (differs from the profile's: only if the person opts in).
+    bio: str | None = None
+    bio_status: str = ""
+    bio_before: str | None = None
+    #: The research interests after the import (``interests_status`` "new": the profile has
+    #: none; "add": keywords appended to the profile's own, only if the person opts in).
+    interests_before: str | None = None
+    interests_after: str | None = None
+    interests_status: str = ""
+    #: Keywords going into the interests, and those already there (or already an area).
+    keywords_added: list[str] = field(default_factory=list)
+    keywords_on_profile: list[str] = field(default_factory=list)
+    #: Research areas a keyword names, added to the profile: (id, name).
+    areas: list[tuple[int, str]] = field(default_factory=list)
+    links: list[PlannedLink] = field(default_factory=list)
+    #: What the record holds that is not taken, each named with the reason.
+    not_taken: list[str] = field(default_factory=list)
+
+    @property
+    def optional(self) -> list[str]:
+        """The fields changed only if the person opts in."""
+        return [name for name, status in (("bio", self.bio_status),
+                                          ("interests", self.interests_status))
+                if status in ("replace", "add")]  # fmt: skip
+
+    @property
+    def new_links(self) -> list[PlannedLink]:
+        return [link for link in self.links if link.status == "new"]
+
+    def writes(self, replace: Iterable[str] = ()) -> bool:
+        """Whether importing with the opt-ins ``replace`` changes the profile."""
+        replace = set(replace)
+        return bool(
+            self.bio_status == "new" or self.interests_status == "new" or self.areas
+            or self.new_links or set(self.optional) & replace
+        )  # fmt: skip
+
+    @property
+    def shown(self) -> bool:
+        """Whether the record said anything about the person (the preview has a section)."""
+        return bool(self.bio_status or self.interests_status or self.keywords_on_profile
+                    or self.areas or self.links or self.not_taken)  # fmt: skip
+
+
+@dataclass
 class ImportPlan:
     person_id: int
     source: str
     entries: list[PlannedEntry]
     records: list[PlannedRecord] = field(default_factory=list)
+    person: PersonPlan = field(default_factory=PersonPlan)
 
     @property
     def errors(self) -> list[PlannedEntry]:
@@ -217,9 +288,16 @@ class ImportPlan:
 
     @property
     def has_work(self) -> bool:
-        return any(
-            e.status in ("new", "department", "duplicate") or e.changes for e in self.entries
-        ) or bool(self.new_records)
+        """Whether confirming may write something (with the opt-ins the preview offers)."""
+        return self.writes(self.person.optional)
+
+    def writes(self, replace: Iterable[str] = ()) -> bool:
+        """Whether confirming with the opt-ins ``replace`` writes something."""
+        return (
+            any(e.status in ("new", "department", "duplicate") or e.changes for e in self.entries)
+            or bool(self.new_records)
+            or self.person.writes(replace)
+        )
 
     def line_of(self, target: int) -> int | None:
         """The file line of an entry referred to by its negative id."""
@@ -240,6 +318,9 @@ class ImportPlan:
             for e in self.entries
         ]
         shape.append([(r.kind, r.status) for r in self.records])
+        p = self.person
+        shape.append([p.bio_status, p.bio_before, p.interests_status, p.interests_before,
+                      p.areas, [(k.status, k.url) for k in p.links]])  # fmt: skip
         text = json.dumps(shape, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -407,6 +488,7 @@ def plan_import(
     *,
     source: str = "bibtex",
     records: Iterable[RecordEntry] = (),
+    person_data: PersonData | None = None,
     base_url: str | None = None,
 ) -> ImportPlan:
     """What importing ``entries`` (and ORCID ``records``) into ``person``'s profile would do.
@@ -539,6 +621,8 @@ def plan_import(
 
     plan = ImportPlan(person_id=person.id, source=source, entries=planned)
     plan.records = _plan_records(session, person, list(records))
+    if person_data:
+        plan.person = _plan_person(session, person, person_data)
     return plan
 
 
@@ -585,6 +669,120 @@ def _plan_records(
         existing[record.kind].add(key)
         planned.append(PlannedRecord(i, record.kind, data, record.summary, status, warnings))
     return planned
+
+
+#: The longest research interests and biography the profile form accepts.
+INTERESTS_MAX, BIO_MAX = 1000, 20000
+
+
+def _words(text: str | None) -> set[str]:
+    """The comma- or semicolon-separated items of an interests line, compared loosely."""
+    return {" ".join(w.split()).casefold() for w in _ITEM_RE.split(text or "") if w.strip()}
+
+
+_ITEM_RE = re.compile(r"[,;\n]")
+
+
+def _plan_person(session: Session, person: m.Person, data: PersonData) -> PersonPlan:
+    """What the record's person data does to ``person``'s profile (reads, writes nothing)."""
+    plan = PersonPlan()
+    if data.biography:
+        current = (person.bio or "").strip()
+        plan.bio, plan.bio_before = data.biography, person.bio
+        if len(data.biography) > BIO_MAX:
+            plan.not_taken.append(
+                f"The biography ({len(data.biography)} characters) is longer than a "
+                f"profile's {BIO_MAX}; not imported."
+            )
+        elif not current:
+            plan.bio_status = "new"
+        elif " ".join(current.split()) == " ".join(data.biography.split()):
+            plan.bio_status = "same"
+        else:
+            plan.bio_status = "replace"
+
+    if data.keywords:
+        areas = {}
+        for area in session.scalars(select(m.ResearchArea)):
+            areas.setdefault(area.name.casefold(), area)
+            areas.setdefault(area.slug.casefold(), area)
+        mine = {a.id for a in person.areas}
+        interests = _words(person.interests)
+        for keyword in data.keywords:
+            slug = re.sub(r"[^a-z0-9]+", "-", keyword.casefold()).strip("-")
+            area = areas.get(keyword.casefold()) or areas.get(slug)
+            if area is not None and area.id not in mine:
+                plan.areas.append((area.id, area.name))
+                mine.add(area.id)
+            elif area is not None or keyword.casefold() in interests:
+                plan.keywords_on_profile.append(keyword)
+            else:
+                plan.keywords_added.append(keyword)
+                interests.add(keyword.casefold())
+        before = (person.interests or "").strip()
+        after = before
+        for keyword in list(plan.keywords_added):
+            longer = f"{after}, {keyword}" if after else keyword
+            if len(longer) > INTERESTS_MAX:
+                plan.keywords_added.remove(keyword)
+                plan.not_taken.append(
+                    f"The keyword “{keyword}” does not fit in the research interests "
+                    f"({INTERESTS_MAX} characters at most); not imported."
+                )
+                continue
+            after = longer
+        if plan.keywords_added:
+            plan.interests_before, plan.interests_after = person.interests, after
+            plan.interests_status = "add" if before else "new"
+
+    known = {same_address(link.url) for link in person.links}
+    limit = m.PersonLink.__table__.c.url.type.length
+    for given in data.urls:
+        label = (given.name or "").strip()[:200] or None
+        url, problem = web_url(given.url)
+        if url is not None and len(url) > limit:
+            url, problem = None, f"it is longer than {limit} characters"
+        shown = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in given.url)
+        if url is None:
+            plan.links.append(PlannedLink(shown[:200], label, "refused", reason=problem or ""))
+            plan.not_taken.append(f"The link {shown[:120]!r} is not imported: {problem}.")
+            continue
+        status = "on_profile" if same_address(url) in known else "new"
+        known.add(same_address(url))
+        plan.links.append(PlannedLink(shown[:200], label, status, url,
+                                      person_link_kind(url, label)))  # fmt: skip
+    return plan
+
+
+def _apply_person(
+    session: Session, plan: PersonPlan, person: m.Person, replace: Iterable[str]
+) -> list[str]:
+    """Write what ``plan`` does to the profile's own fields; the names of what changed."""
+    replace = set(replace)
+    written = []
+    if plan.bio_status == "new" or (plan.bio_status == "replace" and "bio" in replace):
+        person.bio = plan.bio
+        written.append("biography")
+    if plan.interests_status == "new" or (
+        plan.interests_status == "add" and "interests" in replace
+    ):
+        person.interests = plan.interests_after
+        written.append("research interests")
+    if plan.areas:
+        ids = [area_id for area_id, _name in plan.areas]
+        person.areas = [
+            *person.areas,
+            *session.scalars(select(m.ResearchArea).where(m.ResearchArea.id.in_(ids))),
+        ]
+        written.append(f"{len(ids)} research area{'s' if len(ids) != 1 else ''}")
+    new_links = plan.new_links
+    for link in new_links:
+        person.links.append(
+            m.PersonLink(kind=link.kind, url=link.url, label=link.label, position=len(person.links))
+        )
+    if new_links:
+        written.append(f"{len(new_links)} link{'s' if len(new_links) != 1 else ''}")
+    return written
 
 
 # --------------------------------------------------------------------------------------------
@@ -676,6 +874,8 @@ class ImportSummary:
     linked_ids: list[int] = field(default_factory=list)
     #: Profile entries created from an ORCID record, as (kind, id).
     record_refs: list[tuple[str, int]] = field(default_factory=list)
+    #: What the record's person data changed on the profile ("biography", "2 links").
+    person: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         parts = [f"{self.created} new paper{'s' if self.created != 1 else ''}"]
@@ -688,6 +888,7 @@ class ImportSummary:
             parts.append(f"{self.versions} linked as versions")
         if self.records:
             parts.append(f"{self.records} profile entr{'y' if self.records == 1 else 'ies'}")
+        parts.extend(self.person)
         if self.skipped:
             parts.append(f"{self.skipped} skipped")
         return ", ".join(parts)
@@ -882,10 +1083,13 @@ def apply_plan(
     *,
     skip_invalid: bool = False,
     progress: Callable[[int], None] | None = None,
+    replace: Iterable[str] = (),
 ) -> ImportSummary:
     """Write ``plan`` (with a decision for every possible duplicate) in the caller's
     transaction. Raises :class:`PlanRefused`, having written nothing, if it may not be;
-    entries that cannot be imported are left out only when ``skip_invalid``."""
+    entries that cannot be imported are left out only when ``skip_invalid``. ``replace``
+    names the profile fields holding text the record's may change (``"bio"``,
+    ``"interests"``: the person opted in on the preview)."""
     decisions = decisions or {}
     messages = check_decisions(plan, decisions, skip_invalid=skip_invalid)
     if messages:
@@ -985,6 +1189,7 @@ def apply_plan(
         session.flush()
         summary.records += 1
         summary.record_refs.append((record.kind, created.id))
+    summary.person = _apply_person(session, plan.person, person, replace)
     session.flush()
     return summary
 

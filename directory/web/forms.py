@@ -42,6 +42,7 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
 
 from directory import models as m
 from directory.formats.placements import parse_placement, structure_placement
+from directory.formats.urls import person_link_kind
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
 from directory.services.access import person_clause
@@ -547,17 +548,6 @@ class AdvisingRelationForm(EntryForm):
 # ----------------------------------------------------------------------------- the person
 
 
-LINK_KINDS_BY_HOST = {
-    "scholar.google.com": "scholar",
-    "dblp.org": "dblp",
-    "dblp.uni-trier.de": "dblp",
-    "orcid.org": "orcid",
-    "github.com": "github",
-    "linkedin.com": "linkedin",
-    "www.linkedin.com": "linkedin",
-}
-
-
 def labelled_lines(text_value: str | None) -> list[tuple[str, str]]:
     """Non-empty lines of ``value`` or ``Label | value``, as (label, value); label may be ""."""
     pairs = []
@@ -573,10 +563,7 @@ def parse_links(text_value: str) -> list[dict[str, str | None]]:
     links = []
     for label, url in labelled_lines(text_value):
         label = label or None
-        host = urlsplit(url).hostname or ""
-        kind = LINK_KINDS_BY_HOST.get(host, "homepage" if label is None else "other")
-        if url.lower().endswith(".pdf") and label and "cv" in label.lower():
-            kind = "cv"
+        kind = person_link_kind(url, label)
         links.append({"kind": kind, "url": url, "label": label})
     return links
 

@@ -190,6 +190,8 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
             validators=[Optional()],
         )
         skip_invalid = BooleanField(_("Import the rest, leaving out the entries that cannot be"))
+        replace_bio = BooleanField(_("Replace my biography with the record's"))
+        replace_interests = BooleanField(_("Add the record's keywords to my research interests"))
 
         def validate(self, extra_validators: Any = None) -> bool:
             if not super().validate(extra_validators):
@@ -219,6 +221,11 @@ def confirm_form_class(plan: ImportPlan) -> type[DirectoryForm]:
                 if entry.needs_decision
             }
             return resolve_decisions(plan, chosen, self.bulk.data or None)
+
+        def replace(self) -> list[str]:
+            """The profile fields with text of their own the person lets the record change."""
+            wanted = (("bio", self.replace_bio.data), ("interests", self.replace_interests.data))
+            return [name for name, chosen in wanted if chosen and name in plan.person.optional]
 
     for entry in plan.entries:
         if entry.needs_decision:
@@ -393,6 +400,7 @@ def publications_preview(slug: str, token: str) -> Any:
                     changes, plan, kind=draft.kind, source=draft.source,
                     filename=draft.filename, decisions=form.decisions(),
                     skip_invalid=bool(form.skip_invalid.data), base_url=draft.base_url,
+                    replace=form.replace(),
                 )  # fmt: skip
             except PlanRefused as refused:
                 session.rollback()

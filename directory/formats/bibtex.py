@@ -43,6 +43,8 @@ from bibtexparser.model import (
 )
 from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
 
+from directory.formats.batch import collection_paused
+
 __all__ = [
     "MAX_BIBTEX_BYTES",
     "MAX_BIBTEX_ENTRIES",
@@ -1490,6 +1492,16 @@ def _free_key(base: str, used: set[str]) -> str:
 
 
 def parse_bibtex(
+    text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES, max_entries: int = MAX_BIBTEX_ENTRIES
+) -> ParseResult:
+    """Parse a BibTeX file into publications plus a list of problems (see
+    :func:`_parse_bibtex`), with the cyclic garbage collector paused meanwhile: a file's
+    thousands of fields are small objects in no cycle (:mod:`directory.formats.batch`)."""
+    with collection_paused():
+        return _parse_bibtex(text, max_bytes=max_bytes, max_entries=max_entries)
+
+
+def _parse_bibtex(
     text: str | bytes, *, max_bytes: int = MAX_BIBTEX_BYTES, max_entries: int = MAX_BIBTEX_ENTRIES
 ) -> ParseResult:
     """Parse a BibTeX file into publications plus a list of problems.

@@ -19,6 +19,11 @@ _SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 
 
 def _visible(value: str) -> str:
+    # Most addresses are printable ASCII without spaces: nothing to remove (an import checks
+    # thousands of them). In ASCII, isprintable() is False for every control character and
+    # every white space but the space itself.
+    if value.isascii() and value.isprintable() and " " not in value:
+        return value
     # Cc: control characters; Cf: invisible format characters (zero-width space, bidi...).
     return "".join(
         ch for ch in value if not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf")

@@ -39,6 +39,7 @@ from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from directory import models as m
+from directory.formats.batch import collection_paused
 from directory.formats.bibtex import BibtexProblem, ParsedEntry
 from directory.formats.orcid import PersonData, RecordEntry
 from directory.formats.urls import person_link_kind, same_address, web_url
@@ -52,6 +53,7 @@ from directory.services.publications import (
     link_authors,
     link_coauthor_profiles,
     link_versions,
+    normalise_title,
     publication_options,
 )
 from directory.services.search import note_written
@@ -480,6 +482,7 @@ def _enrichment(
     return words, fill
 
 
+@collection_paused()  # see formats/batch.py: the index and the plan are many small objects
 def plan_import(
     session: Session,
     person: m.Person,
@@ -493,7 +496,9 @@ def plan_import(
 ) -> ImportPlan:
     """What importing ``entries`` (and ORCID ``records``) into ``person``'s profile would do.
     Reads the database, writes nothing."""
-    index = PublicationIndex(session)
+    # Near-duplicates are looked up by the words of the file's titles only.
+    words = {w for e in entries for w in normalise_title(e.data.get("title")).split()}
+    index = PublicationIndex(session, words)
     authors = AuthorIndex.load(session)
     profile_rows = {
         row.publication_id: row
@@ -1075,6 +1080,7 @@ def _link_existing(
     return changed
 
 
+@collection_paused()  # see formats/batch.py
 def apply_plan(
     session: Session,
     plan: ImportPlan,

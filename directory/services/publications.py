@@ -47,7 +47,8 @@ _FOLD = str.maketrans(
     {"ß": "ss", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l"}
     | {"Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "þ": "th", "ı": "i", "ȷ": "j"}
 )
-_NON_WORD_RE = re.compile(r"[\W_]+")
+#: A word of :func:`fold`: letters and digits, without the underscore.
+_WORD_RE = re.compile(r"[^\W_]+")
 _NAME_SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv"])
 
 
@@ -61,7 +62,7 @@ def fold(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text.translate(_FOLD))
         text = "".join(c for c in text if not unicodedata.combining(c))
-    return " ".join(_NON_WORD_RE.sub(" ", text.casefold()).split())
+    return " ".join(_WORD_RE.findall(text.casefold()))
 
 
 def normalise_title(title: str | None) -> str:
@@ -382,8 +383,14 @@ class PublicationIndex:
     by the same rules.
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, words: Iterable[str] | None = None) -> None:
+        """``words``: the only title words candidates will be looked up by (those of the
+        titles of a file being imported), or None for any. The department's papers are all
+        loaded either way; with ``words``, only those words are counted and posted, which
+        is most of the cost of loading the index for a file of thousands of entries."""
         self.session = session
+        #: None: every word is posted.
+        self._words: frozenset[str] | None = None if words is None else frozenset(words)
         self.by_uid: dict[str, int] = {}
         self.by_doi: dict[str, int] = {}
         self.by_arxiv: dict[str, int] = {}
@@ -397,7 +404,11 @@ class PublicationIndex:
         self.word_count: dict[str, int] = defaultdict(int)
         self._surnames: dict[int, set[str]] = {}
         self._pending_authors: dict[int, list[dict[str, Any]]] = {}
-        rows = session.execute(
+        if session.autoflush:
+            session.flush()  # as session.execute would; the rows are read below the ORM
+        # Core rows of plain values: the ORM's result processing costs more than the query
+        # for the tens of thousands of papers of a department.
+        rows = session.connection().execute(
             select(
                 m.Publication.id,
                 m.Publication.uid,
@@ -415,18 +426,23 @@ class PublicationIndex:
             self.by_uid[uid] = pid
             self._add(pid, title, year, venue, doi, arxiv_id, volume, number, pages)
 
-    def _add(self, pid, title, year, venue, doi, arxiv_id, volume, number, pages) -> None:
+    def _add(
+        self, pid, title, year, venue, doi, arxiv_id, volume, number, pages, every_word=False
+    ) -> None:
         if doi:
-            self.by_doi.setdefault(doi.lower(), pid)
+            doi = doi.lower()
+            self.by_doi.setdefault(doi, pid)
         if arxiv_id:
             self.by_arxiv.setdefault(arxiv_id, pid)
         norm = normalise_title(title)
-        self.known[pid] = _Known(
-            pid, title, year, venue, doi.lower() if doi else None, norm, volume, number, pages
-        )
-        for word in set(norm.split()):
-            self.postings[word][year].append(pid)
-            self.word_count[word] += 1
+        self.known[pid] = _Known(pid, title, year, venue, doi, norm, volume, number, pages)
+        words = norm.split()
+        postings, word_count = self.postings, self.word_count
+        for word in (
+            set(words) if every_word or self._words is None else self._words.intersection(words)
+        ):
+            postings[word][year].append(pid)
+            word_count[word] += 1
         if norm:
             self.by_title_year[(norm, year)].append(pid)
 
@@ -435,6 +451,7 @@ class PublicationIndex:
         self._add(
             pid, data["title"], data.get("year"), data.get("venue"), data.get("doi"),
             data.get("arxiv_id"), data.get("volume"), data.get("number"), data.get("pages"),
+            every_word=True,
         )  # fmt: skip
         self._pending_authors[pid] = data.get("authors") or []
 

@@ -186,3 +186,17 @@ def test_the_command_line_imports_person_data_and_names_what_it_leaves(runner, d
     assert db.get(m.Person, wei.id).bio == BIO
     assert "nothing to import" in run()
     assert len(links_of(db, wei)) == 2
+
+
+def test_an_address_that_is_no_address_is_refused_not_a_crash(client, db, wei) -> None:
+    """``http://[oops`` made urlsplit raise: the preview of such a record (or .bib) failed."""
+    wei.links = [m.PersonLink(kind="other", url="http://[legacy", position=0)]
+    db.commit()
+    record = (b'{"researcher-urls": {"researcher-url": [{"url-name": "Bad", "url": '
+              b'{"value": "http://[oops"}}]}}')  # fmt: skip
+    login(client, "wei")
+    _url, html = preview(client, "xingda-wei", record, filename="p.json", field="orcid_file")
+    assert "it is not a valid web address" in html
+    bib = b"@misc{k, title={T}, author={Wei, Xingda}, year=2020, url={http://[oops}}"
+    _url, html = preview(client, "xingda-wei", bib)
+    assert "was dropped: it is not a valid web address" in html

@@ -52,7 +52,10 @@ def web_url(value: str | None, base: str | None = None) -> tuple[str | None, str
         url = urljoin(resolved if resolved.endswith("/") else resolved + "/", url)
     elif scheme is None:
         url = "https:" + url
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "http://[oops": a host in brackets that is no IPv6 address
+        return None, "it is not a valid web address"
     if parts.scheme.lower() not in ("http", "https"):
         return None, "only web addresses (http, https) are kept"
     if not parts.netloc:
@@ -85,9 +88,11 @@ def person_link_kind(url: str, label: str | None) -> str:
 def same_address(url: str) -> str:
     """A form of ``url`` that two spellings of one address share (http or https, host case,
     a ``www.``, a trailing slash), to find a link already there."""
-    parts = urlsplit(_visible(url))
-    host = (parts.hostname or "").removeprefix("www.")
-    port = f":{parts.port}" if parts.port else ""
+    try:
+        parts = urlsplit(_visible(url))
+    except ValueError:  # "http://[not an address": compared as it is
+        return url.casefold()
+    host = parts.netloc.rpartition("@")[2].lower().removeprefix("www.")  # with its port
     path = parts.path.rstrip("/")
     query = f"?{parts.query}" if parts.query else ""
-    return f"{host}{port}{path}{query}"
+    return f"{host}{path}{query}"

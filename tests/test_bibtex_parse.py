@@ -843,7 +843,7 @@ def test_tex_heavy_titles_keep_every_word() -> None:
         "tb2": "The status of Metafont at OCLC",
         "tb3": "LaTeX2ε for AMS authors, with METAFONT, ConTeXt and XeTeX",
         "tb4": "TUG",
-        "tb5": "The TeX book",
+        "tb5": "The TeXbook",  # as TeX prints it: the space after a control word is eaten
         "tb6": "Lower bounds for AC^0 circuits with Frobnicate mod gates",
     }
     assert entries["tb1"].data["venue"] == "TUGboat"
@@ -852,6 +852,30 @@ def test_tex_heavy_titles_keep_every_word() -> None:
         "unknown LaTeX command \\Frobnicate was kept as the text 'Frobnicate'"
     ]
     assert all(e.warnings == [] for key, e in entries.items() if key != "tb6")
+
+
+def test_journal_macros_keep_every_word() -> None:
+    """What the TeX users' group journal bibliography and the BibTeX distribution's example
+    file taught: {\\Dash}, \\thinspace and \\emdash between words, a \\kern with its dimension,
+    a logo swallowing the space after it (as TeX does), accents on an empty group, \\switchargs
+    in a year; an unknown command never runs two words together."""
+    entries = by_key(load("tugboat_macros.bib"))
+
+    assert {key: e.data["title"] for key, e in entries.items()} == {
+        "tm1": "Glue setting—an example",
+        "tm2": "TeX at Riverside A & M",
+        "tm3": "DviviewVDU: a page previewer",
+        "tm4": "Die TeXnische Komödie: contents of issue 2",
+        "tm5": "Actes des Journées sur le Marāthī",
+        "tm6": "Colophon— Typesetting News",
+        "tm7": "Before Whatsit after and Gizmo tail",
+    }
+    assert entries["tm5"].data["year"] == 1968  # "1968--90", not 9019
+    assert entries["tm7"].warnings == [
+        "unknown LaTeX command \\Whatsit was kept as the text 'Whatsit'",
+        "unknown LaTeX command \\Gizmo was kept as the text 'Gizmo'",
+    ]
+    assert all(e.warnings == [] for key, e in entries.items() if key != "tm7")
 
 
 @pytest.mark.parametrize(

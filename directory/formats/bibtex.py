@@ -241,28 +241,11 @@ _LATEX_LETTERS = {
     "hyphen": "-",  # biblatex: a hyphen that allows a break; "methodology\hyphen independent"
 }
 
-# Control words that stand for symbols; the space after them is kept ("\ldots and").
-_LATEX_SYMBOLS = {
-    "ldots": "…",
-    "dots": "…",
-    "textellipsis": "…",
-    "textendash": "–",
-    "textemdash": "—",
-    "textasciitilde": "~",
-    "textasciicircum": "^",
-    "textbackslash": "\\",
-    "textunderscore": "_",
-    "textbar": "|",
-    "textless": "<",
-    "textgreater": ">",
-    "textquoteleft": "‘",
-    "textquoteright": "’",
-    "textquotedblleft": "“",
-    "textquotedblright": "”",
-    "textquotesingle": "'",
-    "guillemotleft": "«",
-    "guillemotright": "»",
-    # The logos of the TeX world (TUGboat's bibliography is full of them).
+# The logos of the TeX world (TUGboat's bibliography is full of them). Control words like
+# the letters above: TeX swallows the spaces after them, so "\TeX book" prints "TeXbook" and
+# "Die \TeX nische Kom\"odie" "Die TeXnische Komödie" (write "{\TeX} book" or "\TeX\ book"
+# for two words, as the typeset bibliography needs too).
+_LATEX_LOGOS = {
     "TeX": "TeX",
     "LaTeX": "LaTeX",
     "LaTeXe": "LaTeX2ε",
@@ -297,6 +280,38 @@ _LATEX_SYMBOLS = {
     "PS": "PostScript",
     "PDF": "PDF",
     "CTAN": "CTAN",
+}
+
+# Control words that stand for symbols; the space after them is kept ("\ldots and").
+_LATEX_SYMBOLS = {
+    # TUGboat's and texbook3.bib's dashes and spaces ("setting{\Dash}an example",
+    # "Texas A\thinspace\&\thinspace M").
+    "Dash": "—",
+    "emdash": "—",
+    "endash": "–",
+    "thinspace": " ",
+    "enspace": " ",
+    "quad": " ",
+    "qquad": " ",
+    "ldots": "…",
+    "dots": "…",
+    "textellipsis": "…",
+    "textendash": "–",
+    "textemdash": "—",
+    "textasciitilde": "~",
+    "textasciicircum": "^",
+    "textbackslash": "\\",
+    "textunderscore": "_",
+    "textbar": "|",
+    "textless": "<",
+    "textgreater": ">",
+    "textquoteleft": "‘",
+    "textquoteright": "’",
+    "textquotedblleft": "“",
+    "textquotedblright": "”",
+    "textquotesingle": "'",
+    "guillemotleft": "«",
+    "guillemotright": "»",
     "slash": "/",
     "copyright": "©",
     "textcopyright": "©",
@@ -437,7 +452,17 @@ _QUOTES = {"``": "“", "''": "”"}
 # that \c{c} is a cedilla while \cite{x} is a (dropped) command.
 _LATEX_TOKEN_RE = re.compile(
     r"\\(?:" + _NOOP_COMMANDS + r")(?![A-Za-z])\s*(?P<noop>\{[^{}]*\})"
+    # xampl.bib's \switchargs{--90}{1968} (its @preamble: \newcommand{\switchargs}[2]{#2#1})
+    # prints "1968--90".
+    r"|\\switchargs\s*\{(?P<swa>[^{}]*)\}\s*\{(?P<swb>[^{}]*)\}"
+    # \kern-.15em (TUGboat's "DVIto\kern-.15em VDU") is spacing: it, its dimension and the
+    # one optional space after the unit print nothing, as TeX reads them.
+    r"|\\(?:kern|hskip|mkern)\s*(?P<kern>[-+]?\s*(?:\d+\.?\d*|\.\d+)\s*"
+    r"(?:em|ex|pt|mm|cm|in|bp|sp|pc|dd|cc|mu|true\s*pt)) ?"
     r"""|\\(?P<sacc>["'`^~=.])\s*(?:\{\s*(?P<sarg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
+    # An accent on an empty group is the next letter's (texbook3.bib: "{Journ}{\'{}ees}",
+    # "h{\={}\i}"): TeX would set it floating before the letter.
+    r"""|\{\s*\}(?P<earg>\\[ij](?![A-Za-z])|[A-Za-z])"""
     r"""|(?P<sarg2>\\[ij](?![A-Za-z])|[A-Za-z]))"""
     r"""|\\(?P<lacc>[uvHckrbdt])(?:\s*\{\s*(?P<larg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
     r"""|\s+(?P<larg2>[A-Za-z]))"""
@@ -467,6 +492,23 @@ def _pylatexenc_symbol(word: str) -> str | None:
     return "" if "<" in text or ">" in text else text
 
 
+def _apart(text: str, start: int, end: int, word: str, ws: str) -> str:
+    """``word`` (an unknown command's name, standing at ``text[start:end]``) with a space on
+    each side where a letter or digit would otherwise touch it once the braces are gone."""
+    before = start - 1
+    while before >= 0 and text[before] in "{}":
+        before -= 1
+    after = end
+    while after < len(text) and text[after] in "{}":
+        after += 1
+    left = " " if before >= 0 and text[before].isalnum() else ""
+    if ws:
+        return left + word + ws
+    follows = text[end : end + 1]
+    right = " " if follows == "{" or (after < len(text) and text[after].isalnum()) else ""
+    return left + word + right
+
+
 def _latex_token(m: re.Match[str]) -> str:
     text = m.group(0)
     first = text[0]
@@ -478,11 +520,13 @@ def _latex_token(m: re.Match[str]) -> str:
         return _DASHES[text]
     if first != "\\":
         return _QUOTES[text]
-    if m.group("noop") is not None:
+    if m.group("noop") is not None or m.group("kern") is not None:
         return ""
+    if m.group("swa") is not None:
+        return latex_to_text(m.group("swb") + m.group("swa"))
     word = m.group("word")
     if word is not None:
-        letter = _LATEX_LETTERS.get(word)
+        letter = _LATEX_LETTERS.get(word) or _LATEX_LOGOS.get(word)
         if letter is not None:
             return letter
         symbol = _LATEX_SYMBOLS.get(word)
@@ -501,12 +545,15 @@ def _latex_token(m: re.Match[str]) -> str:
         unknown = _UNKNOWN_COMMANDS.get()
         if unknown is not None and word not in unknown:
             unknown.append(word)
-        # A braced argument right after it stays a word of its own ("\\foo{x}" -> "foo x").
-        follows = m.string[m.end() : m.end() + 1]
-        return word + (m.group("ws") or (" " if follows == "{" else ""))
+        # A word of its own: never run together with the text around it, braces or not
+        # ("setting{\\Whatever}an" -> "setting Whatever an", "\\foo{x}" -> "foo x").
+        return _apart(m.string, m.start(), m.end(), word, m.group("ws"))
     accent = m.group("sacc") or m.group("lacc")
     if accent is not None:
-        base = m.group("sarg") or m.group("sarg2") or m.group("larg") or m.group("larg2")
+        base = (
+            m.group("sarg") or m.group("earg") or m.group("sarg2") or m.group("larg")
+            or m.group("larg2")
+        )  # fmt: skip
         if base[0] == "\\":
             base = base[1]  # \'{\i} is an accented plain i
         return unicodedata.normalize("NFC", base + _ACCENTS[accent])
@@ -980,7 +1027,8 @@ _VENUE_FIELDS = (
     "howpublished",
     "series",
 )
-_FOUR_DIGITS_RE = re.compile(r"\d{4}")
+# Four digits standing alone: "{--90}{1968}" run together is no year 9019.
+_FOUR_DIGITS_RE = re.compile(r"(?<!\d)\d{4}(?!\d)")
 _LETTERS_RE = re.compile(r"[A-Za-z]{3,}")
 _DATE_RE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2}))?")
 _LIST_SPLIT_RE = re.compile(r"\s*[;,]\s*")

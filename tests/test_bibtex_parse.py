@@ -878,6 +878,28 @@ def test_journal_macros_keep_every_word() -> None:
     assert all(e.warnings == [] for key, e in entries.items() if key != "tm7")
 
 
+def test_exports_html_references_and_a_suffix_written_last() -> None:
+    """ACM's "\\&\\#38;" and "\\&\\#x2019;", JabRef's "&amp;" become the characters; "AT&T" stays;
+    JabRef's "Vale, James E., Jr." and Google Scholar's "Moore, B, III" keep Jr. and III as
+    suffixes (BibTeX's "Last, Jr, First" would make them first names)."""
+    entries = by_key(load("exports.bib"))
+
+    assert entries["Quill:2012:NWO:1111.2222"].data["title"] == (
+        "Needs & Wishes of Older Travellers’ Companions"
+    )
+    lind = entries["Lind_2006"].data
+    assert lind["venue"] == "Nutrition & Sleep"
+    assert lind["title"] == "Cocoa at night: AT&T and R&D teams compared"
+    assert [(a["name"], a["given"], a["family"], a["suffix"]) for a in lind["authors"]] == [
+        ("Eva Lind", "Eva", "Lind", None),
+        ("James E. Vale Jr.", "James E.", "Vale", "Jr."),
+    ]
+    reyes = entries["reyes2018model"].data
+    assert [a["name"] for a in reyes["authors"]] == ["Ana Reyes", "B Moore III"]
+    assert reyes["authors"][1]["suffix"] == "III"
+    assert reyes["authors_incomplete"]
+
+
 @pytest.mark.parametrize(
     ("latex", "text"),
     [

@@ -233,8 +233,9 @@ def test_pasted_bibtex_is_previewed_like_a_file(client, db, wei) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["alfolio.bib", "comments.bib", "crossref.bib", "front_matter.bib", "latex.bib",
-     "months.bib", "strings.bib", "tex_heavy.bib", "tugboat_macros.bib", "types.bib"],
+    ["alfolio.bib", "comments.bib", "crossref.bib", "exports.bib", "front_matter.bib",
+     "latex.bib", "months.bib", "strings.bib", "tex_heavy.bib", "tugboat_macros.bib",
+     "types.bib"],
 )  # fmt: skip
 def test_every_quirk_fixture_imports_completely(client, db, wei, name) -> None:
     """Front matter, @string and # concatenation, month macros, crossref, LaTeX, comments,

@@ -19,6 +19,7 @@ of precompiled regular expressions, one pass per field.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -561,6 +562,23 @@ def _latex_token(m: re.Match[str]) -> str:
     return _LATEX_CONTROL_SYMBOLS.get(sym, sym)
 
 
+# HTML character references, as the ACM Digital Library ("Needs \\&\\#38; Motivations",
+# "People\\&\\#x2019;s", "Alc\\&aacute;cer") and JabRef ("Nutrition &amp; Metabolism") write
+# them: with their semicolon only, so that "AT&T" or "R&D" stay as they are.
+_HTML_REFERENCE_RE = re.compile(
+    r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
+
+
+def _html_reference(m: re.Match[str]) -> str:
+    text = html.unescape(m.group(0))
+    # An unknown name stays as written; a control character or an invalid code point (&#0;,
+    # which html makes U+FFFD) is no text.
+    if len(text) == 1 and (text == "\ufffd" or unicodedata.category(text) == "Cc"):
+        return ""
+    return text
+
+
 def latex_to_text(value: str) -> str:
     """Decode LaTeX markup in a BibTeX value to plain Unicode, whitespace collapsed.
 
@@ -570,6 +588,8 @@ def latex_to_text(value: str) -> str:
     """
     if _NEEDS_LATEX_RE.search(value) is not None:
         value = _LATEX_TOKEN_RE.sub(_latex_token, value)
+    if "&" in value:
+        value = _HTML_REFERENCE_RE.sub(_html_reference, value)
     return " ".join(value.split())
 
 
@@ -888,6 +908,16 @@ def _split_name(raw_name: str) -> tuple[str | None, ...]:
             name, inner_given, inner_particle, inner_family, _ = _split_name(top_commas[0].strip())
             jr = latex_to_text(given[0])
             return (f"{name} {jr}", inner_given, inner_particle, inner_family, jr)
+        if (
+            len(top_commas) == 3
+            and len(given) == 1
+            and given[0].lower() in _SUFFIX_WORDS
+            and suffix
+            and not any(word.lower() in _SUFFIX_WORDS for word in suffix)
+        ):
+            # "Fulton, James E., Jr." (JabRef) and "Moore, B, III" (Google Scholar) put the
+            # suffix last; BibTeX's "Last, Jr, First" would make "Jr." the first name.
+            given, suffix = suffix, given
         if len(top_commas) >= 2 and particle:
             # "Vázques de Parga, Luis": only leading lower-case words are a particle.
             lead = 0

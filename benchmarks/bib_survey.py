@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import logging
 import re
 import sys
 import tempfile
@@ -100,10 +101,12 @@ _REFERENCE_MACROS = {
     "pkg": "",
     "texttt": "",
     "mkbibquote": "",
+    "mbox": "",
     "file": "",
     "hyphen": "-",
     "cs": "\\",
 }
+_ESCAPED_MATH_RE = re.compile(r"\$[^$]*\\[A-Za-z][^$]*\$")
 # \kern and its dimension are spacing (one optional space after the unit, as TeX reads it).
 _KERN_RE = re.compile(r"\\kern\s*-?(?:\d+\.?\d*|\.\d+)\s*(?:em|ex|pt|mm|cm|in|bp|sp|pc|dd|cc|mu) ?")
 
@@ -120,6 +123,8 @@ class _Reference(LatexNodes2Text):
         return _REFERENCE_MACROS.get(name, f" {name} ")
 
 
+# pylatexenc logs a macro it cannot expand (a \frac without its arguments) and goes on.
+logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 _REFERENCE = _Reference(math_mode="text", strict_latex_spaces=False)
 
 
@@ -136,6 +141,9 @@ def _reference_words(raw: str, macros: frozenset[str] = frozenset()) -> list[str
     ``@string`` macro names (``"Proc." # stoc``) are not words of the title."""
     try:
         text = html.unescape(_REFERENCE.latex_to_text(_KERN_RE.sub("", raw)))
+        # Math escaped as text (DBLP's "{\\textdollar}{\\textbackslash}mathrm..."): the
+        # decoded "$\\mathrm{AC}^0$" is LaTeX again, and the reader sees it typeset.
+        text = _ESCAPED_MATH_RE.sub(lambda m: _REFERENCE.latex_to_text(m.group(0)), text)
     except Exception:  # noqa: BLE001 - a field pylatexenc cannot walk: fall back to plain words
         text = re.sub(r"\\([A-Za-z]+)", r" \1 ", raw)
     return [w for w in _fold(text) if w not in macros]

@@ -898,6 +898,13 @@ def test_exports_html_references_and_a_suffix_written_last() -> None:
     assert [a["name"] for a in reyes["authors"]] == ["Ana Reyes", "B Moore III"]
     assert reyes["authors"][1]["suffix"] == "III"
     assert reyes["authors_incomplete"]
+    # Math escaped as text is decoded as math; a dollar with no command in it stays.
+    assert entries["DBLP:journals/x/QuillS21"].data["title"] == (
+        "A Size Theorem for AC^0[⊕] Circuits"
+    )
+    assert entries["quillChromaticBounds2018"].data["title"] == (
+        "Bounds on χ for Sparse Graphs, and $100 Prizes"
+    )
 
 
 @pytest.mark.parametrize(

@@ -240,6 +240,8 @@ _LATEX_LETTERS = {
     "ng": "ŋ",
     "NG": "Ŋ",
     "hyphen": "-",  # biblatex: a hyphen that allows a break; "methodology\hyphen independent"
+    # Zotero writes the backslash of escaped math so: "\$\textbackslash chi\$" is "$\chi$".
+    "textbackslash": "\\",
 }
 
 # The logos of the TeX world (TUGboat's bibliography is full of them). Control words like
@@ -301,7 +303,6 @@ _LATEX_SYMBOLS = {
     "textemdash": "—",
     "textasciitilde": "~",
     "textasciicircum": "^",
-    "textbackslash": "\\",
     "textunderscore": "_",
     "textbar": "|",
     "textless": "<",
@@ -588,9 +589,21 @@ def latex_to_text(value: str) -> str:
     """
     if _NEEDS_LATEX_RE.search(value) is not None:
         value = _LATEX_TOKEN_RE.sub(_latex_token, value)
+        if "$" in value and "\\" in value:
+            value = _ESCAPED_MATH_RE.sub(_escaped_math, value)
     if "&" in value:
         value = _HTML_REFERENCE_RE.sub(_html_reference, value)
     return " ".join(value.split())
+
+
+# DBLP and Zotero escape math as text ("{\\textdollar}{\\textbackslash}mathrm\\{AC\\}{\\^{}}0",
+# "\\$\\textbackslash chi\\$"): decoded once it reads "$\\mathrm{AC}^0$", LaTeX again, which is
+# decoded once more ("AC^0"). Only a $...$ holding a command: "$100" stays.
+_ESCAPED_MATH_RE = re.compile(r"\$[^$]*\\[A-Za-z][^$]*\$")
+
+
+def _escaped_math(m: re.Match[str]) -> str:
+    return _LATEX_TOKEN_RE.sub(_latex_token, m.group(0))
 
 
 _URL_ESCAPE_RE = re.compile(r"\\textasciitilde(?:\{\})?|\\~(?:\{\})?|\\([_%#&$~])|[{}]")

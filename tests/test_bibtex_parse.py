@@ -869,6 +869,7 @@ def test_journal_macros_keep_every_word() -> None:
         "tm5": "Actes des Journées sur le Marāthī",
         "tm6": "Colophon— Typesetting News",
         "tm7": "Before Whatsit after and Gizmo tail",
+        "tm8": "Review of Fonts at Home and fontinst's \\fontdimen (TUGboat 9(2))",
     }
     assert entries["tm5"].data["year"] == 1968  # "1968--90", not 9019
     assert entries["tm7"].warnings == [

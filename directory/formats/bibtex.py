@@ -293,6 +293,7 @@ _LATEX_SYMBOLS = {
     "emdash": "—",
     "endash": "–",
     "thinspace": " ",
+    "tubissue": "TUGboat",  # TUGboat's "(\tubissue 20(3))"
     "enspace": " ",
     "quad": " ",
     "qquad": " ",
@@ -442,7 +443,9 @@ _LATEX_FORMATTING = frozenset(
     "normalsize scriptsize tiny huge Huge uppercase lowercase MakeUppercase MakeLowercase "
     "underline acro acronym pkg env cls prog file meta dtn bgroup egroup displaystyle "
     "textstyle scriptstyle left right big Big bigl bigr Bigl Bigr mkbibquote mkbibemph "
-    "mkbibitalic mkbibbold mkbibparens mkbibbrackets enquote textquote autocap".split()
+    "mkbibitalic mkbibbold mkbibparens mkbibbrackets enquote textquote autocap "
+    # TUGboat's own: \booktitle{...} (its @preamble: {\em #1}), \pgm{...}, font switches.
+    "booktitle pgm ssf smc slnine eightrm rlap unskip".split()
 )
 # ``\noopsort{1973b}`` only steers sorting: it and its argument print nothing.
 _NOOP_COMMANDS = "noopsort|SortNoop|sortnoop|noop|nosort"
@@ -538,7 +541,7 @@ def _latex_token(m: re.Match[str]) -> str:
         # and loses its braces like any other group.
         if word in _LATEX_FORMATTING:
             return ""
-        if word == "cs":  # \cs{foo} (TUGboat, ltxdoc) prints the control sequence \foo
+        if word in ("cs", "macro"):  # \cs{foo}, \macro{foo} (TUGboat, ltxdoc) print \foo
             return "\\"
         symbol = _pylatexenc_symbol(word)
         if symbol is not None:

@@ -164,7 +164,9 @@ def test_crossref_parents_imported_only_when_they_are_publications() -> None:
     assert chapter["type"] == "chapter"
     assert chapter["venue"] == "The Handbook of Systems"
     assert (chapter["publisher"], chapter["year"]) == ("Springer", 2022)
-    assert result.problems == []
+    # The container is said to be skipped, with its reason, not dropped unseen.
+    assert [(p.line, p.key, p.severity) for p in result.problems] == [(15, "osdi2024", "skipped")]
+    assert "cross-reference" in result.problems[0].message
 
 
 def test_crossref_to_missing_parent_is_a_warning() -> None:

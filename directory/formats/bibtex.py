@@ -44,6 +44,8 @@ from bibtexparser.model import (
 )
 from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
 
+from directory.i18n import gettext
+
 __all__ = [
     "MAX_BIBTEX_BYTES",
     "MAX_BIBTEX_ENTRIES",
@@ -1845,9 +1847,18 @@ def parse_bibtex(
 
     result: list[ParsedEntry] = []
     for entry, key, entry_type, fields, warnings in parsed:
-        if entry_type in _CONTAINER_TYPES and key.lower() in referenced:
-            continue  # a proceedings volume is context for its papers, not a publication
         line = (entry.start_line or 0) + 1
+        if entry_type in _CONTAINER_TYPES and key.lower() in referenced:
+            # A proceedings volume is context for its papers, not a publication: said, not
+            # dropped unseen (texbook3.bib has 27 such volumes).
+            problems.append(
+                BibtexProblem(line, key, gettext(
+                    "@%(type)s %(key)s is the volume other entries of the file cross-reference: "
+                    "its details are theirs; it is not a publication of its own; skipped.",
+                    type=entry_type, key=key,
+                ), "skipped")
+            )  # fmt: skip
+            continue
         if entry_type in _NOT_PUBLICATIONS:
             problems.append(
                 BibtexProblem(line, None if key in keyless else key, _NOT_PUBLICATIONS[entry_type],

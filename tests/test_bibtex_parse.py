@@ -164,7 +164,9 @@ def test_crossref_parents_imported_only_when_they_are_publications() -> None:
     assert chapter["type"] == "chapter"
     assert chapter["venue"] == "The Handbook of Systems"
     assert (chapter["publisher"], chapter["year"]) == ("Springer", 2022)
-    assert result.problems == []
+    # The container is said to be skipped, with its reason, not dropped unseen.
+    assert [(p.line, p.key, p.severity) for p in result.problems] == [(15, "osdi2024", "skipped")]
+    assert "cross-reference" in result.problems[0].message
 
 
 def test_crossref_to_missing_parent_is_a_warning() -> None:
@@ -843,7 +845,7 @@ def test_tex_heavy_titles_keep_every_word() -> None:
         "tb2": "The status of Metafont at OCLC",
         "tb3": "LaTeX2ε for AMS authors, with METAFONT, ConTeXt and XeTeX",
         "tb4": "TUG",
-        "tb5": "The TeX book",
+        "tb5": "The TeXbook",  # as TeX prints it: the space after a control word is eaten
         "tb6": "Lower bounds for AC^0 circuits with Frobnicate mod gates",
     }
     assert entries["tb1"].data["venue"] == "TUGboat"
@@ -852,6 +854,60 @@ def test_tex_heavy_titles_keep_every_word() -> None:
         "unknown LaTeX command \\Frobnicate was kept as the text 'Frobnicate'"
     ]
     assert all(e.warnings == [] for key, e in entries.items() if key != "tb6")
+
+
+def test_journal_macros_keep_every_word() -> None:
+    """What the TeX users' group journal bibliography and the BibTeX distribution's example
+    file taught: {\\Dash}, \\thinspace and \\emdash between words, a \\kern with its dimension,
+    a logo swallowing the space after it (as TeX does), accents on an empty group, \\switchargs
+    in a year; an unknown command never runs two words together."""
+    entries = by_key(load("tugboat_macros.bib"))
+
+    assert {key: e.data["title"] for key, e in entries.items()} == {
+        "tm1": "Glue setting—an example",
+        "tm2": "TeX at Riverside A & M",
+        "tm3": "DviviewVDU: a page previewer",
+        "tm4": "Die TeXnische Komödie: contents of issue 2",
+        "tm5": "Actes des Journées sur le Marāthī",
+        "tm6": "Colophon— Typesetting News",
+        "tm7": "Before Whatsit after and Gizmo tail",
+        "tm8": "Review of Fonts at Home and fontinst's \\fontdimen (TUGboat 9(2))",
+    }
+    assert entries["tm5"].data["year"] == 1968  # "1968--90", not 9019
+    assert entries["tm7"].warnings == [
+        "unknown LaTeX command \\Whatsit was kept as the text 'Whatsit'",
+        "unknown LaTeX command \\Gizmo was kept as the text 'Gizmo'",
+    ]
+    assert all(e.warnings == [] for key, e in entries.items() if key != "tm7")
+
+
+def test_exports_html_references_and_a_suffix_written_last() -> None:
+    """ACM's "\\&\\#38;" and "\\&\\#x2019;", JabRef's "&amp;" become the characters; "AT&T" stays;
+    JabRef's "Vale, James E., Jr." and Google Scholar's "Moore, B, III" keep Jr. and III as
+    suffixes (BibTeX's "Last, Jr, First" would make them first names)."""
+    entries = by_key(load("exports.bib"))
+
+    assert entries["Quill:2012:NWO:1111.2222"].data["title"] == (
+        "Needs & Wishes of Older Travellers’ Companions"
+    )
+    lind = entries["Lind_2006"].data
+    assert lind["venue"] == "Nutrition & Sleep"
+    assert lind["title"] == "Cocoa at night: AT&T and R&D teams compared"
+    assert [(a["name"], a["given"], a["family"], a["suffix"]) for a in lind["authors"]] == [
+        ("Eva Lind", "Eva", "Lind", None),
+        ("James E. Vale Jr.", "James E.", "Vale", "Jr."),
+    ]
+    reyes = entries["reyes2018model"].data
+    assert [a["name"] for a in reyes["authors"]] == ["Ana Reyes", "B Moore III"]
+    assert reyes["authors"][1]["suffix"] == "III"
+    assert reyes["authors_incomplete"]
+    # Math escaped as text is decoded as math; a dollar with no command in it stays.
+    assert entries["DBLP:journals/x/QuillS21"].data["title"] == (
+        "A Size Theorem for AC^0[⊕] Circuits"
+    )
+    assert entries["quillChromaticBounds2018"].data["title"] == (
+        "Bounds on χ for Sparse Graphs, and $100 Prizes"
+    )
 
 
 @pytest.mark.parametrize(

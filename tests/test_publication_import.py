@@ -150,6 +150,27 @@ def test_importing_the_same_file_twice_adds_nothing(client, db, wei) -> None:
     assert after == before
 
 
+def test_generic_titles_and_an_item_listed_twice_are_found_again(client, db, wei) -> None:
+    """A journal's "Letters" of two issues and its "Calendar" are the importer's own papers
+    read again when venue, volume, issue and pages agree (they never match on the title
+    alone); an item the file lists twice, imported as two papers, finds its own copy again
+    instead of being called a repeat of the other."""
+    login(client, "wei")
+    data = (BIB / "generic_titles.bib").read_bytes()
+    url, html = preview(client, "xingda-wei", data)
+    decisions = {f"decision_{index}": "new" for index in re.findall(r'name="decision-(\d+)"', html)}
+    assert len(decisions) == 1  # the advertisement's second listing: a possible duplicate
+    confirm(client, url, html, **decisions)
+    assert count(db, m.Publication) == 5
+
+    url, html = preview(client, "xingda-wei", data)
+    assert "there is nothing to import" in html
+    assert "Repeated in this file" not in html
+    assert html.count("Already on the profile:") == 5
+    confirm(client, url, html)
+    assert count(db, m.Publication) == 5
+
+
 def test_malformed_entries_are_reported_and_the_rest_imported_only_when_asked(
     client, db, wei
 ) -> None:
@@ -233,8 +254,9 @@ def test_pasted_bibtex_is_previewed_like_a_file(client, db, wei) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["alfolio.bib", "comments.bib", "crossref.bib", "front_matter.bib", "latex.bib",
-     "months.bib", "strings.bib", "tex_heavy.bib", "types.bib"],
+    ["alfolio.bib", "comments.bib", "crossref.bib", "exports.bib", "front_matter.bib",
+     "generic_titles.bib", "latex.bib", "months.bib", "strings.bib", "tex_heavy.bib",
+     "tugboat_macros.bib", "types.bib"],
 )  # fmt: skip
 def test_every_quirk_fixture_imports_completely(client, db, wei, name) -> None:
     """Front matter, @string and # concatenation, month macros, crossref, LaTeX, comments,

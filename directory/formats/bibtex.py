@@ -19,6 +19,7 @@ of precompiled regular expressions, one pass per field.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -44,6 +45,7 @@ from bibtexparser.model import (
 from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
 
 from directory.formats.batch import collection_paused
+from directory.i18n import gettext
 
 __all__ = [
     "MAX_BIBTEX_BYTES",
@@ -241,30 +243,15 @@ _LATEX_LETTERS = {
     "ng": "ŋ",
     "NG": "Ŋ",
     "hyphen": "-",  # biblatex: a hyphen that allows a break; "methodology\hyphen independent"
+    # Zotero writes the backslash of escaped math so: "\$\textbackslash chi\$" is "$\chi$".
+    "textbackslash": "\\",
 }
 
-# Control words that stand for symbols; the space after them is kept ("\ldots and").
-_LATEX_SYMBOLS = {
-    "ldots": "…",
-    "dots": "…",
-    "textellipsis": "…",
-    "textendash": "–",
-    "textemdash": "—",
-    "textasciitilde": "~",
-    "textasciicircum": "^",
-    "textbackslash": "\\",
-    "textunderscore": "_",
-    "textbar": "|",
-    "textless": "<",
-    "textgreater": ">",
-    "textquoteleft": "‘",
-    "textquoteright": "’",
-    "textquotedblleft": "“",
-    "textquotedblright": "”",
-    "textquotesingle": "'",
-    "guillemotleft": "«",
-    "guillemotright": "»",
-    # The logos of the TeX world (TUGboat's bibliography is full of them).
+# The logos of the TeX world (TUGboat's bibliography is full of them). Control words like
+# the letters above: TeX swallows the spaces after them, so "\TeX book" prints "TeXbook" and
+# "Die \TeX nische Kom\"odie" "Die TeXnische Komödie" (write "{\TeX} book" or "\TeX\ book"
+# for two words, as the typeset bibliography needs too).
+_LATEX_LOGOS = {
     "TeX": "TeX",
     "LaTeX": "LaTeX",
     "LaTeXe": "LaTeX2ε",
@@ -299,6 +286,38 @@ _LATEX_SYMBOLS = {
     "PS": "PostScript",
     "PDF": "PDF",
     "CTAN": "CTAN",
+}
+
+# Control words that stand for symbols; the space after them is kept ("\ldots and").
+_LATEX_SYMBOLS = {
+    # TUGboat's and texbook3.bib's dashes and spaces ("setting{\Dash}an example",
+    # "Texas A\thinspace\&\thinspace M").
+    "Dash": "—",
+    "emdash": "—",
+    "endash": "–",
+    "thinspace": " ",
+    "tubissue": "TUGboat",  # TUGboat's "(\tubissue 20(3))"
+    "enspace": " ",
+    "quad": " ",
+    "qquad": " ",
+    "ldots": "…",
+    "dots": "…",
+    "textellipsis": "…",
+    "textendash": "–",
+    "textemdash": "—",
+    "textasciitilde": "~",
+    "textasciicircum": "^",
+    "textunderscore": "_",
+    "textbar": "|",
+    "textless": "<",
+    "textgreater": ">",
+    "textquoteleft": "‘",
+    "textquoteright": "’",
+    "textquotedblleft": "“",
+    "textquotedblright": "”",
+    "textquotesingle": "'",
+    "guillemotleft": "«",
+    "guillemotright": "»",
     "slash": "/",
     "copyright": "©",
     "textcopyright": "©",
@@ -427,7 +446,9 @@ _LATEX_FORMATTING = frozenset(
     "normalsize scriptsize tiny huge Huge uppercase lowercase MakeUppercase MakeLowercase "
     "underline acro acronym pkg env cls prog file meta dtn bgroup egroup displaystyle "
     "textstyle scriptstyle left right big Big bigl bigr Bigl Bigr mkbibquote mkbibemph "
-    "mkbibitalic mkbibbold mkbibparens mkbibbrackets enquote textquote autocap".split()
+    "mkbibitalic mkbibbold mkbibparens mkbibbrackets enquote textquote autocap "
+    # TUGboat's own: \booktitle{...} (its @preamble: {\em #1}), \pgm{...}, font switches.
+    "booktitle pgm ssf smc slnine eightrm rlap unskip".split()
 )
 # ``\noopsort{1973b}`` only steers sorting: it and its argument print nothing.
 _NOOP_COMMANDS = "noopsort|SortNoop|sortnoop|noop|nosort"
@@ -439,7 +460,17 @@ _QUOTES = {"``": "“", "''": "”"}
 # that \c{c} is a cedilla while \cite{x} is a (dropped) command.
 _LATEX_TOKEN_RE = re.compile(
     r"\\(?:" + _NOOP_COMMANDS + r")(?![A-Za-z])\s*(?P<noop>\{[^{}]*\})"
+    # xampl.bib's \switchargs{--90}{1968} (its @preamble: \newcommand{\switchargs}[2]{#2#1})
+    # prints "1968--90".
+    r"|\\switchargs\s*\{(?P<swa>[^{}]*)\}\s*\{(?P<swb>[^{}]*)\}"
+    # \kern-.15em (TUGboat's "DVIto\kern-.15em VDU") is spacing: it, its dimension and the
+    # one optional space after the unit print nothing, as TeX reads them.
+    r"|\\(?:kern|hskip|mkern)\s*(?P<kern>[-+]?\s*(?:\d+\.?\d*|\.\d+)\s*"
+    r"(?:em|ex|pt|mm|cm|in|bp|sp|pc|dd|cc|mu|true\s*pt)) ?"
     r"""|\\(?P<sacc>["'`^~=.])\s*(?:\{\s*(?P<sarg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
+    # An accent on an empty group is the next letter's (texbook3.bib: "{Journ}{\'{}ees}",
+    # "h{\={}\i}"): TeX would set it floating before the letter.
+    r"""|\{\s*\}(?P<earg>\\[ij](?![A-Za-z])|[A-Za-z])"""
     r"""|(?P<sarg2>\\[ij](?![A-Za-z])|[A-Za-z]))"""
     r"""|\\(?P<lacc>[uvHckrbdt])(?:\s*\{\s*(?P<larg>\\[ij](?![A-Za-z])|[A-Za-z])\s*\}"""
     r"""|\s+(?P<larg2>[A-Za-z]))"""
@@ -469,6 +500,23 @@ def _pylatexenc_symbol(word: str) -> str | None:
     return "" if "<" in text or ">" in text else text
 
 
+def _apart(text: str, start: int, end: int, word: str, ws: str) -> str:
+    """``word`` (an unknown command's name, standing at ``text[start:end]``) with a space on
+    each side where a letter or digit would otherwise touch it once the braces are gone."""
+    before = start - 1
+    while before >= 0 and text[before] in "{}":
+        before -= 1
+    after = end
+    while after < len(text) and text[after] in "{}":
+        after += 1
+    left = " " if before >= 0 and text[before].isalnum() else ""
+    if ws:
+        return left + word + ws
+    follows = text[end : end + 1]
+    right = " " if follows == "{" or (after < len(text) and text[after].isalnum()) else ""
+    return left + word + right
+
+
 def _latex_token(m: re.Match[str]) -> str:
     text = m.group(0)
     first = text[0]
@@ -480,11 +528,13 @@ def _latex_token(m: re.Match[str]) -> str:
         return _DASHES[text]
     if first != "\\":
         return _QUOTES[text]
-    if m.group("noop") is not None:
+    if m.group("noop") is not None or m.group("kern") is not None:
         return ""
+    if m.group("swa") is not None:
+        return latex_to_text(m.group("swb") + m.group("swa"))
     word = m.group("word")
     if word is not None:
-        letter = _LATEX_LETTERS.get(word)
+        letter = _LATEX_LETTERS.get(word) or _LATEX_LOGOS.get(word)
         if letter is not None:
             return letter
         symbol = _LATEX_SYMBOLS.get(word)
@@ -494,7 +544,7 @@ def _latex_token(m: re.Match[str]) -> str:
         # and loses its braces like any other group.
         if word in _LATEX_FORMATTING:
             return ""
-        if word == "cs":  # \cs{foo} (TUGboat, ltxdoc) prints the control sequence \foo
+        if word in ("cs", "macro"):  # \cs{foo}, \macro{foo} (TUGboat, ltxdoc) print \foo
             return "\\"
         symbol = _pylatexenc_symbol(word)
         if symbol is not None:
@@ -503,17 +553,37 @@ def _latex_token(m: re.Match[str]) -> str:
         unknown = _UNKNOWN_COMMANDS.get()
         if unknown is not None and word not in unknown:
             unknown.append(word)
-        # A braced argument right after it stays a word of its own ("\\foo{x}" -> "foo x").
-        follows = m.string[m.end() : m.end() + 1]
-        return word + (m.group("ws") or (" " if follows == "{" else ""))
+        # A word of its own: never run together with the text around it, braces or not
+        # ("setting{\\Whatever}an" -> "setting Whatever an", "\\foo{x}" -> "foo x").
+        return _apart(m.string, m.start(), m.end(), word, m.group("ws"))
     accent = m.group("sacc") or m.group("lacc")
     if accent is not None:
-        base = m.group("sarg") or m.group("sarg2") or m.group("larg") or m.group("larg2")
+        base = (
+            m.group("sarg") or m.group("earg") or m.group("sarg2") or m.group("larg")
+            or m.group("larg2")
+        )  # fmt: skip
         if base[0] == "\\":
             base = base[1]  # \'{\i} is an accented plain i
         return unicodedata.normalize("NFC", base + _ACCENTS[accent])
     sym = m.group("sym")
     return _LATEX_CONTROL_SYMBOLS.get(sym, sym)
+
+
+# HTML character references, as the ACM Digital Library ("Needs \\&\\#38; Motivations",
+# "People\\&\\#x2019;s", "Alc\\&aacute;cer") and JabRef ("Nutrition &amp; Metabolism") write
+# them: with their semicolon only, so that "AT&T" or "R&D" stay as they are.
+_HTML_REFERENCE_RE = re.compile(
+    r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
+
+
+def _html_reference(m: re.Match[str]) -> str:
+    text = html.unescape(m.group(0))
+    # An unknown name stays as written; a control character or an invalid code point (&#0;,
+    # which html makes U+FFFD) is no text.
+    if len(text) == 1 and (text == "\ufffd" or unicodedata.category(text) == "Cc"):
+        return ""
+    return text
 
 
 def latex_to_text(value: str) -> str:
@@ -525,7 +595,21 @@ def latex_to_text(value: str) -> str:
     """
     if _NEEDS_LATEX_RE.search(value) is not None:
         value = _LATEX_TOKEN_RE.sub(_latex_token, value)
+        if "$" in value and "\\" in value:
+            value = _ESCAPED_MATH_RE.sub(_escaped_math, value)
+    if "&" in value:
+        value = _HTML_REFERENCE_RE.sub(_html_reference, value)
     return " ".join(value.split())
+
+
+# DBLP and Zotero escape math as text ("{\\textdollar}{\\textbackslash}mathrm\\{AC\\}{\\^{}}0",
+# "\\$\\textbackslash chi\\$"): decoded once it reads "$\\mathrm{AC}^0$", LaTeX again, which is
+# decoded once more ("AC^0"). Only a $...$ holding a command: "$100" stays.
+_ESCAPED_MATH_RE = re.compile(r"\$[^$]*\\[A-Za-z][^$]*\$")
+
+
+def _escaped_math(m: re.Match[str]) -> str:
+    return _LATEX_TOKEN_RE.sub(_latex_token, m.group(0))
 
 
 _URL_ESCAPE_RE = re.compile(r"\\textasciitilde(?:\{\})?|\\~(?:\{\})?|\\([_%#&$~])|[{}]")
@@ -843,6 +927,16 @@ def _split_name(raw_name: str) -> tuple[str | None, ...]:
             name, inner_given, inner_particle, inner_family, _ = _split_name(top_commas[0].strip())
             jr = latex_to_text(given[0])
             return (f"{name} {jr}", inner_given, inner_particle, inner_family, jr)
+        if (
+            len(top_commas) == 3
+            and len(given) == 1
+            and given[0].lower() in _SUFFIX_WORDS
+            and suffix
+            and not any(word.lower() in _SUFFIX_WORDS for word in suffix)
+        ):
+            # "Fulton, James E., Jr." (JabRef) and "Moore, B, III" (Google Scholar) put the
+            # suffix last; BibTeX's "Last, Jr, First" would make "Jr." the first name.
+            given, suffix = suffix, given
         if len(top_commas) >= 2 and particle:
             # "Vázques de Parga, Luis": only leading lower-case words are a particle.
             lead = 0
@@ -982,7 +1076,8 @@ _VENUE_FIELDS = (
     "howpublished",
     "series",
 )
-_FOUR_DIGITS_RE = re.compile(r"\d{4}")
+# Four digits standing alone: "{--90}{1968}" run together is no year 9019.
+_FOUR_DIGITS_RE = re.compile(r"(?<!\d)\d{4}(?!\d)")
 _LETTERS_RE = re.compile(r"[A-Za-z]{3,}")
 _DATE_RE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2}))?")
 _LIST_SPLIT_RE = re.compile(r"\s*[;,]\s*")
@@ -1763,9 +1858,18 @@ def _parse_bibtex(
 
     result: list[ParsedEntry] = []
     for entry, key, entry_type, fields, warnings in parsed:
-        if entry_type in _CONTAINER_TYPES and key.lower() in referenced:
-            continue  # a proceedings volume is context for its papers, not a publication
         line = (entry.start_line or 0) + 1
+        if entry_type in _CONTAINER_TYPES and key.lower() in referenced:
+            # A proceedings volume is context for its papers, not a publication: said, not
+            # dropped unseen (texbook3.bib has 27 such volumes).
+            problems.append(
+                BibtexProblem(line, key, gettext(
+                    "@%(type)s %(key)s is the volume other entries of the file cross-reference: "
+                    "its details are theirs; it is not a publication of its own; skipped.",
+                    type=entry_type, key=key,
+                ), "skipped")
+            )  # fmt: skip
+            continue
         if entry_type in _NOT_PUBLICATIONS:
             problems.append(
                 BibtexProblem(line, None if key in keyless else key, _NOT_PUBLICATIONS[entry_type],

@@ -531,6 +531,12 @@ def plan_import(
             entry.status, entry.reason = "error", problem
             continue
         result = index.match(data, own=profile_rows)
+        if result.same is not None and result.same in claimed:
+            # An earlier entry of the file has that paper: another one of the profile may be
+            # this entry's own (two alike entries the person once imported as two papers).
+            again = index.match(data, own=profile_rows, exclude=claimed)
+            if again.same is not None:
+                result = again
         if result.same is not None:
             entry.target_id = result.same
             earlier = claimed.get(result.same) if result.same > 0 else -result.same - 1

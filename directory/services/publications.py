@@ -363,6 +363,19 @@ def conflicting_detail(data: dict[str, Any], known: _Known) -> str | None:
     return None
 
 
+def agreeing_details(data: dict[str, Any], known: _Known) -> bool:
+    """Whether ``data`` and a known paper share the details that tell one "Editorial" or
+    "Letters" from another: the same venue and the same volume, issue and pages, each
+    present on both sides (a missing one tells nothing)."""
+    if not (data.get("venue") and known.venue) or fold(data["venue"]) != fold(known.venue):
+        return False
+    return all(
+        bool(data.get(name)) == bool(getattr(known, name))
+        and (not data.get(name) or fold(str(data[name])) == fold(str(getattr(known, name))))
+        for name in ("volume", "number", "pages")
+    ) and any(data.get(name) for name in ("volume", "number", "pages"))
+
+
 def title_similarity(a: str, b: str, cutoff: float = 0) -> float:
     """How alike two normalised titles are (0..100), not fooled by containment: a title whose
     words are a small part of the other's scores by word order, not as a subset."""
@@ -499,13 +512,17 @@ class PublicationIndex:
                 if not (doi and other_doi and doi != other_doi):
                     return MatchResult(pid, f"the same arXiv id ({arxiv_id})")
         norm = normalise_title(data.get("title"))
-        if own and norm not in GENERIC_TITLES:
+        if own:
+            # A generic title ("Letters", "Calendar": one in every issue) is the importer's own
+            # paper read again only with the same venue, volume, issue and pages.
+            generic = norm in GENERIC_TITLES
             mine = set(own)
             for pid in self.by_title_year.get((norm, data.get("year")), ()):
                 known = self.known[pid]
                 if (
                     pid in mine and pid not in excluded and not (doi and known.doi)
                     and conflicting_detail(data, known) is None
+                    and (not generic or agreeing_details(data, known))
                 ):  # fmt: skip
                     return MatchResult(pid, "the same title and year")
         return MatchResult(candidates=self.candidates(data, excluded))

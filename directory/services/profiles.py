@@ -159,12 +159,18 @@ class ListedRow:
 def listed_rows(session: Session, person: m.Person, viewer: Viewer) -> list[ListedRow]:
     """The rows of :func:`profile_publications`, in its order, as :class:`ListedRow` values:
     one statement of six columns, however many papers the person lists."""
+    return profile_rows(session, listed_on_profile(viewer, person))
+
+
+def profile_rows(session: Session, where: Any) -> list[ListedRow]:
+    """ProfilePublication rows meeting ``where`` (a clause on them and their Publication), in
+    the profile's order, as :class:`ListedRow` values."""
     pp, pub = m.ProfilePublication, m.Publication
     stmt = (
         select(pp.publication_id, pp.selected, pp.section, pp.position, pub.year, pub.status)
         .select_from(pp)
         .join(pub, pub.id == pp.publication_id)
-        .where(listed_on_profile(viewer, person))
+        .where(where)
         .order_by(*profile_publication_order())
     )
     return [
@@ -174,11 +180,14 @@ def listed_rows(session: Session, person: m.Person, viewer: Viewer) -> list[List
 
 
 def with_details(
-    session: Session, person: m.Person, groups: list[PublicationGroup]
+    session: Session,
+    person: m.Person,
+    groups: list[PublicationGroup],
+    options: list[Any] | None = None,
 ) -> list[PublicationGroup]:
     """``groups`` of :class:`ListedRow` with each row replaced by its ProfilePublication, its
-    paper loaded with everything a citation shows: a fixed number of statements for the rows
-    shown, whatever the person's number of papers."""
+    paper loaded with everything a citation shows (or only ``options``): a fixed number of
+    statements for the rows shown, whatever the person's number of papers."""
     ids = {row.publication_id for group in groups for row in group.items}
     found: dict[int, m.ProfilePublication] = {}
     if ids:
@@ -188,7 +197,11 @@ def with_details(
             for row in session.scalars(
                 select(pp)
                 .where(pp.person_id == person.id, pp.publication_id.in_(ids))
-                .options(selectinload(pp.publication).options(*publication_options()))
+                .options(
+                    selectinload(pp.publication).options(
+                        *(publication_options() if options is None else options)
+                    )
+                )
             )
         }
     for group in groups:

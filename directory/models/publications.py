@@ -24,7 +24,9 @@ class Publication(VersionedMixin, Base):
 
     __tablename__ = "directory_publications"
     __table_args__ = (
-        #: The chart's and filters' counts by year and type read this, not the wide rows.
+        #: The chart's and filters' counts by year and type read this, not the wide rows. (The
+        #: department's order has an index too, built by migration ``speed_3`` in each
+        #: engine's own form: ``directory.migrate.ENGINE_SPECIFIC_INDEXES``.)
         Index("ix_directory_publications_facets", "year", "type", "visibility", "created_by_id"),
     )
 
@@ -77,11 +79,6 @@ class Publication(VersionedMixin, Base):
     relations: Mapped[list[PublicationRelation]] = relationship(
         foreign_keys="PublicationRelation.publication_id", cascade="all, delete-orphan"
     )
-
-
-#: The department's order (newest first): a page of its papers reads as many as it shows,
-#: checking each against the "listed" rule, instead of sorting all of them.
-Index("ix_directory_publications_newest", Publication.year.desc(), Publication.month.desc())
 
 
 class Authorship(Base):

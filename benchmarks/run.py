@@ -79,6 +79,10 @@ class Result:
     rps: dict[str, float] = field(default_factory=dict)
     trivial_rps: dict[str, float] = field(default_factory=dict)
     file_rps: float | None = None
+    #: The median of the rounds' ratios: page / trivial endpoint, cached page / send_file.
+    ratio: dict[str, float] = field(default_factory=dict)
+    file_ratio: float | None = None
+    rounds: int = 0
     errors: dict[str, int] = field(default_factory=dict)
 
 
@@ -275,12 +279,20 @@ def wrk(url: str, seconds: int, cookie: str | None = None) -> tuple[float, int]:
     return rps, failed
 
 
+def _median_ratio(values: list[float], yardsticks: list[float]) -> float:
+    """The median of the rounds' ratios (each value over the yardstick of its round)."""
+    return statistics.median([v / y for v, y in zip(values, yardsticks, strict=True)])
+
+
 def measure_throughput(
-    url_db: str, results: list[Result], port: int, seconds: int, files: Path
+    url_db: str, results: list[Result], port: int, seconds: int, files: Path, rounds: int
 ) -> None:
     """Each page right after the trivial endpoint, so that both see the same machine load; the
     ratio of the pair is the figure. A cached page is also measured against a ``send_file`` of
-    the bytes its cache hit sends."""
+    the bytes its cache hit sends. Cached, the three alternate ``rounds`` times (yardstick,
+    page, file, yardstick, page, file, ...) and each figure is the median of its rounds, each
+    ratio the median of the rounds' ratios: a burst of load on the shared machine moves one
+    round, not the figure. Uncached pages (whose figure is their CPU time) get one round."""
     from benchmarks.app import make_app
 
     cookie_app = make_app(DIRECTORY_DATABASE_URL=url_db)
@@ -295,10 +307,22 @@ def measure_throughput(
                     request.add_header("Cookie", cookie)
                 for _ in range(4):  # both workers render (and cache) the page first
                     urllib.request.urlopen(request, timeout=300)  # noqa: S310
-                result.trivial_rps[mode], _ = wrk(base + TRIVIAL, seconds)
-                result.rps[mode], result.errors[mode] = wrk(base + result.url, seconds, cookie)
+                trivial, page, file, failed = [], [], [], 0
+                for _ in range(rounds if mode == "cached" else 1):
+                    trivial.append(wrk(base + TRIVIAL, seconds)[0])
+                    rps, errors = wrk(base + result.url, seconds, cookie)
+                    page.append(rps)
+                    failed += errors
+                    if mode == "cached":
+                        file.append(wrk(f"{base}/bench/file/{number}", seconds)[0])
+                result.trivial_rps[mode] = statistics.median(trivial)
+                result.rps[mode] = statistics.median(page)
+                result.errors[mode] = failed
+                result.ratio[mode] = _median_ratio(page, trivial)
                 if mode == "cached":
-                    result.file_rps, _ = wrk(f"{base}/bench/file/{number}", seconds)
+                    result.file_rps = statistics.median(file)
+                    result.file_ratio = _median_ratio(page, file)
+                    result.rounds = len(page)
     cookie_app.extensions["directory"].db.dispose()
 
 
@@ -379,8 +403,9 @@ def report(results, facts, summary, bib, args, url_db, load) -> str:
         f"gunicorn --workers=2, `wrk -t2 -c16 -d{args.duration}s -H 'Accept-Encoding: gzip'`; "
         f"each page right after the trivial endpoint `{TRIVIAL}` of the same app (its req/s "
         "in brackets; the ratio is the figure) and, cached, beside a `send_file` of the same "
-        f"gzipped bytes from the same app; DIRECTORY_CACHE_SECONDS={CACHE_SECONDS} for the "
-        "cached column.",
+        f"gzipped bytes from the same app, the three alternated {args.rounds} times (medians "
+        "of the rounds: req/s, and each ratio of the rounds' ratios; uncached, one round); "
+        f"DIRECTORY_CACHE_SECONDS={CACHE_SECONDS} for the cached column.",
         "",
         "| Page | statements (hit) | rows | CPU ms p50 / p95 | CPU ms, hit | HTML KiB (gzip) | "
         "req/s cached [trivial; send_file] | req/s uncached [trivial] |",
@@ -390,12 +415,12 @@ def report(results, facts, summary, bib, args, url_db, load) -> str:
     def throughput(result: Result, mode: str) -> str:
         if mode not in result.rps:
             return "–"
-        rps, trivial = result.rps[mode], result.trivial_rps[mode]
-        text = f"{rps:.0f} [{trivial:.0f}] = {rps / trivial:.2f}×"
+        rps, trivial, ratio = result.rps[mode], result.trivial_rps[mode], result.ratio[mode]
+        text = f"{rps:.0f} [{trivial:.0f}] = {ratio:.2f}×"
         if mode == "cached" and result.file_rps:
             text = (
-                f"{rps:.0f} [{trivial:.0f}; {result.file_rps:.0f}] = {rps / trivial:.2f}×; "
-                f"{rps / result.file_rps:.2f}×"
+                f"{rps:.0f} [{trivial:.0f}; {result.file_rps:.0f}] = {ratio:.2f}×; "
+                f"{result.file_ratio:.2f}×"
             )
         if result.errors.get(mode):
             text += f", {result.errors[mode]} errors"
@@ -484,7 +509,10 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1, help="multiply the sizes by this")
     parser.add_argument("--requests", type=int, default=20, help="requests per page for times")
     parser.add_argument("--budget", type=float, default=15, help="CPU seconds per page at most")
-    parser.add_argument("--duration", type=int, default=5, help="seconds of wrk per URL")
+    parser.add_argument("--duration", type=int, default=2, help="seconds of wrk per URL")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="alternations of yardstick, cached page and file"
+    )
     parser.add_argument("--port", type=int, default=5109, help="first port to try for gunicorn")
     parser.add_argument("--bibtex-entries", type=int, default=3000)
     parser.add_argument("--no-wrk", action="store_true", help="skip the gunicorn/wrk part")
@@ -528,7 +556,8 @@ def main() -> None:
             if shutil.which("wrk") is None:
                 sys.exit("wrk is not installed (apt-get install wrk, or `make bench`).")
             print("Measuring throughput with wrk...", file=sys.stderr)
-            measure_throughput(url_db, results, free_port(args.port), args.duration, files)
+            port = free_port(args.port)
+            measure_throughput(url_db, results, port, args.duration, files, args.rounds)
         bib = None
         if not args.no_bibtex:
             print("Measuring the BibTeX import...", file=sys.stderr)

@@ -28,15 +28,25 @@ TABLE_PREFIX = "directory_"
 NATIVE_SEARCH_PREFIX = "directory_search_fts"
 
 
+#: Indexes the migrations build in a form of each engine's own, left out of the models (whose
+#: one form could not say both): the department's papers newest first, which PostgreSQL needs
+#: built with the order's NULLS LAST and SQLite (which refuses NULLS LAST in an index) reads
+#: backwards (migration ``speed_3``).
+ENGINE_SPECIFIC_INDEXES = frozenset({"ix_directory_publications_newest"})
+
+
 def include_object(
     obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
 ) -> bool:
     """Alembic filter keeping only the plugin's tables (and their indexes and constraints).
 
-    The search migration's engine-specific structures (named ``directory_search_fts...``) exist
-    in the database but not in the models on purpose: when reflected without a counterpart in
-    the metadata they are left out, so comparing the database with the models shows no diff."""
+    The search migration's engine-specific structures (named ``directory_search_fts...``) and
+    :data:`ENGINE_SPECIFIC_INDEXES` exist in the database but not in the models on purpose:
+    when reflected without a counterpart in the metadata they are left out, so comparing the
+    database with the models shows no diff."""
     if reflected and compare_to is None and name and name.startswith(NATIVE_SEARCH_PREFIX):
+        return False
+    if reflected and compare_to is None and name in ENGINE_SPECIFIC_INDEXES:
         return False
     if type_ == "table":
         return bool(name and name.startswith(TABLE_PREFIX))

@@ -63,6 +63,37 @@ def test_recruiting_filters_by_term_person_and_funding(client, make_person, db) 
     assert "Funding: NSF." in funded
 
 
+def test_recruiting_is_paginated_and_offers_the_people_shown(
+    client, make_person, db, app, monkeypatch
+) -> None:
+    """The recruiting page comes a page at a time (its feed holds every notice), keeping the
+    filters; the person filter offers the owners of the notices shown and the one filtered
+    by, and any recruiting person's slug filters."""
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 2)
+    people = [make_person(f"Prof Number{i}") for i in range(5)]
+    db.add_all(
+        m.RecruitingNotice(owner_id=p.id, level="phd", term="Fall 2027", description=f"n{i}")
+        for i, p in enumerate(people)
+    )
+    db.commit()
+    first = get(client, "/directory/recruiting?level=phd")
+    assert "5 open positions." in first and "Showing 1–2 of 5" in first
+    assert len(notice_owners(first)) == 2
+    assert 'href="/directory/recruiting?level=phd&amp;page=2"' in first
+    offered = re.findall(
+        r'<option value="([^"]*)"', first.split('name="person"')[1].split("</select>")[0]
+    )
+    assert offered == ["", "prof-number0", "prof-number1"]
+    last = get(client, "/directory/recruiting?level=phd&page=9")  # past the last: the last
+    assert notice_owners(last) == ["prof-number4/PhD students"]
+    # The feed is not paged, and its link carries no page number.
+    assert 'href="/directory/recruiting.atom?level=phd"' in last
+    assert get(client, "/directory/recruiting.atom?level=phd").count("<entry>") == 5
+    one = get(client, "/directory/recruiting?person=prof-number3")
+    assert notice_owners(one) == ["prof-number3/PhD students"]
+    assert '<option value="prof-number3" selected>' in one
+
+
 def test_each_notice_shows_how_to_apply_and_when_it_was_last_confirmed(
     client, make_person, db
 ) -> None:
@@ -176,6 +207,39 @@ def test_publications_are_paginated_keeping_the_filters(
     assert last.count('<cite class="pub__title">') == 1 and "Paper 0" in last
     # Past the end: the last page, not an error.
     assert "Paper 0" in get(client, "/directory/publications?page=99")
+
+
+def test_the_person_and_venue_choices_are_those_of_the_papers_shown(
+    client, make_person, make_publication, app, monkeypatch
+) -> None:
+    """The filters' lists stay a page's worth in a whole university: the person filter offers
+    the authors (with a visible profile) of the papers shown, and the person filtered by; the
+    venue suggestions are the venues shown. Any person still filters (``?person=``, without
+    JavaScript), and the type choices count every paper but the type's own filter."""
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 1)
+    ada = make_person()
+    bob = make_person("Bob Builder")
+    hidden = make_person("Hidden Person", visibility="private")
+    make_publication("Newest", authors=(ada, hidden), year=2024, venue_short="OSDI'24")
+    make_publication("Older", authors=(bob,), year=2020, venue_short="SOSP", type="journal")
+
+    def options(html: str, name: str) -> list[str]:
+        select = html[html.index(f'name="{name}"') :]
+        return re.findall(r'<option value="([^"]*)"', select[: select.index("</select>")])
+
+    first = get(client, "/directory/publications")
+    assert options(first, "person") == ["", "ada-lovelace"]
+    assert '<option value="OSDI">' in first and '<option value="SOSP">' not in first
+    assert options(first, "type") == ["", "conference", "journal"]
+    # Bob is on no page shown first, and is found by his slug; he is then offered, selected.
+    bobs = get(client, "/directory/publications?person=bob-builder")
+    assert re.findall(r'<cite class="pub__title">(?:<a [^>]*>)?([^<]+)', bobs) == ["Older"]
+    assert '<option value="bob-builder" selected>Bob Builder</option>' in bobs
+    assert options(bobs, "type") == ["", "journal"]
+    # A type filtered by still offers the others (counted without the type).
+    journals = get(client, "/directory/publications?type=journal")
+    assert options(journals, "type") == ["", "conference", "journal"]
+    assert "1 paper match" in journals
 
 
 def test_papers_per_year_chart_is_server_svg_with_a_text_alternative(

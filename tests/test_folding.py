@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from sqlalchemy import event
 
 from directory import models as m
 
@@ -77,6 +78,29 @@ def test_a_long_list_shows_selected_and_recent_papers_and_links_to_all(
     assert f'href="{PREFIX}/people/{person.slug}/publications"' in html
     assert "All 10 publications" in html
     assert "5 more than shown here" in html
+
+
+@pytest.mark.parametrize("path", ["", "/publications?page=2"])
+def test_only_the_papers_shown_become_objects(client, db, make_person, small_pages, path):
+    """The profile and its complete list count, group and fold the person's papers on plain
+    values: only the papers a page shows are loaded as ORM objects, however many there are."""
+    person = make_person()
+    papers = _papers(db, person, 12)
+    db.get(m.ProfilePublication, (person.id, papers[9].id)).selected = True
+    db.commit()
+    loaded: list[int] = []
+
+    def on_load(target, _context) -> None:
+        loaded.append(target.publication_id)
+
+    event.listen(m.ProfilePublication, "load", on_load)
+    try:
+        html = _get(client, f"{PREFIX}/people/{person.slug}{path}")
+    finally:
+        event.remove(m.ProfilePublication, "load", on_load)
+    shown = _titles(html)
+    assert len(shown) == 4  # one selected and three recent; or a page of four
+    assert sorted(loaded) == sorted({pub.id for pub in papers if pub.title in shown})
 
 
 def test_the_complete_list_is_paginated_in_the_profiles_order(client, db, make_person, small_pages):

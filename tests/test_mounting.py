@@ -133,3 +133,17 @@ def test_templates_link_through_url_for_without_inline_code(path) -> None:
     assert not re.search(r'(?:href|src|action)="/', source), "a link not built with url_for"
     # Script files (src=) and JSON-LD data blocks are fine; inline code is not (CSP).
     assert not re.search(r"<style|\sstyle=|<script(?![^>]*(?:application/ld\+json|\ssrc=))", source)
+
+
+@pytest.mark.parametrize("value", ["ada-lovelace", "a.b_c~1", "名字", "with space", "a/b"])
+def test_item_urls_built_once_a_request_are_url_for_s(app, value) -> None:
+    """The profile and paper links of a page are pasted into a URL built once per request:
+    the same URL url_for gives, and url_for itself for a value it would quote."""
+    from flask import url_for
+
+    from directory.web.views.common import paper_url, profile_url
+
+    with app.test_request_context("/directory/"):
+        assert profile_url(value) == url_for("directory.profile", slug=value)
+        assert paper_url(value) == url_for("directory.paper", uid=value)
+        assert profile_url(value) == url_for("directory.profile", slug=value)  # from the cache

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import delete, event, select
 
 from directory import models as m
 from directory.services import search as index
@@ -247,3 +247,25 @@ def test_signed_in_members_find_member_profiles_on_the_page(client, make_person)
     assert link not in client.get("/directory/search?q=lantern").get_data(as_text=True)
     login(client, "someone")
     assert link in client.get("/directory/search?q=lantern").get_data(as_text=True)
+
+
+def test_the_page_of_every_kind_counts_the_matches_once(
+    app, client, make_person, make_publication
+) -> None:
+    """The counts of every kind come from one GROUP BY, whichever kinds are shown: the page of
+    all kinds does not count again for each kind it previews."""
+    ada = make_person("Ada Lantern")
+    make_publication("Lantern Engines", authors=(ada,))
+    statements: list[str] = []
+    engine = app.extensions["directory"].db.engine
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        html = client.get("/directory/search?q=lantern").get_data(as_text=True)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert "<mark>Lantern</mark> Engines" in html and "Ada <mark>Lantern</mark>" in html
+    assert sum("GROUP BY" in s and "count(*)" in s for s in statements) == 1

@@ -34,6 +34,7 @@ from directory.i18n import lazy_gettext as _l
 from directory.services.access import (
     AREA_TREE,
     LISTED_ROLES,
+    can_view,
     department_graduation,
     in_area,
     listed_alumni_people,
@@ -666,12 +667,36 @@ def _level_order(column: Any) -> ColumnElement:
     return case({level: i for i, level in enumerate(levels)}, value=column, else_=len(levels))
 
 
+@dataclass(frozen=True)
+class RecruitingPageFilters(RecruitingFilters):
+    """The recruiting page's filters and its page number (the feed and the API list every
+    notice matching: they take :class:`RecruitingFilters`)."""
+
+    page: int = field(default=1, metadata=PAGE)
+
+
 def recruiting_notices(
     session: Session, viewer: Viewer, day: date, filters: RecruitingFilters
 ) -> list[m.RecruitingNotice]:
     """Open notices the viewer may see, matching ``filters``: by level, then owner's name."""
+    return list(session.scalars(_notices_stmt(viewer, day, filters)))
+
+
+def recruiting_page(
+    session: Session, viewer: Viewer, day: date, filters: RecruitingPageFilters, page_size: int
+) -> Page[m.RecruitingNotice]:
+    """Page ``filters.page`` (``page_size`` notices; past the last, the last) of
+    :func:`recruiting_notices`, and how many match in all."""
+    conditions = notice_conditions(viewer, day, filters)
+    total = session.scalar(select(func.count(m.RecruitingNotice.id)).where(*conditions)) or 0
+    number = min(filters.page, max(1, math.ceil(total / page_size)))
+    stmt = _notices_stmt(viewer, day, filters).limit(page_size).offset((number - 1) * page_size)
+    return Page(list(session.scalars(stmt)), number, page_size, total)
+
+
+def _notices_stmt(viewer: Viewer, day: date, filters: RecruitingFilters) -> Select:
     owner = _OWNER
-    stmt = (
+    return (
         select(m.RecruitingNotice)
         .join(owner, owner.id == m.RecruitingNotice.owner_id)
         .where(*notice_conditions(viewer, day, filters))
@@ -686,7 +711,6 @@ def recruiting_notices(
             m.RecruitingNotice.id,
         )
     )
-    return list(session.scalars(stmt))
 
 
 def notices_by_deadline(
@@ -723,12 +747,22 @@ class RecruitingChoices:
     #: The terms of the open notices, soonest first (rolling notices match each of them).
     terms: list[m.Term]
     areas: list[m.ResearchArea]
+    #: The person filter's choices: the owners of the notices shown, and the person filtered
+    #: by (any person's slug filters: ``?person=``); a page's worth in a whole university.
     people: list[m.Person]
     #: Whether some open notice is rolling (the filter then offers "rolling only").
     rolling: bool = False
 
 
-def recruiting_choices(session: Session, viewer: Viewer, day: date) -> RecruitingChoices:
+def recruiting_choices(
+    session: Session,
+    viewer: Viewer,
+    day: date,
+    shown: list[m.RecruitingNotice],
+    person: str = "",
+) -> RecruitingChoices:
+    """The filters' values: every term and area of the open notices, and as people the
+    owners of the notices ``shown`` and the one named ``person`` (a slug), if any."""
     listed = select(m.RecruitingNotice.id).where(listed_notices(viewer, day)).correlate(None)
     notice = m.RecruitingNotice
     season_order = case(
@@ -748,6 +782,7 @@ def recruiting_choices(session: Session, viewer: Viewer, day: date) -> Recruitin
     rolling = session.scalar(
         select(notice.id).where(notice.id.in_(listed), notice_for_term(m.ROLLING)).limit(1)
     )
+    recruiting = select(notice.owner_id).where(notice.id.in_(listed))
     areas = session.scalars(
         select(m.ResearchArea)
         .where(
@@ -757,16 +792,15 @@ def recruiting_choices(session: Session, viewer: Viewer, day: date) -> Recruitin
         )
         .order_by(m.ResearchArea.name)
     ).all()
-    people = session.scalars(
-        select(m.Person)
-        .where(
-            m.Person.id.in_(
-                select(m.RecruitingNotice.owner_id).where(m.RecruitingNotice.id.in_(listed))
-            )
+    people = {notice.owner.id: notice.owner for notice in shown}
+    if person and not any(p.slug == person for p in people.values()):
+        named = session.scalar(
+            select(m.Person).where(m.Person.slug == person, m.Person.id.in_(recruiting))
         )
-        .order_by(m.Person.sort_name)
-    ).all()
-    return RecruitingChoices(terms, list(areas), list(people), rolling is not None)
+        if named is not None:
+            people[named.id] = named
+    ordered = sorted(people.values(), key=lambda p: (p.sort_name or p.full_name, p.id))
+    return RecruitingChoices(terms, list(areas), ordered, rolling is not None)
 
 
 # ----------------------------------------------------------------------------- alumni
@@ -1082,7 +1116,12 @@ def publication_conditions(
     """The department's papers (each once: :func:`listed_publications`) matching ``filters``
     (all but the year if not ``year``). ``person`` and ``area`` keep the papers a visible
     profile of that person, or of someone in that area or one under it, lists."""
-    conditions = [listed_publications(viewer)]
+    # A paper on the visible profile of a person or area asked for is on a visible profile:
+    # then the "listed" rule's EXISTS (a probe a paper) is implied, and left out.
+    if filters.person or filters.area:
+        conditions = [publication_clause(viewer, m.Publication)]
+    else:
+        conditions = [listed_publications(viewer)]
     if filters.person:
         conditions.append(_papers_of(viewer, lambda a: a.slug == filters.person))
     if filters.area:
@@ -1122,8 +1161,13 @@ def publications_stmt(viewer: Viewer, filters: PublicationFilters) -> Select:
 @dataclass
 class PublicationChoices:
     years: list[tuple[int, int]]  # (year, papers) for every year from first to last
+    #: The types of the papers matching every filter but the year and the type.
     types: list[str]
+    #: Suggestions for the venue field (any text filters): the venues of the papers shown.
     venues: list[str]
+    #: The person filter's choices: the people (with a profile the viewer may see) among the
+    #: authors of the papers shown, and the person filtered by. The filter takes any person's
+    #: slug (``?person=``), which every profile links to.
     people: list[m.Person]
     areas: list[m.ResearchArea]
 
@@ -1136,60 +1180,70 @@ def venue_name(short: str) -> str:
     return _VENUE_YEAR.sub("", short).strip() or short
 
 
+def _listed_person(viewer: Viewer, person: m.Person) -> bool:
+    """:func:`~directory.services.access.person_clause` for one loaded person (no query)."""
+    if not can_view(viewer, person, owner_id=person.id):
+        return False
+    return person.published or viewer.is_admin or person.id == viewer.person_id
+
+
 def publications_page(
     session: Session, viewer: Viewer, filters: PublicationFilters, page_size: int
 ) -> tuple[Page[m.Publication], PublicationChoices]:
     """A page of the filtered department papers, and the filters' choices with the papers-per
-    -year counts of the chart (counted with every filter but the year)."""
-    conditions = publication_conditions(viewer, filters)
-    total = session.scalar(select(func.count(m.Publication.id)).where(*conditions)) or 0
+    -year counts of the chart (counted with every filter but the year).
+
+    Two statements go through the department's papers, whatever its size: one counts them by
+    year and type with every filter but those two (the chart, the total and the type choices
+    come from it), one selects the page. The person and venue choices are taken from the
+    papers shown, so that they stay a page's worth in a whole university."""
+    facets = replace(filters, year=None, type="")
+    pub = m.Publication
+    per_year: dict[int, int] = defaultdict(int)
+    types: set[str] = set()
+    total = 0
+    for year, kind, count in session.execute(
+        select(pub.year, pub.type, func.count(pub.id))
+        .where(*publication_conditions(viewer, facets))
+        .group_by(pub.year, pub.type)
+    ):
+        types.add(kind)
+        if filters.type and kind != filters.type:
+            continue
+        if year is not None:
+            per_year[year] += count
+        if not filters.year or year == filters.year:
+            total += count
     number = min(filters.page, max(1, math.ceil(total / page_size)))
-    items = session.scalars(
-        publications_stmt(viewer, filters).limit(page_size).offset((number - 1) * page_size)
-    ).all()
-    per_year = dict(
-        session.execute(
-            select(m.Publication.year, func.count(m.Publication.id))
-            .where(*publication_conditions(viewer, filters, year=False))
-            .where(m.Publication.year.isnot(None))
-            .group_by(m.Publication.year)
-        ).all()
+    items = list(
+        session.scalars(
+            publications_stmt(viewer, filters).limit(page_size).offset((number - 1) * page_size)
+        )
     )
     years = (
         [(y, per_year.get(y, 0)) for y in range(min(per_year), max(per_year) + 1)]
         if per_year
         else []
     )
-    department = publication_conditions(viewer, PublicationFilters())
-    types = set(session.scalars(select(m.Publication.type).where(*department).distinct()))
-    shorts = session.scalars(
-        select(m.Publication.venue_short)
-        .where(*department, m.Publication.venue_short.isnot(None))
-        .distinct()
-    )
-    venues = sorted({venue_name(s) for s in shorts if s}, key=str.casefold)
-    pp = _PROFILE_PUB
-    pub = _PUB
-    people = session.scalars(
-        select(m.Person)
-        .where(
-            person_clause(viewer, m.Person),
-            m.Person.id.in_(
-                select(pp.person_id)
-                .join(pub, pub.id == pp.publication_id)
-                .where(pp.hidden.is_(False), publication_clause(viewer, pub))
-            ),
-        )
-        .order_by(m.Person.sort_name)
-    ).all()
+    venues = sorted({venue_name(p.venue_short) for p in items if p.venue_short}, key=str.casefold)
+    people = {
+        a.person.id: a.person
+        for p in items
+        for a in p.authorships
+        if a.person is not None and _listed_person(viewer, a.person)
+    }
+    if filters.person and not any(p.slug == filters.person for p in people.values()):
+        named = session.scalar(select(m.Person).where(m.Person.slug == filters.person))
+        if named is not None and _listed_person(viewer, named):
+            people[named.id] = named
     choices = PublicationChoices(
         years=years,
         types=[t for t in m.values(m.PUBLICATION_TYPES) if t in types],
         venues=venues,
-        people=list(people),
+        people=sorted(people.values(), key=lambda p: (p.sort_name or p.full_name, p.id)),
         areas=listed_areas(session, viewer),
     )
-    return Page(list(items), number, page_size, total), choices
+    return Page(items, number, page_size, total), choices
 
 
 # ----------------------------------------------------------------------------- news

@@ -120,33 +120,93 @@ def publication_options() -> list[Any]:
     ]
 
 
-def profile_publications(
-    session: Session, person: m.Person, viewer: Viewer, *, details: bool = True
-) -> list[Any]:
+def profile_publications(session: Session, person: m.Person, viewer: Viewer) -> list[Any]:
     """The person's publications (their ProfilePublication rows) that ``viewer`` finds listed
-    (:func:`~directory.services.access.listed_on_profile`), newest first. Also what the
-    person's exports hold. Without ``details`` each row's paper comes without its authors,
-    links, awards and relations: enough to count, group and fold the list, after which
-    :func:`load_publication_details` loads them for the rows that are shown."""
-    paper = selectinload(m.ProfilePublication.publication)
+    (:func:`~directory.services.access.listed_on_profile`), newest first, each paper with
+    its authors, links, awards and relations. Also what the person's exports hold. A page that
+    shows only some of them counts, groups and folds :func:`listed_rows` instead."""
     stmt = (
         select(m.ProfilePublication)
         .join(m.Publication)
         .where(listed_on_profile(viewer, person))
-        .options(paper.options(*publication_options()) if details else paper)
+        .options(selectinload(m.ProfilePublication.publication).options(*publication_options()))
         .order_by(*profile_publication_order())
     )
     return list(session.scalars(stmt))
 
 
-def load_publication_details(session: Session, rows: list[Any]) -> None:
-    """Load what a citation shows (authors, links, awards, badges, relations) for the papers
-    of ``rows``, in the same fixed number of statements however many rows there are."""
-    ids = [row.publication_id for row in rows]
+@dataclass(frozen=True, slots=True)
+class ListedPaper:
+    """What grouping a profile's papers reads of a paper (:func:`group_publications`)."""
+
+    year: int | None
+    status: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ListedRow:
+    """A listed ProfilePublication row as plain values: enough to count, group, fold and page
+    a profile's papers (:func:`group_publications` reads nothing else) without building an
+    ORM object for each of them. :func:`with_details` swaps the rows shown for the real ones."""
+
+    publication_id: int
+    selected: bool
+    section: str | None
+    position: int
+    publication: ListedPaper
+
+
+def listed_rows(session: Session, person: m.Person, viewer: Viewer) -> list[ListedRow]:
+    """The rows of :func:`profile_publications`, in its order, as :class:`ListedRow` values:
+    one statement of six columns, however many papers the person lists."""
+    return profile_rows(session, listed_on_profile(viewer, person))
+
+
+def profile_rows(session: Session, where: Any) -> list[ListedRow]:
+    """ProfilePublication rows meeting ``where`` (a clause on them and their Publication), in
+    the profile's order, as :class:`ListedRow` values."""
+    pp, pub = m.ProfilePublication, m.Publication
+    stmt = (
+        select(pp.publication_id, pp.selected, pp.section, pp.position, pub.year, pub.status)
+        .select_from(pp)
+        .join(pub, pub.id == pp.publication_id)
+        .where(where)
+        .order_by(*profile_publication_order())
+    )
+    return [
+        ListedRow(pub_id, selected, section, position, ListedPaper(year, status))
+        for pub_id, selected, section, position, year, status in session.execute(stmt)
+    ]
+
+
+def with_details(
+    session: Session,
+    person: m.Person,
+    groups: list[PublicationGroup],
+    options: list[Any] | None = None,
+) -> list[PublicationGroup]:
+    """``groups`` of :class:`ListedRow` with each row replaced by its ProfilePublication, its
+    paper loaded with everything a citation shows (or only ``options``): a fixed number of
+    statements for the rows shown, whatever the person's number of papers."""
+    ids = {row.publication_id for group in groups for row in group.items}
+    found: dict[int, m.ProfilePublication] = {}
     if ids:
-        session.scalars(
-            select(m.Publication).where(m.Publication.id.in_(ids)).options(*publication_options())
-        ).all()
+        pp = m.ProfilePublication
+        found = {
+            row.publication_id: row
+            for row in session.scalars(
+                select(pp)
+                .where(pp.person_id == person.id, pp.publication_id.in_(ids))
+                .options(
+                    selectinload(pp.publication).options(
+                        *(publication_options() if options is None else options)
+                    )
+                )
+            )
+        }
+    for group in groups:
+        group.items = [found[row.publication_id] for row in group.items]
+    return groups
 
 
 @dataclass
@@ -167,11 +227,12 @@ def paper_page(
 ) -> PaperPage:
     """Page ``number`` (``size`` papers each) of ``person``'s listed papers in the order and
     under the headings of the profile (:func:`group_publications`); a heading continued from
-    the page before says so. A page past the last shows the last."""
-    rows = profile_publications(session, person, viewer, details=False)
+    the page before says so. A page past the last shows the last. Only the papers of the page
+    are loaded as objects (:func:`with_details`)."""
+    rows = listed_rows(session, person, viewer)
     groups = group_publications(rows, unpublished_in_year=person.unpublished_in_year)
     page = paginate_groups(groups, number, size)
-    load_publication_details(session, [row for group in page.groups for row in group.items])
+    with_details(session, person, page.groups)
     return page
 
 
@@ -380,16 +441,24 @@ def load_profile(
     profile's order); ``folded_publications`` counts the rest, which the complete list of the
     person's papers shows. Without it (the CV, the API), every listed paper."""
     experience = _entries(session, m.Experience, person, viewer)
-    publications = profile_publications(session, person, viewer, details=fold is None)
-    groups = group_publications(publications, person.repeat_selected, person.unpublished_in_year)
     folded = 0
-    if fold is not None:
+    publications: list[Any]
+    if fold is None:
+        publications = profile_publications(session, person, viewer)
+        groups = group_publications(
+            publications, person.repeat_selected, person.unpublished_in_year
+        )
+    else:
+        # Counted, grouped and folded on plain values; only the papers shown become objects.
+        publications = listed_rows(session, person, viewer)
+        groups = group_publications(
+            publications, person.repeat_selected, person.unpublished_in_year
+        )
         selected = [g for g in groups if g.heading == SELECTED]
         selected, folded_selected = fold_publications(selected, fold)
         others, folded = fold_publications([g for g in groups if g.heading != SELECTED], fold)
-        groups = selected + others
+        groups = with_details(session, person, selected + others)
         folded += folded_selected
-        load_publication_details(session, [row for g in groups for row in g.items])
     students, co_advisors, advisors = _advising(session, person, viewer)
     # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
     # joined, not selected afterwards, so the page costs the same statements with or without.

@@ -544,9 +544,12 @@ def search(
     limit: int = 20,
     offset: int = 0,
     today: date | None = None,
+    counts: dict[str, int] | None = None,
 ) -> SearchResults:
     """Find people, publications and recruiting notices matching every word of ``query`` that
-    ``viewer`` may see, best first. ``kinds`` limits the kinds returned (default: all)."""
+    ``viewer`` may see, best first. ``kinds`` limits the kinds returned (default: all).
+    ``counts``: the matches of each kind, found by an earlier search of the same query for
+    the same viewer (they do not depend on ``kinds``), so that they are not counted again."""
     wanted = tuple(k for k in (kinds or KINDS) if k in KINDS)
     terms = parse_query(query)
     results = SearchResults(query=query or "", terms=terms)
@@ -555,10 +558,12 @@ def search(
     today = today or date.today()
     stmt, rank = _engine_for(session).matching(terms)
     stmt = stmt.where(_shown_to(viewer, today))
-    counted = stmt.with_only_columns(SearchDocument.kind, func.count()).group_by(
-        SearchDocument.kind
-    )
-    results.counts = {kind: 0 for kind in KINDS} | {kind: n for kind, n in session.execute(counted)}
+    if counts is None:
+        counted = stmt.with_only_columns(SearchDocument.kind, func.count()).group_by(
+            SearchDocument.kind
+        )
+        counts = {kind: 0 for kind in KINDS} | {kind: n for kind, n in session.execute(counted)}
+    results.counts = counts
     results.total = sum(results.counts[k] for k in wanted)
     rows = session.execute(
         stmt.add_columns(rank.label("rank"))

@@ -109,14 +109,25 @@ def _query(kind: str, viewer: Viewer, column: Any, q: str) -> ColumnElement | No
 
 
 def _page(
-    stmt: Select, key: Any, order_by: Sequence[Any], options: Sequence[Any], item: Callable
+    stmt: Select,
+    key: Any,
+    order_by: Sequence[Any],
+    options: Sequence[Any],
+    item: Callable,
+    *,
+    one_row_each: bool = False,
 ) -> Response:
-    """One page of the filtered ``stmt`` (counted by its ``key`` column), in the envelope."""
+    """One page of the filtered ``stmt`` (counted by its ``key`` column), in the envelope.
+    ``one_row_each``: ``stmt`` joins nothing that repeats a row, so it is counted as it is
+    (no DISTINCT, which sorts every key)."""
     page, per_page = _paging()
     session = get_session()
-    total = session.scalar(
-        select(func.count()).select_from(stmt.with_only_columns(key).distinct().subquery())
-    )
+    if one_row_each:
+        total = session.scalar(stmt.with_only_columns(func.count(key)).order_by(None))
+    else:
+        total = session.scalar(
+            select(func.count()).select_from(stmt.with_only_columns(key).distinct().subquery())
+        )
     rows = list(
         session.scalars(
             stmt.options(*options).order_by(*order_by).limit(per_page).offset((page - 1) * per_page)
@@ -261,6 +272,7 @@ def api_publications() -> Response:
         (pub.year.desc().nulls_last(), pub.month.desc().nulls_last(), pub.title, pub.id),
         publication_options(),
         items,
+        one_row_each=True,
     )
 
 

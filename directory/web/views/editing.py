@@ -40,7 +40,12 @@ from directory.services.changes import (
 )
 from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
-from directory.services.profiles import group_publications, paginate_groups
+from directory.services.profiles import (
+    group_publications,
+    paginate_groups,
+    profile_rows,
+    with_details,
+)
 from directory.services.publications import (
     accept_suggested_authorship,
     reject_suggested_authorship,
@@ -228,17 +233,10 @@ def editor_page(person: m.Person) -> str:
             )
         )
         sections.append((spec, entries))
-    publications = list(
-        session.scalars(
-            select(m.ProfilePublication)
-            .where(m.ProfilePublication.person_id == person.id)
-            .options(selectinload(m.ProfilePublication.publication))
-            .join(m.Publication)
-            .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
-        )
-    )
     # The papers under the profile's headings, a page at a time; ↑ and ↓ are offered by a
-    # paper's place in its whole heading, not in the page.
+    # paper's place in its whole heading, not in the page. Grouped on plain values: only the
+    # page's papers are loaded as objects.
+    publications = profile_rows(session, m.ProfilePublication.person_id == person.id)
     groups = group_publications(publications, unpublished_in_year=person.unpublished_in_year)
     first = {g.items[0].publication_id for g in groups}
     last = {g.items[-1].publication_id for g in groups}
@@ -246,6 +244,7 @@ def editor_page(person: m.Person) -> str:
     papers = paginate_groups(
         groups, paper_filters.papers, current_app.config["DIRECTORY_PAGE_SIZE"]
     )
+    with_details(session, person, papers.groups, options=[])
     to_confirm = [
         rel
         for rel in session.scalars(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, render_template, request, url_for
+from flask import Response, current_app, render_template, request, url_for
 from markupsafe import Markup
 
 from directory import models as m
@@ -22,12 +22,15 @@ from directory.web.views.common import long_date
 @blueprint.route("/recruiting")
 @cached_page
 def recruiting() -> str:
-    filters = department.RecruitingFilters.from_args(request.args)
+    filters = department.RecruitingPageFilters.from_args(request.args)
     session, viewer, today = get_session(), current_viewer(), department.today()
+    size = current_app.config["DIRECTORY_PAGE_SIZE"]
+    page = department.recruiting_page(session, viewer, today, filters, size)
     return render_template(
         "directory/recruiting.html",
-        notices=department.recruiting_notices(session, viewer, today, filters),
-        choices=department.recruiting_choices(session, viewer, today),
+        page=page,
+        notices=page.items,
+        choices=department.recruiting_choices(session, viewer, today, page.items, filters.person),
         filters=filters,
     )
 

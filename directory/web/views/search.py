@@ -37,12 +37,16 @@ def search() -> str:
         groups = [(kind, results.hits)] if results.hits else []
         counts = results.counts
     else:
-        groups, counts = [], {}
+        groups, counts = [], None
         for each in index.KINDS:
-            results = index.search(session, query, viewer, kinds=(each,), limit=PER_KIND_PREVIEW)
+            # Each kind's best few; the counts (of every kind) are found once.
+            results = index.search(
+                session, query, viewer, kinds=(each,), limit=PER_KIND_PREVIEW, counts=counts
+            )
             counts = results.counts
             if results.hits:
                 groups.append((each, results.hits))
+    counts = counts or {}
     total = sum(counts.values())
     pages = -(-counts.get(kind, 0) // per_page) if kind else 1
     return render_template(

@@ -142,10 +142,15 @@ def _candidates(schema: dict) -> st.SearchStrategy[str]:
 
 def _published_schema_allows(schema: dict, text: str) -> bool:
     """Whether the value ``text`` of a query parameter is valid against ``schema``, reading
-    text that spells a whole number as that number (how OpenAPI serialises an integer)."""
+    text that spells a whole number as that number (how OpenAPI serialises an integer), with
+    or without a zero fraction: JSON Schema counts 18.0 as an integer, and Schemathesis
+    writes it "18.0"."""
     values: list = [text]
-    if text.lstrip("-").isascii() and text.lstrip("-").isdigit() and str(int(text)) == text:
-        values.append(int(text))
+    whole, _, fraction = text.partition(".")
+    digits = whole.lstrip("-")
+    if (digits.isascii() and digits.isdigit() and str(int(whole)) == whole
+            and (not _ or (fraction and set(fraction) == {"0"}))):  # fmt: skip
+        values.append(int(whole))
     return any(jsonschema.Draft202012Validator(schema).is_valid(value) for value in values)
 
 

@@ -29,8 +29,10 @@ MAX_PAGE = 1_000_000
 #: The most items the API answers in one page.
 MAX_PER_PAGE = 100
 
-#: A whole number as a query string writes one: no sign but "-", no leading zeros, ASCII.
-_WHOLE_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+#: A whole number as a query string writes one: no sign but "-", no leading zeros, ASCII; a
+#: zero fraction ("18.0") too, since JSON Schema counts 18.0 as an integer and a client built
+#: from the published schema may write it so.
+_WHOLE_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(?:\.0+)?")
 #: Words read as true and as false (the pages accept them in any case).
 TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
@@ -57,8 +59,8 @@ def _trim(text: str) -> str:
 def _instance(schema: Mapping[str, Any], text: str) -> Any:
     """The JSON value ``text`` stands for under ``schema``: an integer parameter's digits are
     a number (any other text stays text, which the schema then refuses)."""
-    if schema.get("type") == "integer" and _WHOLE_NUMBER.fullmatch(text):
-        return int(text)
+    if schema.get("type") == "integer" and (whole := _WHOLE_NUMBER.fullmatch(text)):
+        return int(whole.group(1))
     return text
 
 

@@ -431,6 +431,19 @@ def profile_publication_order() -> tuple:
     )
 
 
+def owner_publication_order() -> tuple:
+    """The owner's order, the order of a profile's papers in its interchange document: by
+    position, ties (papers that came with a co-author's import share a position) as the pages
+    break them, newest first. Read back, the list's order becomes the positions, and every
+    page (years by position; selected and status sections by position alone) lists the
+    papers as before."""
+    return (
+        m.ProfilePublication.position,
+        m.Publication.year.desc().nulls_last(),
+        m.Publication.id,
+    )
+
+
 def _def_name(key: str) -> str:
     return {"custom_sections": "custom_section"}.get(key, key)
 
@@ -550,7 +563,7 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
                     ),
                 )
             )
-            .order_by(*profile_publication_order())
+            .order_by(*owner_publication_order())
         )
     )
     ref_of = {row.publication.id: row.publication.uid for row in rows}

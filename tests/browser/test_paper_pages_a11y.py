@@ -69,7 +69,8 @@ def test_new_pages_have_no_accessibility_violation_in_either_scheme(
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         violations = _all_violations(page, axe_source)
-        assert not violations, f"opened toggles ({scheme}, {width}px):\n{json.dumps(violations, indent=1)}"
+        found = json.dumps(violations, indent=1)
+        assert not violations, f"opened toggles ({scheme}, {width}px):\n{found}"
 
 
 def test_the_bib_toggle_and_folded_authors_open_from_the_keyboard(demo, page) -> None:

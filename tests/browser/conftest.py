@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from flask import Flask, redirect, session
-from werkzeug.serving import make_server
+from werkzeug.serving import WSGIRequestHandler, make_server
 
 from ..conftest import TEST_USER_KEY, make_app
 
@@ -38,12 +38,21 @@ def browser_app(app: Flask) -> Flask:
     return live
 
 
+class _IdleDropping(WSGIRequestHandler):
+    """The server handles one connection at a time (its sessions share the test's one
+    connection). Chromium opens sockets ahead of need and may send nothing on one: without a
+    timeout, the server would wait on it while the page's own requests queue behind it (a
+    browser test once timed out so). An idle socket is dropped after a few seconds."""
+
+    timeout = 3
+
+
 @contextmanager
 def serving(app: Flask, connection) -> Iterator[str]:
     """Serve ``app`` in a thread, its directory sessions joined to the test's transaction."""
     state = app.extensions["directory"].db
     state.sessionmaker.configure(bind=connection, join_transaction_mode="create_savepoint")
-    server = make_server("127.0.0.1", 0, app, threaded=False)
+    server = make_server("127.0.0.1", 0, app, threaded=False, request_handler=_IdleDropping)
     app.config["SERVER_NAME"] = f"127.0.0.1:{server.server_port}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

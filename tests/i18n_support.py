@@ -1,8 +1,10 @@
-"""What the translation tests read: the templates' text outside any gettext call, the messages
-``pybabel extract`` finds (babel.cfg), and the shipped catalogue."""
+"""What the translation tests read: the templates' text outside any gettext call, the views'
+messages outside one, the messages ``pybabel extract`` finds (babel.cfg), and the shipped
+catalogue."""
 
 from __future__ import annotations
 
+import ast
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -144,3 +146,33 @@ def shipped_catalogues() -> dict[str, Catalog]:
         with po.open("rb") as handle:
             catalogues[po.parent.parent.name] = read_po(handle, locale=po.parent.parent.name)
     return catalogues
+
+
+def _is_text(node: ast.AST) -> bool:
+    """A literal an English reader would read: a string or f-string with a letter in it."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return bool(_LETTER.search(node.value))
+    if isinstance(node, ast.JoinedStr):
+        return any(_is_text(part) for part in node.values)
+    if isinstance(node, ast.IfExp):
+        return _is_text(node.body) or _is_text(node.orelse)
+    return False
+
+
+def unmarked_in_python(source: str) -> list[str]:
+    """English left unmarked where the views speak to the reader: a ``flash()`` message, an
+    item put into a form field's ``errors``, and a page ``title``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        said: list[ast.AST] = []
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "flash" and node.args:
+            said.append(node.args[0])
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                name = getattr(target, "attr", None) or getattr(target, "id", None)
+                if name == "errors" and isinstance(node.value, ast.List | ast.Tuple):
+                    said.extend(node.value.elts)
+                elif name == "title":
+                    said.append(node.value)
+        found.extend((item.lineno, ast.unparse(item)) for item in said if _is_text(item))
+    return [text for _line, text in sorted(found)]

@@ -32,6 +32,7 @@ from .i18n_support import (
     read_text,
     shipped_catalogues,
     template_env,
+    unmarked_in_python,
     unmarked_in_source,
     unmarked_text,
 )
@@ -66,6 +67,28 @@ def test_the_marking_check_finds_unmarked_text() -> None:
 )
 def test_every_template_string_is_marked_for_translation(path) -> None:
     assert unmarked_text(path, template_env()) == [], "wrap these in _() or {% trans %}"
+
+
+VIEW_FILES = sorted((TEMPLATES.parent / "directory" / "web").rglob("*.py"))
+
+
+def test_the_python_marking_check_finds_unmarked_text() -> None:
+    source = (
+        'flash("Saved.")\nflash(_("Marked."))\nform.slug.errors = [*form.slug.errors, "Taken."]\n'
+        'form.a.errors = [_("Marked.")]\ntitle = f"Person: {name}" if p else "New"\n'
+        'title = _("Marked")\nflash(message)\nform.b.errors = ["-"]\n'
+    )
+    assert unmarked_in_python(source) == [
+        "'Saved.'", "'Taken.'", "f'Person: {name}' if p else 'New'",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "path", VIEW_FILES, ids=[str(p.relative_to(TEMPLATES.parent)) for p in VIEW_FILES]
+)
+def test_every_view_message_is_marked_for_translation(path) -> None:
+    """What a view flashes, puts into a form's errors or makes a page's title is in _()."""
+    assert unmarked_in_python(path.read_text(encoding="utf-8")) == [], "wrap these in _()"
 
 
 def test_the_shipped_catalogue_has_every_message_translated() -> None:

@@ -26,7 +26,6 @@ from .page_helpers import card_slugs
 LONG_AGO = datetime.now(UTC) - timedelta(days=900)
 
 
-
 def count(db, model) -> int:
     db.expire_all()
     return db.scalar(select(func.count()).select_from(model))

@@ -24,7 +24,6 @@ UPLOAD = "/directory/admin/people/import"
 CONFIRM = "/directory/admin/people/import/confirm"
 
 
-
 @pytest.fixture
 def department(db, make_person):
     """Two research areas, a faculty member in a unit, and someone already onboarded."""

@@ -69,9 +69,18 @@ def test_the_migration_reads_the_old_text_and_the_downgrade_writes_it_back(tmp_p
             with engine.begin() as conn:
                 conn.execute(
                     people.insert().values(
-                        id=1, slug="ada", full_name="Ada", sort_name="Ada", role="faculty",
-                        name_variants="[]", section_intros="{}", active=True,
-                        visibility="public", version=1, created_at=NOW, updated_at=NOW,
+                        id=1,
+                        slug="ada",
+                        full_name="Ada",
+                        sort_name="Ada",
+                        role="faculty",
+                        name_variants="[]",
+                        section_intros="{}",
+                        active=True,
+                        visibility="public",
+                        version=1,
+                        created_at=NOW,
+                        updated_at=NOW,
                     )  # fmt: skip
                 )
                 for i, term in enumerate(typed, start=1):

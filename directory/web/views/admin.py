@@ -132,14 +132,14 @@ def admin_person(slug: str | None = None) -> Any:
         form.version.data = person.version if person else ""
         if person is None:
             form.active.data = True
-    title = f"Person: {person.full_name}" if person else "New person"
+    title = _("Person: %(name)s", name=person.full_name) if person else _("New person")
     if not form.validate_on_submit():
         status = 400 if request.method == "POST" else 200
         return _person_page(form, person, title, status)
     wanted_slug = form.slug.data or make_slug(form.full_name.data)
     taken = _taken_slugs(session, person.id if person else None)
     if form.slug.data and form.slug.data in taken:
-        form.slug.errors = [*form.slug.errors, "Another person has this address."]
+        form.slug.errors = [*form.slug.errors, _("Another person has this address.")]
         return _person_page(form, person, title, 400)
     key = (form.user_key.data or "").strip() or None
     if key and session.scalar(
@@ -147,7 +147,10 @@ def admin_person(slug: str | None = None) -> Any:
             m.Person.user_key == key, m.Person.id != (person.id if person else -1)
         )
     ):
-        form.user_key.errors = [*form.user_key.errors, "This identity is bound to another person."]
+        form.user_key.errors = [
+            *form.user_key.errors,
+            _("This identity is bound to another person."),
+        ]
         return _person_page(form, person, title, 400)
     target = person or m.Person(sort_name=sort_name(form.full_name.data))
     changes = current_unit_of_work().change_set(target, approval_exempt=True)
@@ -294,7 +297,7 @@ def admin_areas(area_id: int | None = None) -> Any:
             )
         )
         if clash:
-            form.slug.errors = [*form.slug.errors, "Another area has this slug."]
+            form.slug.errors = [*form.slug.errors, _("Another area has this slug.")]
         elif area is not None and form.base_version() != area.version:
             form.version.data = area.version
             flash(_("This area changed meanwhile; check it and save again."), "error")

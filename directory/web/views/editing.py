@@ -851,8 +851,8 @@ def edit_publication(slug: str, pub_id: int | None = None) -> Any:
                                 **context)  # fmt: skip
     except IntegrityError:
         session.rollback()
-        form.doi.errors = [*form.doi.errors, "Another publication has this DOI or arXiv id; "
-                           "it may already be in the directory."]  # fmt: skip
+        form.doi.errors = [*form.doi.errors, _("Another publication has this DOI or arXiv id; "
+                                               "it may already be in the directory.")]  # fmt: skip
         return render_edit_form(form, person=person, title=title, action=action, status=400)
     flash_outcome(outcome, _("Publication"))
     return redirect(editor_url(person, "publications"))

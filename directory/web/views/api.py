@@ -24,6 +24,7 @@ from typing import Any
 from flask import Response, current_app, request, url_for
 from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.orm import selectinload
+from werkzeug.exceptions import MethodNotAllowed
 from werkzeug.http import HTTP_STATUS_CODES
 
 from directory import models as m
@@ -355,3 +356,22 @@ def api_alumni_summary() -> Response:
 @blueprint.route(f"{API}/<path:rest>")
 def api_not_found(rest: str) -> Response:
     raise ApiError(404, f"there is no API endpoint {rest!r}")
+
+
+@blueprint.before_app_request
+def _api_method_not_allowed() -> Response | None:
+    """A method the API does not answer (it is read-only) is a 405 problem with ``Allow``, as
+    its other errors are. Routing finds no view for such a request, so the blueprint's error
+    handlers never see it: it is answered here, before the host's handlers would make it HTML."""
+    error = request.routing_exception
+    prefix = current_app.config["DIRECTORY_URL_PREFIX"].rstrip("/") + API
+    if not isinstance(error, MethodNotAllowed) or not (
+        request.path == prefix or request.path.startswith(prefix + "/")
+    ):
+        return None
+    allowed = sorted(error.valid_methods or ("GET", "HEAD", "OPTIONS"))
+    response = _problem(
+        ApiError(405, f"the API is read-only: {request.method} is not one of {', '.join(allowed)}")
+    )
+    response.allow.update(allowed)
+    return response

@@ -154,13 +154,25 @@ def citation_block(data: dict[str, Any]) -> dict[str, str | None]:
     return {"bibtex": citation_bibtex(data), "text": text, "style": style}
 
 
-def articles(pubs: list[m.Publication]) -> list[dict[str, Any]]:
-    """Papers as schema.org ScholarlyArticle items, their authors linked as the viewer may see."""
+def articles(pubs: list[Any], data: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Papers as schema.org ScholarlyArticle items, their authors linked as the viewer may see;
+    ``data``: their :func:`publication_data`, when the caller has it already."""
     viewer = current_viewer()
+    if data is None:
+        data = [publication_data(pub) for pub in pubs]
     return [
-        scholarly_article(publication_data(pub), paper_url(pub), author_profile_urls(pub, viewer))
-        for pub in pubs
+        scholarly_article(item, paper_url(pub), author_profile_urls(pub, viewer))
+        for pub, item in zip(pubs, data, strict=True)
     ]
+
+
+def shown_citations(pubs: list[Any]) -> tuple[list[dict[str, Any]], dict[int, str]]:
+    """The JSON-LD items (:func:`articles`) and the Bib blocks' BibTeX (by paper id) of the
+    papers a page shows, each paper's citation data read once for both."""
+    data = [publication_data(pub) for pub in pubs]
+    return articles(pubs, data), {
+        pub.id: citation_bibtex(item) for pub, item in zip(pubs, data, strict=True)
+    }
 
 
 def department_papers_jsonld(pubs: list[m.Publication]) -> Any:

@@ -42,7 +42,7 @@ from directory.services.identity import Viewer, current_viewer
 from directory.services.profiles import publication_options, year_heading
 from directory.services.publications import publication_data
 from directory.web.blueprint import blueprint
-from directory.web.views.common import month_year
+from directory.web.views.common import item_url, month_year
 
 
 def paper_or_404(uid: str, viewer: Viewer) -> m.Publication:
@@ -58,13 +58,13 @@ def paper_or_404(uid: str, viewer: Viewer) -> m.Publication:
 
 
 def paper_url(pub: m.Publication) -> str:
-    return url_for("directory.paper", uid=pub.uid, _external=True)
+    return item_url("directory.paper", "uid", pub.uid, external=True)
 
 
 def author_profile_urls(pub: m.Publication, viewer: Viewer) -> list[str | None]:
     """In author order, the profile address of each author ``viewer`` may see (else None)."""
     return [
-        url_for("directory.profile", slug=a.person.slug, _external=True)
+        item_url("directory.profile", "slug", a.person.slug, external=True)
         if a.person is not None and person_visible(viewer, a.person)
         else None
         for a in pub.authorships

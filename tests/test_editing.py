@@ -4,6 +4,8 @@ visibility, validation, Markdown preview, conflicts, CSRF, and the history."""
 from __future__ import annotations
 
 import html as htmllib
+import re
+from datetime import date
 
 from sqlalchemy import select
 
@@ -41,6 +43,35 @@ def test_me_shows_the_editor_of_the_signed_in_owner(client, make_person) -> None
     for title in ("News", "Education", "Students and advisors", "Recruiting notices"):
         assert title in page
     assert 'name="csrf_token"' in page
+
+
+def test_the_editors_one_button_forms_carry_a_token_that_is_accepted(
+    client, make_person, db
+) -> None:
+    """The editor's one-button forms share one form object, whose token field is rendered once
+    (DirectoryForm.token_field): every form carries it, and a button posted with it works."""
+    person = make_person(user_key="ada")
+    for i in range(3):
+        db.add(m.NewsItem(owner_id=person.id, body=f"News {i}", year=2024, position=i))
+    db.commit()
+    login(client, "ada")
+    page = client.get("/directory/me").get_data(as_text=True)
+    forms = re.findall(
+        r'<form method="post" action="([^"]+)" class="inline-form".*?</form>', page, re.S
+    )
+    tokens = re.findall(
+        r'<form method="post" action="[^"]+" class="inline-form".*?'
+        r'name="csrf_token" type="hidden" value="([^"]+)".*?</form>',
+        page,
+        re.S,
+    )
+    assert len(forms) >= 9 and len(tokens) == len(forms)  # move up, down, delete for each
+    assert len(set(tokens)) == 1
+    confirm = next(action for action in forms if action.endswith("/edit/confirm"))
+    response = client.post(htmllib.unescape(confirm), data={"csrf_token": tokens[0]})
+    assert response.status_code == 302
+    db.expire_all()
+    assert db.get(m.Person, person.id).last_confirmed == date.today()
 
 
 def test_me_without_a_profile_explains_how_to_get_one(client) -> None:

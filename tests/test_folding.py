@@ -11,6 +11,8 @@ import pytest
 from sqlalchemy import event
 
 from directory import models as m
+from directory.services import profiles
+from directory.services.shown_papers import shown_papers
 
 from .conftest import login
 from .editing_support import post
@@ -81,26 +83,40 @@ def test_a_long_list_shows_selected_and_recent_papers_and_links_to_all(
 
 
 @pytest.mark.parametrize("path", ["", "/publications?page=2"])
-def test_only_the_papers_shown_become_objects(client, db, make_person, small_pages, path):
+def test_only_the_papers_shown_are_read_and_none_becomes_an_object(
+    client, db, make_person, small_pages, path, monkeypatch
+):
     """The profile and its complete list count, group and fold the person's papers on plain
-    values: only the papers a page shows are loaded as ORM objects, however many there are."""
+    values, and read in detail (authors, links, awards, versions) only the papers a page
+    shows, however many there are, as plain values too: no paper, and no row of a profile's
+    papers, becomes an ORM object."""
     person = make_person()
     papers = _papers(db, person, 12)
     db.get(m.ProfilePublication, (person.id, papers[9].id)).selected = True
     db.commit()
     loaded: list[int] = []
+    read: list[int] = []
 
     def on_load(target, _context) -> None:
-        loaded.append(target.publication_id)
+        loaded.append(target.id if isinstance(target, m.Publication) else target.publication_id)
 
-    event.listen(m.ProfilePublication, "load", on_load)
+    def reading(session, ids):
+        ids = list(ids)
+        read.extend(ids)
+        return shown_papers(session, ids)
+
+    monkeypatch.setattr(profiles, "shown_papers", reading)
+    for model in (m.ProfilePublication, m.Publication):
+        event.listen(model, "load", on_load)
     try:
         html = _get(client, f"{PREFIX}/people/{person.slug}{path}")
     finally:
-        event.remove(m.ProfilePublication, "load", on_load)
+        for model in (m.ProfilePublication, m.Publication):
+            event.remove(model, "load", on_load)
     shown = _titles(html)
     assert len(shown) == 4  # one selected and three recent; or a page of four
-    assert sorted(loaded) == sorted({pub.id for pub in papers if pub.title in shown})
+    assert sorted(read) == sorted({pub.id for pub in papers if pub.title in shown})
+    assert loaded == []
 
 
 def test_the_complete_list_is_paginated_in_the_profiles_order(client, db, make_person, small_pages):

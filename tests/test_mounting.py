@@ -137,13 +137,21 @@ def test_templates_link_through_url_for_without_inline_code(path) -> None:
 
 @pytest.mark.parametrize("value", ["ada-lovelace", "a.b_c~1", "名字", "with space", "a/b"])
 def test_item_urls_built_once_a_request_are_url_for_s(app, value) -> None:
-    """The profile and paper links of a page are pasted into a URL built once per request:
-    the same URL url_for gives, and url_for itself for a value it would quote."""
+    """The profile and paper links of a page, and the full addresses of its JSON-LD, are
+    pasted into a URL built once per request: the same URL url_for gives, and url_for itself
+    for a value it would quote; outside a request, url_for's full address as before."""
     from flask import url_for
 
-    from directory.web.views.common import paper_url, profile_url
+    from directory.web.views.common import item_url, paper_url, profile_url
 
     with app.test_request_context("/directory/"):
         assert profile_url(value) == url_for("directory.profile", slug=value)
         assert paper_url(value) == url_for("directory.paper", uid=value)
         assert profile_url(value) == url_for("directory.profile", slug=value)  # from the cache
+        for _ in range(2):  # built, then from the cache
+            full = item_url("directory.profile", "slug", value, external=True)
+            assert full == url_for("directory.profile", slug=value, _external=True)
+            assert full.startswith("http://")
+    with app.app_context():
+        assert profile_url(value) == url_for("directory.profile", slug=value)
+        assert profile_url(value).startswith("http")

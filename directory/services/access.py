@@ -38,6 +38,7 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import ColumnElement, Select, and_, false, or_, select, true
 from sqlalchemy.orm import Session, aliased, object_session
+from sqlalchemy.orm.exc import UnmappedInstanceError
 
 from directory import models as m
 from directory.db import get_session
@@ -410,7 +411,12 @@ def listed_on_profile(viewer: Viewer, person: Any) -> ColumnElement:
 
 
 def _session(obj: Any) -> Session:
-    session = object_session(obj)
+    """The session ``obj`` was loaded in; the request's for a plain row (a shown paper's
+    author, :mod:`directory.services.shown_papers`) or an object of none."""
+    try:
+        session = object_session(obj)
+    except UnmappedInstanceError:
+        session = None
     return session if session is not None else get_session()
 
 

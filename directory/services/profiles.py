@@ -4,7 +4,7 @@ see, in a fixed number of queries whatever the profile's size."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from itertools import groupby
 from typing import Any
@@ -23,6 +23,7 @@ from directory.services.access import (
 )
 from directory.services.identity import Viewer
 from directory.services.paging import PageSpan
+from directory.services.shown_papers import ShownPaper, shown_papers
 
 
 @dataclass
@@ -147,13 +148,14 @@ class ListedPaper:
 class ListedRow:
     """A listed ProfilePublication row as plain values: enough to count, group, fold and page
     a profile's papers (:func:`group_publications` reads nothing else) without building an
-    ORM object for each of them. :func:`with_details` swaps the rows shown for the real ones."""
+    ORM object for each of them. :func:`with_details` fills in the papers of the rows shown
+    (a :class:`~directory.services.shown_papers.ShownPaper` each)."""
 
     publication_id: int
     selected: bool
     section: str | None
     position: int
-    publication: ListedPaper
+    publication: ListedPaper | ShownPaper
 
 
 def listed_rows(session: Session, person: m.Person, viewer: Viewer) -> list[ListedRow]:
@@ -185,10 +187,23 @@ def with_details(
     groups: list[PublicationGroup],
     options: list[Any] | None = None,
 ) -> list[PublicationGroup]:
-    """``groups`` of :class:`ListedRow` with each row replaced by its ProfilePublication, its
-    paper loaded with everything a citation shows (or only ``options``): a fixed number of
-    statements for the rows shown, whatever the person's number of papers."""
+    """``groups`` of :class:`ListedRow` with each row's paper filled in for display: a fixed
+    number of statements for the rows shown, whatever the person's number of papers.
+
+    Without ``options`` (the profile, its complete list), each row's ``publication`` becomes
+    a :class:`~directory.services.shown_papers.ShownPaper`: everything a citation shows, as
+    plain values (a page shows up to a hundred papers, with some four authors each: as ORM
+    objects, their building was a third of the page's time). With ``options`` (the editor,
+    which changes them), each row is replaced by its ProfilePublication, its paper loaded
+    with ``options``."""
     ids = {row.publication_id for group in groups for row in group.items}
+    if options is None:
+        papers = shown_papers(session, ids)
+        for group in groups:
+            group.items = [
+                replace(row, publication=papers[row.publication_id]) for row in group.items
+            ]
+        return groups
     found: dict[int, m.ProfilePublication] = {}
     if ids:
         pp = m.ProfilePublication
@@ -197,11 +212,7 @@ def with_details(
             for row in session.scalars(
                 select(pp)
                 .where(pp.person_id == person.id, pp.publication_id.in_(ids))
-                .options(
-                    selectinload(pp.publication).options(
-                        *(publication_options() if options is None else options)
-                    )
-                )
+                .options(selectinload(pp.publication).options(*options))
             )
         }
     for group in groups:

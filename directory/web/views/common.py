@@ -101,20 +101,24 @@ _PLAIN_VALUE = re.compile(r"[A-Za-z0-9._~-]+")
 _MARKER = "0directory-url-marker0"
 
 
-def item_url(endpoint: str, name: str, value: str) -> str:
-    """``url_for(endpoint, **{name: value})``, built once per request for the endpoint and
-    pasted together for each value: a page links hundreds of authors and papers, and url_for
-    costs tens of microseconds each (a value that would need quoting goes through url_for)."""
+def item_url(endpoint: str, name: str, value: str, external: bool | None = None) -> str:
+    """``url_for(endpoint, **{name: value}, _external=external)`` (None: url_for's default),
+    built once per request for the endpoint and pasted together for each value: a page links
+    hundreds of authors and papers (its citations, and its JSON-LD with full addresses), and
+    url_for costs tens of microseconds each (a value that would need quoting goes through
+    url_for)."""
     if not _PLAIN_VALUE.fullmatch(value):
-        return url_for(endpoint, **{name: value})
+        return url_for(endpoint, **{name: value}, _external=external)
     templates = g.setdefault("directory_url_templates", {})
-    parts = templates.get((endpoint, name))
+    key = (endpoint, name, external)
+    parts = templates.get(key)
     if parts is None:
-        parts = templates[endpoint, name] = url_for(endpoint, **{name: _MARKER}).split(_MARKER)
+        marked = url_for(endpoint, **{name: _MARKER}, _external=external)
+        parts = templates[key] = marked.split(_MARKER)
         if len(parts) != 2:  # the marker came out changed: no shortcut for this endpoint
-            parts = templates[endpoint, name] = None
+            parts = templates[key] = None
     if parts is None:
-        return url_for(endpoint, **{name: value})
+        return url_for(endpoint, **{name: value}, _external=external)
     return parts[0] + value + parts[1]
 
 

@@ -42,7 +42,7 @@ from directory.services.identity import Viewer, current_viewer
 from directory.services.profiles import publication_options, year_heading
 from directory.services.publications import publication_data
 from directory.web.blueprint import blueprint
-from directory.web.views.common import month_year
+from directory.web.views.common import item_url, month_year
 
 
 def paper_or_404(uid: str, viewer: Viewer) -> m.Publication:
@@ -58,13 +58,13 @@ def paper_or_404(uid: str, viewer: Viewer) -> m.Publication:
 
 
 def paper_url(pub: m.Publication) -> str:
-    return url_for("directory.paper", uid=pub.uid, _external=True)
+    return item_url("directory.paper", "uid", pub.uid, external=True)
 
 
 def author_profile_urls(pub: m.Publication, viewer: Viewer) -> list[str | None]:
     """In author order, the profile address of each author ``viewer`` may see (else None)."""
     return [
-        url_for("directory.profile", slug=a.person.slug, _external=True)
+        item_url("directory.profile", "slug", a.person.slug, external=True)
         if a.person is not None and person_visible(viewer, a.person)
         else None
         for a in pub.authorships
@@ -154,13 +154,25 @@ def citation_block(data: dict[str, Any]) -> dict[str, str | None]:
     return {"bibtex": citation_bibtex(data), "text": text, "style": style}
 
 
-def articles(pubs: list[m.Publication]) -> list[dict[str, Any]]:
-    """Papers as schema.org ScholarlyArticle items, their authors linked as the viewer may see."""
+def articles(pubs: list[Any], data: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Papers as schema.org ScholarlyArticle items, their authors linked as the viewer may see;
+    ``data``: their :func:`publication_data`, when the caller has it already."""
     viewer = current_viewer()
+    if data is None:
+        data = [publication_data(pub) for pub in pubs]
     return [
-        scholarly_article(publication_data(pub), paper_url(pub), author_profile_urls(pub, viewer))
-        for pub in pubs
+        scholarly_article(item, paper_url(pub), author_profile_urls(pub, viewer))
+        for pub, item in zip(pubs, data, strict=True)
     ]
+
+
+def shown_citations(pubs: list[Any]) -> tuple[list[dict[str, Any]], dict[int, str]]:
+    """The JSON-LD items (:func:`articles`) and the Bib blocks' BibTeX (by paper id) of the
+    papers a page shows, each paper's citation data read once for both."""
+    data = [publication_data(pub) for pub in pubs]
+    return articles(pubs, data), {
+        pub.id: citation_bibtex(item) for pub, item in zip(pubs, data, strict=True)
+    }
 
 
 def department_papers_jsonld(pubs: list[m.Publication]) -> Any:

@@ -18,7 +18,7 @@ from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.services.profiles import load_profile, paper_page
 from directory.web.blueprint import blueprint
-from directory.web.views.papers import articles
+from directory.web.views.papers import shown_citations
 
 
 def get_person_or_404(slug: str) -> m.Person:
@@ -43,11 +43,12 @@ def profile(slug: str) -> str:
     data = load_profile(get_session(), person, viewer, date.today(), fold=fold)
     rows = [*data.selected_publications, *(row for g in data.publications for row in g.items)]
     # What the page shows, in its order, each paper once (the owner may list selected ones twice).
-    papers = articles(list(dict.fromkeys(row.publication for row in rows)))
+    papers, bibtex = shown_citations(list(dict.fromkeys(row.publication for row in rows)))
     return render_template(
         "directory/profile.html",
         profile=data,
         person=person,
+        bibtex=bibtex,
         jsonld=profile_page_jsonld(person, data.education, papers),
         can_edit=can_edit_person(viewer, person),
     )

@@ -1,0 +1,179 @@
+"""The papers a profile or its complete list shows, read as plain values: everything their
+citations print (authors and the authors' profiles, links, awards, badges, versions) in one
+statement per list, without an ORM object for each of the thousand or so rows.
+
+The citation macros, :func:`~directory.services.publications.publication_data` (BibTeX,
+JSON-LD) and the access helpers read these exactly as they read the mapped objects: the
+attribute names are the models'. The values are read-only: a page that changes a paper
+loads it as an object (:func:`~directory.services.profiles.profile_publications`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from directory import models as m
+from directory.services.publication_rows import NAME_PARTS
+from directory.services.publications import PUBLICATION_COLUMNS
+
+#: A paper's own columns that a shown citation reads (``PUBLICATION_COLUMNS`` and what the
+#: access rule and the citation key need); not the stored BibTeX, which no page prints.
+PAPER_COLUMNS = ("id", *PUBLICATION_COLUMNS, "citation_key", "visibility", "created_by_id")
+#: An author's profile as a citation reads it: linked when the viewer may see it.
+PERSON_COLUMNS = ("id", "slug", "visibility", "published")
+AUTHOR_COLUMNS = ("name", "person_id", "co_first", "corresponding", "role", *NAME_PARTS)
+#: A related version's paper: its badge, title and address, and whether the viewer may see it.
+TARGET_COLUMNS = ("id", "uid", "title", "venue_short", "year", "visibility", "created_by_id")
+
+
+@dataclass(slots=True, eq=False)
+class ShownPerson:
+    id: int
+    slug: str
+    visibility: str
+    published: bool
+
+
+@dataclass(slots=True, eq=False)
+class ShownAuthor:
+    name: str
+    person_id: int | None
+    co_first: bool
+    corresponding: bool
+    role: str
+    given: str | None
+    particle: str | None
+    family: str | None
+    suffix: str | None
+    person: ShownPerson | None = None
+
+
+@dataclass(slots=True, eq=False)
+class ShownLink:
+    kind: str
+    url: str
+    label: str | None
+
+
+@dataclass(slots=True, eq=False)
+class ShownAward:
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class ShownBadge:
+    name: str
+    issuer: str | None
+
+
+@dataclass(slots=True, eq=False)
+class ShownTarget:
+    id: int
+    uid: str
+    title: str
+    venue_short: str | None
+    year: int | None
+    visibility: str
+    created_by_id: int | None
+
+
+@dataclass(slots=True, eq=False)
+class ShownRelation:
+    kind: str
+    target: ShownTarget
+
+
+@dataclass(slots=True, eq=False)
+class ShownPaper:
+    """A paper as its citation reads it (the attributes of :class:`~directory.models.Publication`
+    that the citation macros, ``publication_data`` and ``can_view`` use). Compared by
+    identity: a paper listed twice on a page (selected, then under its year) is one value."""
+
+    id: int
+    uid: str
+    title: str
+    venue: str | None
+    venue_short: str | None
+    year: int | None
+    month: int | None
+    type: str
+    status: str
+    abstract: str | None
+    doi: str | None
+    arxiv_id: str | None
+    volume: str | None
+    number: str | None
+    pages: str | None
+    article: str | None
+    publisher: str | None
+    location: str | None
+    note: str | None
+    labels: list[str]
+    authors_incomplete: bool
+    citation_key: str | None
+    visibility: str
+    created_by_id: int | None
+    authorships: list[ShownAuthor] = field(default_factory=list)
+    links: list[ShownLink] = field(default_factory=list)
+    awards: list[ShownAward] = field(default_factory=list)
+    badges: list[ShownBadge] = field(default_factory=list)
+    relations: list[ShownRelation] = field(default_factory=list)
+
+
+def _columns(model: Any, names: Iterable[str]) -> list[Any]:
+    return [getattr(model, name) for name in names]
+
+
+def shown_papers(session: Session, ids: Iterable[int]) -> dict[int, ShownPaper]:
+    """The papers ``ids`` by id, each with its authors (in print order, each with the profile
+    it links to), links, awards, badges (each in the owner's order) and related versions:
+    six statements, whatever their number. No visibility filter: the caller chose the ids
+    (rows listed for the viewer), and a citation checks each author's profile and each
+    related version itself (``person_visible``, ``can_view``), as it does on objects."""
+    ids = sorted(set(ids))
+    if not ids:
+        return {}
+    pub = m.Publication
+    papers = {
+        row[0]: ShownPaper(*row)
+        for row in session.execute(select(*_columns(pub, PAPER_COLUMNS)).where(pub.id.in_(ids)))
+    }
+    a, person = m.Authorship, m.Person
+    for pub_id, *values in session.execute(
+        select(a.publication_id, *_columns(a, AUTHOR_COLUMNS), *_columns(person, PERSON_COLUMNS))
+        .outerjoin(person, person.id == a.person_id)
+        .where(a.publication_id.in_(ids))
+        .order_by(a.publication_id, a.position)
+    ):
+        author = ShownAuthor(*values[: len(AUTHOR_COLUMNS)])
+        if values[len(AUTHOR_COLUMNS)] is not None:
+            author.person = ShownPerson(*values[len(AUTHOR_COLUMNS) :])
+        papers[pub_id].authorships.append(author)
+    for attribute, model, kind, names in (
+        ("links", m.PublicationLink, ShownLink, ("kind", "url", "label")),
+        ("awards", m.PublicationAward, ShownAward, ("name",)),
+        ("badges", m.ArtifactBadge, ShownBadge, ("name", "issuer")),
+    ):
+        by_paper: dict[int, list[Any]] = defaultdict(list)
+        for pub_id, *values in session.execute(
+            select(model.publication_id, *_columns(model, names))
+            .where(model.publication_id.in_(ids))
+            .order_by(model.publication_id, model.position, model.id)
+        ):
+            by_paper[pub_id].append(kind(*values))
+        for pub_id, items in by_paper.items():
+            setattr(papers[pub_id], attribute, items)
+    rel, target = m.PublicationRelation, m.Publication.__table__.alias("target")
+    for pub_id, kind, *values in session.execute(
+        select(rel.publication_id, rel.kind, *(target.c[name] for name in TARGET_COLUMNS))
+        .join(target, target.c.id == rel.target_id)
+        .where(rel.publication_id.in_(ids))
+        .order_by(rel.publication_id, rel.id)
+    ):
+        papers[pub_id].relations.append(ShownRelation(kind, ShownTarget(*values)))
+    return papers

@@ -8,11 +8,14 @@ kind of viewer."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 from flask import render_template_string
 from sqlalchemy import select
 
 from directory import models as m
+from directory.services import shown_papers as shown
 from directory.services.identity import ANONYMOUS, Viewer
 from directory.services.publications import publication_data
 from directory.services.shown_papers import shown_papers
@@ -101,3 +104,17 @@ def test_the_delegate_of_an_unlisted_co_author_is_linked_to_their_profile(app, d
         urls = author_profile_urls(plain, Viewer(key="manager", person_id=ids["delegate"]))
         assert urls[2] is not None and urls[2].endswith("/people/unlisted-person")
         assert author_profile_urls(plain, ANONYMOUS)[1:3] == [None, None]
+
+
+def test_each_plain_value_takes_its_columns_by_name() -> None:
+    """The values are built from rows positionally: each class's fields start with the very
+    columns its statement selects, in that order (a column added to one and not the other
+    would shift every value after it)."""
+    for kind, columns in (
+        (shown.ShownPaper, shown.PAPER_COLUMNS),
+        (shown.ShownPerson, shown.PERSON_COLUMNS),
+        (shown.ShownAuthor, shown.AUTHOR_COLUMNS),
+        (shown.ShownTarget, shown.TARGET_COLUMNS),
+    ):
+        names = [f.name for f in fields(kind)]
+        assert names[: len(columns)] == list(columns), kind.__name__

@@ -19,6 +19,24 @@ def test_empty_listing_says_so(client) -> None:
     assert "No one matches these filters." in get(client, "/directory/?q=nobody")
 
 
+def test_the_area_choices_are_the_areas_whose_filter_finds_someone(client, make_person, db):
+    """An area is offered when a listed person works in it or in an area under it, at any
+    depth; not for an area of a private profile only, nor for an area with no one."""
+    top = m.ResearchArea(slug="top", name="Top Area")
+    mid = m.ResearchArea(slug="mid", name="Mid Area", parent=top)
+    leaf = m.ResearchArea(slug="leaf", name="Leaf Area", parent=mid)
+    hidden = m.ResearchArea(slug="hidden", name="Hidden Area")
+    empty = m.ResearchArea(slug="empty", name="Empty Area", parent=top)
+    db.add_all([top, mid, leaf, hidden, empty])
+    db.commit()
+    make_person("Lea Leaf", areas=[leaf])
+    make_person("Pia Private", visibility="private", areas=[hidden])
+    html = get(client, "/directory/")
+    area_filter = html.split('id="filter-area"')[1].split("</select>")[0]
+    assert re.findall(r'<option value="([a-z]+)"', area_filter) == ["leaf", "mid", "top"]
+    assert "Lea Leaf" in get(client, "/directory/?area=top")
+
+
 # ----------------------------------------------------------------------------- research areas
 
 

@@ -37,6 +37,30 @@ def test_the_area_choices_are_the_areas_whose_filter_finds_someone(client, make_
     assert "Lea Leaf" in get(client, "/directory/?area=top")
 
 
+def test_each_card_says_what_its_person_recruits_for(client, make_person, db) -> None:
+    """Badges of the people shown: the same notices in another order say the same, other
+    notices say otherwise, a closed notice says nothing."""
+    ada, bob, cy, di = (make_person(n) for n in ("Ada A", "Bob B", "Cy C", "Di D"))
+    fall = {"term_season": "fall", "term_year": 2027}
+    for owner, notices in (
+        (ada, [("phd", fall), ("intern", {})]),
+        (bob, [("intern", {}), ("phd", fall)]),
+        (cy, [("phd", fall)]),
+        (di, [("phd", {"expires_on": date(2020, 1, 1)})]),
+    ):
+        for position, (level, values) in enumerate(notices):
+            db.add(m.RecruitingNotice(owner_id=owner.id, level=level, description="x",
+                                      position=position, **values))  # fmt: skip
+    db.commit()
+    html = get(client, "/directory/")
+    badges = dict(
+        re.findall(r'person=([a-z-]+)">Recruiting(?:: ([^<]*))?<span', html.replace("\n", ""))
+    )
+    assert badges["ada-a"] == badges["bob-b"] != badges["cy-c"]
+    assert "Fall 2027" in badges["cy-c"] and "any time" in badges["ada-a"]
+    assert "di-d" not in badges
+
+
 # ----------------------------------------------------------------------------- research areas
 
 

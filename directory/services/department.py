@@ -238,7 +238,14 @@ def recruiting_owner_ids(
     for owner_id, level, season, year, term in rows:
         intake = m.stored_term(season, year, term)
         by_owner[owner_id].append((level, intake, intake.label if intake else term.strip()))
-    return {owner: recruiting_summary(found) for owner, found in by_owner.items()}
+    # The summary depends on the set of (level, intake) only, and many people recruit alike:
+    # each set is summarised once.
+    summaries: dict[frozenset, str] = {}
+    for found in by_owner.values():
+        key = frozenset(found)
+        if key not in summaries:
+            summaries[key] = recruiting_summary(found)
+    return {owner: summaries[frozenset(found)] for owner, found in by_owner.items()}
 
 
 @dataclass(frozen=True)

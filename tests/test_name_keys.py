@@ -170,16 +170,27 @@ def test_the_check_after_each_test_finds_a_write_that_bypasses_the_gate(db, conn
     connection.execute(person.delete().where(person.c.slug == "bypass"))
 
 
+#: Writes that pass no mapper event: SQL statements (Core or ORM-enabled) and the bulk methods.
+_EVENTLESS = ("insert", "update", "bulk_save_objects", "bulk_insert_mappings",
+              "bulk_update_mappings")  # fmt: skip
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+    }
+
+
 def _person_statements(tree: ast.AST) -> list[int]:
-    """Lines of Core ``insert(...)``/``update(...)`` of the people table."""
+    """Lines of ``insert(...)``, ``update(...)`` or a bulk write of people."""
     found = []
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("insert", "update")
-            and node.args
-            and "Person" in ast.unparse(node.args[0]).split(".")
-        ):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+        # insert(m.Person), bulk_insert_mappings(Person, ...), m.Person.__table__.update()
+        target = node.args[0] if node.args else getattr(node.func, "value", None)
+        if name in _EVENTLESS and target is not None and "Person" in _names(target):
             found.append(node.lineno)
     return found
 
@@ -195,6 +206,9 @@ def test_the_package_writes_people_through_the_orm_only() -> None:
     assert offenders == []
     # The scan finds such a statement.
     assert _person_statements(ast.parse("session.execute(update(m.Person).values(x=1))")) == [1]
+    assert _person_statements(ast.parse("session.bulk_insert_mappings(Person, rows)")) == [1]
+    assert _person_statements(ast.parse("conn.execute(m.Person.__table__.update())")) == [1]
+    assert _person_statements(ast.parse("session.execute(insert(m.Publication))")) == []
 
 
 def test_the_benchmark_department_carries_the_keys(db, connection) -> None:

@@ -11,6 +11,7 @@ from sqlalchemy import (
     Column,
     Date,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -58,6 +59,14 @@ class Person(VersionedMixin, Base):
     """A member of the department: faculty, staff, student or alumnus."""
 
     __tablename__ = "directory_people"
+    __table_args__ = (
+        # The listing's counts and page read this index only (role and the listed_people
+        # rule's columns, both name orders, rank and id), not the people's wide rows.
+        Index(
+            "ix_directory_people_listing",
+            "role", "visibility", "active", "published", "name_key", "name_key_zh", "rank", "id",
+        ),
+    )  # fmt: skip
 
     id: Mapped[int] = mapped_column(primary_key=True)
     slug: Mapped[str] = mapped_column(String(120), unique=True, nullable=False)

@@ -419,14 +419,21 @@ def listing_counts_stmt(conditions: list[ColumnElement], locale: str) -> Select:
     )
 
 
-def listing_page_stmt(conditions: list[ColumnElement], locale: str) -> Select:
-    """The people matching, as person cards, in the listing's order (a page: LIMIT/OFFSET)."""
-    return (
-        select(m.Person)
+def listing_page_stmt(
+    conditions: list[ColumnElement], locale: str, size: int, number: int
+) -> Select:
+    """Page ``number`` of ``size`` people matching, as person cards, in the listing's order.
+    The database sorts the ids and sort columns of everyone matching, not their whole rows,
+    then reads the page's people by id."""
+    order = _listing_order(locale)
+    page = (
+        select(m.Person.id)
         .where(*conditions)
-        .options(*card_options())
-        .order_by(*_listing_order(locale))
+        .order_by(*order)
+        .limit(size)
+        .offset((number - 1) * size)
     )
+    return select(m.Person).where(m.Person.id.in_(page)).options(*card_options()).order_by(*order)
 
 
 def listing(
@@ -461,7 +468,7 @@ def listing(
     total = sum(per_role.values())
     pages = max(1, math.ceil(total / page_size))
     number = min(filters.page, pages)
-    page = listing_page_stmt(conditions, locale).limit(page_size).offset((number - 1) * page_size)
+    page = listing_page_stmt(conditions, locale, page_size, number)
     people = list(session.scalars(page)) if total else []
     groups = group_people(people)
     # A group continues from the page before when it starts ahead of this page.

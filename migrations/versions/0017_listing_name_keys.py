@@ -6,7 +6,8 @@ names of everyone matching, on every request, so a page cost as much as the whol
 Stored, one key per language's order (``directory.formats.names.name_keys``: every language
 but Chinese, and Chinese), the database sorts and pages the listing and counts its groups and
 letters. The keys compare character by character: ``COLLATE "C"`` on PostgreSQL, whose default
-collation is not binary; SQLite compares text so by default.
+collation is not binary; SQLite compares text so by default. An index of role, the listing
+rule's columns, both keys, rank and id lets the listing's counts and page read it alone.
 
 The columns are added in place (never a batch copy: dropping the old copy would delete every
 row referring to a person, ON DELETE CASCADE) and filled from each person's names. On SQLite a
@@ -97,8 +98,15 @@ def upgrade() -> None:
     if postgresql:
         for column in _COLUMNS:
             op.alter_column("directory_people", column, server_default=None)
+    # The listing's counts and page read this index only, not the people's wide rows.
+    op.create_index(
+        "ix_directory_people_listing",
+        "directory_people",
+        ["role", "visibility", "active", "published", "name_key", "name_key_zh", "rank", "id"],
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_directory_people_listing", table_name="directory_people")
     op.drop_column("directory_people", "name_key_zh")
     op.drop_column("directory_people", "name_key")

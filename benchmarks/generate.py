@@ -20,6 +20,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from directory import models as m
+from directory.formats.names import name_keys
 from directory.formats.placements import parse_placement
 from directory.services.cache import invalidate
 
@@ -276,6 +277,8 @@ def generate(session: Session, sizes: Sizes, seed: int = 1, prefix: str = "") ->
                 row["bio"] = f"{_sentence(rng, 20)}."
             else:
                 row.update(role="alumni", title=f"Engineer at {rng.choice(FAMILY)} Labs")
+            # Bulk inserts pass no ORM event: the stored name orders, as directory.db fills them.
+            row.update(name_keys(row["sort_name"], row["full_name"], row.get("native_name")))
             people.append(row)
             kinds.append(kind)
     ids = writer.insert_returning_ids(m.Person, people)

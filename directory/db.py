@@ -12,6 +12,8 @@ from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
+from directory import models as m
+from directory.formats.names import name_keys
 from directory.formats.text import strip_control_characters_deep
 
 #: How long (milliseconds) an SQLite write waits for another writer to finish before giving
@@ -91,6 +93,18 @@ def strip_unstorable_text(session: Session, _context: Any = None, _instances: An
                 cleaned = strip_control_characters_deep(value)
                 if cleaned != value:
                     setattr(obj, attr.key, cleaned)
+
+
+@event.listens_for(m.Person, "before_insert")
+@event.listens_for(m.Person, "before_update")
+def fill_name_keys(_mapper: Any, _connection: Any, person: m.Person) -> None:
+    """On every insert and update of a person, by any session: the stored name orders
+    (``name_key``, ``name_key_zh``: formats.names.name_keys) of the name as it is written, so
+    that the listing sorts, pages and counts its letters in SQL. The one place they are
+    computed (``tests/test_name_keys.py`` checks every test's people against it)."""
+    for column, key in name_keys(person.sort_name, person.full_name, person.native_name).items():
+        if getattr(person, column, None) != key:
+            setattr(person, column, key)
 
 
 def make_engine(url: str, **options: Any) -> Engine:

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 from flask import Flask, session
-from sqlalchemy import Connection, create_engine, text
+from sqlalchemy import Connection, create_engine, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from directory import Directory, migrate
 from directory import models as m
-from directory.formats.names import make_slug, sort_name
+from directory.formats.names import make_slug, name_keys, sort_name
 
 from .mail_support import Inbox, mail_settings, smtp_server
 
@@ -101,6 +101,36 @@ def connection(app: Flask) -> Iterator[Connection]:
         )
         outer.rollback()
         conn.close()
+
+
+def wrong_name_keys(conn: Connection) -> list[tuple[Any, ...]]:
+    """The people whose stored name orders (``name_key``, ``name_key_zh``) are not what
+    ``names.name_keys`` says of their names, as (slug, column, stored, expected)."""
+    person = m.Person.__table__.c
+    wrong = []
+    for row in conn.execute(
+        select(person.slug, person.sort_name, person.full_name, person.native_name,
+               person.name_key, person.name_key_zh)
+    ):  # fmt: skip
+        for column, key in name_keys(row.sort_name, row.full_name, row.native_name).items():
+            if getattr(row, column) != key:
+                wrong.append((row.slug, column, getattr(row, column), key))
+    return wrong
+
+
+@pytest.fixture(autouse=True)
+def _every_person_keeps_its_name_order(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After every test that used the database, whatever path it wrote people by (forms,
+    imports, the interchange, the command line, onboarding, the admin pages, ORCID...): each
+    person's stored name orders are those of their names as stored (the listing sorts and
+    pages by them; directory.db.fill_name_keys keeps them). A new write path that bypasses the
+    gate fails its own test here (tests/test_name_keys.py shows this check can fail)."""
+    if "connection" not in request.fixturenames:
+        yield
+        return
+    conn = request.getfixturevalue("connection")  # set up first, so rolled back after this
+    yield
+    assert wrong_name_keys(conn) == []
 
 
 @pytest.fixture

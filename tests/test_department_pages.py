@@ -19,6 +19,48 @@ def test_empty_listing_says_so(client) -> None:
     assert "No one matches these filters." in get(client, "/directory/?q=nobody")
 
 
+def test_the_area_choices_are_the_areas_whose_filter_finds_someone(client, make_person, db):
+    """An area is offered when a listed person works in it or in an area under it, at any
+    depth; not for an area of a private profile only, nor for an area with no one."""
+    top = m.ResearchArea(slug="top", name="Top Area")
+    mid = m.ResearchArea(slug="mid", name="Mid Area", parent=top)
+    leaf = m.ResearchArea(slug="leaf", name="Leaf Area", parent=mid)
+    hidden = m.ResearchArea(slug="hidden", name="Hidden Area")
+    empty = m.ResearchArea(slug="empty", name="Empty Area", parent=top)
+    db.add_all([top, mid, leaf, hidden, empty])
+    db.commit()
+    make_person("Lea Leaf", areas=[leaf])
+    make_person("Pia Private", visibility="private", areas=[hidden])
+    html = get(client, "/directory/")
+    area_filter = html.split('id="filter-area"')[1].split("</select>")[0]
+    assert re.findall(r'<option value="([a-z]+)"', area_filter) == ["leaf", "mid", "top"]
+    assert "Lea Leaf" in get(client, "/directory/?area=top")
+
+
+def test_each_card_says_what_its_person_recruits_for(client, make_person, db) -> None:
+    """Badges of the people shown: the same notices in another order say the same, other
+    notices say otherwise, a closed notice says nothing."""
+    ada, bob, cy, di = (make_person(n) for n in ("Ada A", "Bob B", "Cy C", "Di D"))
+    fall = {"term_season": "fall", "term_year": 2027}
+    for owner, notices in (
+        (ada, [("phd", fall), ("intern", {})]),
+        (bob, [("intern", {}), ("phd", fall)]),
+        (cy, [("phd", fall)]),
+        (di, [("phd", {"expires_on": date(2020, 1, 1)})]),
+    ):
+        for position, (level, values) in enumerate(notices):
+            db.add(m.RecruitingNotice(owner_id=owner.id, level=level, description="x",
+                                      position=position, **values))  # fmt: skip
+    db.commit()
+    html = get(client, "/directory/")
+    badges = dict(
+        re.findall(r'person=([a-z-]+)">Recruiting(?:: ([^<]*))?<span', html.replace("\n", ""))
+    )
+    assert badges["ada-a"] == badges["bob-b"] != badges["cy-c"]
+    assert "Fall 2027" in badges["cy-c"] and "any time" in badges["ada-a"]
+    assert "di-d" not in badges
+
+
 # ----------------------------------------------------------------------------- research areas
 
 

@@ -114,6 +114,11 @@ def sqlite_engine(tmp_path_factory) -> Iterator[Engine]:
 def explain(engine: Engine, statement) -> list[tuple[str, list[PlanStep]]]:
     """Every SQL statement ``statement`` sends (an ORM select may send several, e.g. its
     ``selectinload``s), each with SQLite's plan for it."""
+    return explain_calls(engine, lambda session: session.execute(statement).all())
+
+
+def explain_calls(engine: Engine, run) -> list[tuple[str, list[PlanStep]]]:
+    """Every SQL statement ``run(session)`` sends, each with SQLite's plan for it."""
     plans: list[tuple[str, list[PlanStep]]] = []
 
     def capture(conn, cursor, sql, parameters, context, executemany) -> None:
@@ -123,7 +128,7 @@ def explain(engine: Engine, statement) -> list[tuple[str, list[PlanStep]]]:
     event.listen(engine, "before_cursor_execute", capture)
     try:
         with Session(engine) as session:
-            session.execute(statement).all()
+            run(session)
     finally:
         event.remove(engine, "before_cursor_execute", capture)
     return plans
@@ -200,3 +205,56 @@ def test_the_check_finds_a_scan_in_a_correlated_subquery(sqlite_engine) -> None:
     )
     scans = [scan for _, plan in explain(sqlite_engine, per_person) for scan in per_row_scans(plan)]
     assert any("inner_area" in scan for scan in scans), scans
+
+
+# ----------------------------------------------------------------------------- the listing
+
+
+@pytest.fixture(scope="module")
+def listed_someone(sqlite_engine) -> None:
+    """Someone for the listing to show (with no one it sends no page statement)."""
+    with Session(sqlite_engine) as session:
+        area = m.ResearchArea(slug="systems", name="Systems")
+        person = m.Person(slug="xingda-wei", full_name="Xingda Wei", sort_name="Wei, Xingda",
+                          native_name="魏星达", role="faculty", rank="professor", areas=[area],
+                          unit="Systems Lab")  # fmt: skip
+        session.add(person)
+        session.flush()
+        session.add(m.RecruitingNotice(owner_id=person.id, level="phd", description="Join us"))
+        session.commit()
+
+
+#: The listing with each of its filters (a letter, a page past the last, a search).
+LISTINGS = [
+    department.ListingFilters(),
+    department.ListingFilters(role="faculty", page=3),
+    department.ListingFilters(area="systems", letter="W"),
+    department.ListingFilters(recruiting=True),
+    department.ListingFilters(q="wei systems", unit="Systems Lab"),
+]
+
+
+@pytest.mark.parametrize("locale", ["en", "zh_Hans"])
+@pytest.mark.parametrize("viewer", VIEWERS)
+@pytest.mark.parametrize(
+    "filters", LISTINGS, ids=lambda f: "&".join(f"{k}={v}" for k, v in f.to_args().items()) or "all"
+)
+def test_the_listing_scans_no_table_per_row(
+    app, sqlite_engine, listed_someone, filters, viewer, locale
+) -> None:
+    """Every statement of a page of the people listing (its counts, its page in the locale's
+    stored name order, the cards' areas, links and photos, the badges of the people shown,
+    the filter choices)."""
+    from directory.i18n import force_locale
+
+    found: list = []
+
+    def run(session: Session) -> None:
+        found.append(department.listing(session, VIEWERS[viewer], DAY, filters, 150))
+
+    with app.app_context(), force_locale(locale):
+        plans = explain_calls(sqlite_engine, run)
+    assert [p.slug for p in found[0].people] == ["xingda-wei"]
+    assert len(plans) >= 7
+    for sql, plan in plans:
+        assert per_row_scans(plan) == [], (sql, [s.detail for s in plan])

@@ -63,6 +63,44 @@ def person_sort_key(person: Any, locale: str | None = None) -> tuple[str, ...]:
     )
 
 
+#: The stored name orders (columns of ``directory_people``): ``name_key`` for every locale but
+#: Chinese, ``name_key_zh`` for Chinese (pinyin), each the :func:`stored_sort_key` of the
+#: locale's :func:`name_sort_key`. Kept by one gate (:func:`directory.db.fill_name_keys`).
+NAME_KEY_LOCALES = {"name_key": "en", "name_key_zh": "zh"}
+
+# A sort key's parts are joined by \x01; the characters \x00-\x02 (which no stored text holds,
+# formats.text, but a key must not depend on that) become \x02 and a second character, so that
+# the joined string compares, character by character, as the tuple does.
+_KEY_SEPARATOR = "\x01"
+_KEY_ESCAPES = str.maketrans({"\x00": "\x02\x02", "\x01": "\x02\x03", "\x02": "\x02\x04"})
+
+
+def stored_sort_key(key: tuple[str, ...]) -> str:
+    """``key`` as one string whose code-point (binary) order is the tuple's order: what a
+    ``COLLATE "C"`` column on PostgreSQL and a plain one on SQLite sort by."""
+    return _KEY_SEPARATOR.join(part.translate(_KEY_ESCAPES) for part in key)
+
+
+def name_key_column(locale: str) -> str:
+    """The column of the stored name order of ``locale`` (:data:`NAME_KEY_LOCALES`)."""
+    return "name_key_zh" if locale.split("_")[0] == "zh" else "name_key"
+
+
+def name_keys(sort_name: str | None, full_name: str, native_name: str | None) -> dict[str, str]:
+    """The stored name orders of a person (:data:`NAME_KEY_LOCALES`), by column."""
+    name = sort_name or full_name
+    return {
+        column: stored_sort_key(name_sort_key(name, native_name, locale))
+        for column, locale in NAME_KEY_LOCALES.items()
+    }
+
+
+def stored_initial(first_character: str) -> str:
+    """The A–Z index letter of a stored key starting with ``first_character``: the same as
+    :func:`initial` of the key it stores."""
+    return initial((first_character,))
+
+
 def initial(key: tuple[str, ...]) -> str:
     """The A–Z index letter of a sort key ("" when it starts with no Latin letter)."""
     first = key[0][:1].upper() if key and key[0] else ""

@@ -11,6 +11,7 @@ from sqlalchemy import (
     Column,
     Date,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -49,16 +50,34 @@ class ResearchArea(VersionedMixin, Base):
     parent: Mapped[ResearchArea | None] = relationship(remote_side=[id])
 
 
+#: A stored sort key (formats.names.stored_sort_key): compared character by character (binary,
+#: "C" on PostgreSQL, whose default collation is not), as Python compares the key.
+BINARY_TEXT = Text().with_variant(Text(collation="C"), "postgresql")
+
+
 class Person(VersionedMixin, Base):
     """A member of the department: faculty, staff, student or alumnus."""
 
     __tablename__ = "directory_people"
+    __table_args__ = (
+        # The listing's counts and page read this index only (role and the listed_people
+        # rule's columns, both name orders, rank and id), not the people's wide rows.
+        Index(
+            "ix_directory_people_listing",
+            "role", "visibility", "active", "published", "name_key", "name_key_zh", "rank", "id",
+        ),
+    )  # fmt: skip
 
     id: Mapped[int] = mapped_column(primary_key=True)
     slug: Mapped[str] = mapped_column(String(120), unique=True, nullable=False)
     full_name: Mapped[str] = mapped_column(String(200), nullable=False)
     sort_name: Mapped[str] = mapped_column(String(200), nullable=False, index=True)
     native_name: Mapped[str | None] = mapped_column(String(200))
+    #: The name's place in the listing's order, in every locale but Chinese and in Chinese
+    #: (pinyin): formats.names.name_keys, filled on every insert and update by
+    #: directory.db.fill_name_keys, so that the listing sorts and pages in SQL.
+    name_key: Mapped[str] = mapped_column(BINARY_TEXT, nullable=False)
+    name_key_zh: Mapped[str] = mapped_column(BINARY_TEXT, nullable=False)
     #: Other spellings used as an author ("X. Wei"), for linking printed author names.
     name_variants: Mapped[list[str]] = mapped_column(JSON, default=list)
     role: Mapped[str] = mapped_column(String(32), nullable=False, index=True)

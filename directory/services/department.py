@@ -27,7 +27,7 @@ from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, or_, s
 from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
 
 from directory import models as m
-from directory.formats.names import initial, name_sort_key, person_sort_key
+from directory.formats.names import name_key_column, name_sort_key, person_sort_key, stored_initial
 from directory.i18n import current_locale, term_label, translate
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
@@ -91,6 +91,7 @@ _STUDENT = aliased(m.Person, name="student")
 _PROFILE_PUB = aliased(m.ProfilePublication, name="profile_pub")
 _PUB = aliased(m.Publication, name="pub")
 _NAMED_OWNER = aliased(m.Person, name="named_owner")
+_PARENT_AREA = aliased(m.ResearchArea, name="parent_area")
 
 
 def today() -> date:
@@ -218,20 +219,33 @@ def recruiting_people(viewer: Viewer, day: date) -> Select:
     return select(m.RecruitingNotice.owner_id).where(listed_notices(viewer, day)).correlate(None)
 
 
-def recruiting_owner_ids(session: Session, viewer: Viewer, day: date) -> dict[int, str]:
-    """The people with at least one open notice the viewer may see (card badges): their ids,
-    each with what they recruit for (:func:`recruiting_summary`). One statement."""
+def recruiting_owner_ids(
+    session: Session, viewer: Viewer, day: date, among: list[int]
+) -> dict[int, str]:
+    """The people ``among`` those ids (the cards shown) with at least one open notice the
+    viewer may see (card badges): their ids, each with what they recruit for
+    (:func:`recruiting_summary`). One statement (none for no one), reading the notices of the
+    people shown only."""
+    if not among:
+        return {}
     notice = m.RecruitingNotice
     rows = session.execute(
         select(notice.owner_id, notice.level, notice.term_season, notice.term_year, notice.term)
-        .where(listed_notices(viewer, day))
+        .where(notice.owner_id.in_(among), listed_notices(viewer, day))
         .order_by(notice.owner_id, notice.position, notice.id)
     ).all()
     by_owner: dict[int, list[tuple[str, m.Term | None, str]]] = defaultdict(list)
     for owner_id, level, season, year, term in rows:
         intake = m.stored_term(season, year, term)
         by_owner[owner_id].append((level, intake, intake.label if intake else term.strip()))
-    return {owner: recruiting_summary(found) for owner, found in by_owner.items()}
+    # The summary depends on the set of (level, intake) only, and many people recruit alike:
+    # each set is summarised once.
+    summaries: dict[frozenset, str] = {}
+    for found in by_owner.values():
+        key = frozenset(found)
+        if key not in summaries:
+            summaries[key] = recruiting_summary(found)
+    return {owner: summaries[frozenset(found)] for owner, found in by_owner.items()}
 
 
 @dataclass(frozen=True)
@@ -355,30 +369,71 @@ def group_people(people: list[m.Person]) -> list[PeopleGroup]:
     return groups
 
 
-def _listing_order() -> tuple[Any, ...]:
-    """The listing's order, in SQL so that a page of it can be selected: by role in ROLES
-    order, faculty by rank in RANK_HEADINGS order (other ranks after them), then by name, as
-    :func:`group_people` groups them."""
+def _role_order() -> ColumnElement:
+    """A person's group on the listing, in SQL: by role in ROLES order."""
     roles = {role: i for i, (role, _heading) in enumerate(m.ROLES)}
+    return case(roles, value=m.Person.role, else_=len(roles))
+
+
+def name_order(locale: str) -> Any:
+    """The stored name order of ``locale`` (names.name_key_column): people sorted by it are in
+    names.name_sort_key's order, compared as Python compares the keys."""
+    return getattr(m.Person, name_key_column(locale))
+
+
+def _listing_order(locale: str) -> tuple[Any, ...]:
+    """The listing's order, in SQL so that a page of it can be selected: by role in ROLES
+    order, faculty by rank in RANK_HEADINGS order (other ranks after them), then by name in
+    ``locale`` (names.name_sort_key, stored), then by id, as :func:`group_people` groups them."""
     ranks = {rank: i for i, rank in enumerate(RANK_HEADINGS)}
     return (
-        case(roles, value=m.Person.role, else_=len(roles)),
+        _role_order(),
         case(
             (m.Person.role != "faculty", 0),
             else_=case(ranks, value=m.Person.rank, else_=len(ranks)),
         ),
-        m.Person.sort_name,
+        name_order(locale),
         m.Person.id,
     )
 
 
-def _listing_key(row: Any, locale: str) -> tuple[Any, ...]:
-    """:func:`_listing_order` in Python, with the locale's name order (names.name_sort_key)."""
-    roles = {role: i for i, (role, _heading) in enumerate(m.ROLES)}
-    ranks = {rank: i for i, rank in enumerate(RANK_HEADINGS)}
-    rank = 0 if row.role != "faculty" else ranks.get(row.rank, len(ranks))
-    name = name_sort_key(row.sort_name or row.full_name, row.native_name, locale)
-    return (roles.get(row.role, len(roles)), rank, name, row.id)
+def listing_conditions(viewer: Viewer, day: date, filters: ListingFilters) -> list[ColumnElement]:
+    """Who the listing shows: :func:`people_conditions` and the search ``q`` (the letter is
+    applied by :func:`listing`, which counts the letters first)."""
+    conditions = people_conditions(viewer, day, filters)
+    if filters.q:
+        conditions.append(_search_clause(filters.q))
+    return conditions
+
+
+def _first_character(locale: str) -> ColumnElement:
+    return func.substr(name_order(locale), 1, 1)
+
+
+def listing_counts_stmt(conditions: list[ColumnElement], locale: str) -> Select:
+    """(role, first character of the stored name order, people) of everyone matching: the
+    listing's group counts, total and A–Z letters (names.stored_initial of each character)."""
+    first = _first_character(locale)
+    return (
+        select(m.Person.role, first, func.count()).where(*conditions).group_by(m.Person.role, first)
+    )
+
+
+def listing_page_stmt(
+    conditions: list[ColumnElement], locale: str, size: int, number: int
+) -> Select:
+    """Page ``number`` of ``size`` people matching, as person cards, in the listing's order.
+    The database sorts the ids and sort columns of everyone matching, not their whole rows,
+    then reads the page's people by id."""
+    order = _listing_order(locale)
+    page = (
+        select(m.Person.id)
+        .where(*conditions)
+        .order_by(*order)
+        .limit(size)
+        .offset((number - 1) * size)
+    )
+    return select(m.Person).where(m.Person.id.in_(page)).options(*card_options()).order_by(*order)
 
 
 def listing(
@@ -390,45 +445,31 @@ def listing(
 ) -> Listing:
     """One page (``page_size`` people, ``filters.page``; a page past the last shows the last)
     of the people listing for ``viewer`` with ``filters`` applied, and the counts of everyone
-    matching, by role and by initial."""
-    recruiting_ids = recruiting_owner_ids(session, viewer, day)
-    conditions = people_conditions(viewer, day, filters)
-    if filters.q:
-        conditions.append(_search_clause(filters.q))
-    # The order and the A–Z index follow the reader's language (pinyin for Han names in
-    # Chinese, names.name_sort_key): worked out on the names of everyone matching (a light
-    # query), then one page of them is loaded.
+    matching, by role and by initial.
+
+    The database sorts and pages (by the stored name order of the reader's language, pinyin
+    for Han names in Chinese: names.name_sort_key) and counts everyone matching by role and by
+    the first character of that order (one GROUP BY, a few dozen rows): the page reads the
+    people it shows, whatever the size of the directory."""
+    conditions = listing_conditions(viewer, day, filters)
     locale = current_locale()
-    matching = [
-        (_listing_key(row, locale), row)
-        for row in session.execute(
-            select(
-                m.Person.id, m.Person.role, m.Person.rank, m.Person.sort_name,
-                m.Person.full_name, m.Person.native_name,
-            ).where(*conditions)
-        )
-    ]  # fmt: skip
-    letters = {initial(key[2]) for key, _row in matching} - {""}
+    counted = session.execute(listing_counts_stmt(conditions, locale)).all()
+    letters = {stored_initial(character) for _role, character, _n in counted} - {""}
     if filters.letter:
-        matching = [item for item in matching if initial(item[0][2]) == filters.letter]
-    matching.sort(key=lambda item: item[0])
+        characters = sorted({c for _role, c, _n in counted if stored_initial(c) == filters.letter})
+        counted = [row for row in counted if row[1] in characters]
+        conditions.append(_first_character(locale).in_(characters))
     per_role: dict[str, int] = defaultdict(int)
-    for _key, row in matching:
-        per_role[row.role] += 1
+    for role, _character, count in counted:
+        per_role[role] += count
     role_counts = [
         (role, translate(heading), per_role[role]) for role, heading in m.ROLES if role in per_role
     ]
-    total = len(matching)
+    total = sum(per_role.values())
     pages = max(1, math.ceil(total / page_size))
     number = min(filters.page, pages)
-    page_ids = [row.id for _key, row in matching[(number - 1) * page_size : number * page_size]]
-    loaded = {
-        person.id: person
-        for person in session.scalars(
-            select(m.Person).where(m.Person.id.in_(page_ids)).options(*card_options())
-        )
-    } if page_ids else {}  # fmt: skip
-    people = [loaded[person_id] for person_id in page_ids if person_id in loaded]
+    page = listing_page_stmt(conditions, locale, page_size, number)
+    people = list(session.scalars(page)) if total else []
     groups = group_people(people)
     # A group continues from the page before when it starts ahead of this page.
     starts, start = {}, 0
@@ -443,7 +484,7 @@ def listing(
         page=Page(people, number, page_size, total),
         role_counts=role_counts,
         requested_page=filters.page if filters.page > pages else None,
-        recruiting_ids=recruiting_ids,
+        recruiting_ids=recruiting_owner_ids(session, viewer, day, [p.id for p in people]),
         areas=listed_areas(session, viewer),
         units=list(
             session.scalars(
@@ -476,12 +517,24 @@ def area_people_counts(session: Session, viewer: Viewer) -> dict[int, int]:
 
 def listed_areas(session: Session, viewer: Viewer) -> list[m.ResearchArea]:
     """Areas whose filter finds someone (filter choices; an area known only from a hidden
-    profile is not offered)."""
+    profile is not offered): the areas of listed people and every area above them, walked up
+    by ``parent_id`` from those few areas (pairing every area with the whole tree under it,
+    as the counts do, made SQLite build an index of that tree for the statement)."""
+    start = (
+        select(m.person_areas.c.area_id.label("id"))
+        .join(m.Person, m.Person.id == m.person_areas.c.person_id)
+        .where(listed_people(viewer))
+        .distinct()
+    )
+    above = start.cte("directory_areas_above", recursive=True)
+    above = above.union(
+        select(_PARENT_AREA.parent_id).where(
+            _PARENT_AREA.id == above.c.id, _PARENT_AREA.parent_id.isnot(None)
+        )
+    )
     stmt = (
         select(m.ResearchArea)
-        .where(
-            m.ResearchArea.id.in_(_people_per_area(viewer).with_only_columns(AREA_TREE.c.area_id))
-        )
+        .where(m.ResearchArea.id.in_(select(above.c.id)))
         .order_by(m.ResearchArea.name)
     )
     return list(session.scalars(stmt))
@@ -593,7 +646,7 @@ def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPag
         children=children,
         groups=groups,
         people=people,
-        recruiting_ids=recruiting_owner_ids(session, viewer, day),
+        recruiting_ids=recruiting_owner_ids(session, viewer, day, [p.id for p in people]),
         notices=notices,
         publications=list(papers),
     )

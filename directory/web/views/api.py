@@ -207,7 +207,8 @@ def api_people() -> Response:
         clauses.append(matched)
 
     def items(rows: list[m.Person]) -> list[dict]:
-        open_ids = department.recruiting_owner_ids(get_session(), viewer, today)
+        shown = [p.id for p in rows]
+        open_ids = department.recruiting_owner_ids(get_session(), viewer, today, shown)
         return [rep.person_summary(p, viewer, p.id in open_ids) for p in rows]
 
     return _page(

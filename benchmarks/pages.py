@@ -50,6 +50,8 @@ PAGES: list[Page] = [
         viewer="owner",
     ),
     Page("recruiting, filtered", lambda f: f"/recruiting?area={f.area}"),
+    Page("research areas", lambda f: "/areas/"),
+    Page("research area", lambda f: f"/areas/{f.area}"),
     Page("publications", lambda f: "/publications"),
     Page("publications, filtered", lambda f: f"/publications?area={f.people_area}&year={f.year}"),
     Page("search", lambda f: f"/search?q={f.surname}", cached=False),

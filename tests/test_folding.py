@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, select
 
 from directory import models as m
 from directory.services import profiles
@@ -402,3 +402,36 @@ def test_the_admins_people_table_is_paginated_and_keeps_the_search(
     assert _rows(found) == ["Ann Abel", "Ben Brook"] and "5 people found." in found
     assert f'href="{url}?q=uni.example&amp;page=2" rel="next"' in found
     assert _rows(_get(client, f"{url}?q=uni.example&page=x")) == ["Ann Abel", "Ben Brook"]
+
+
+def test_an_area_page_shows_its_first_people_and_notices_and_links_to_the_rest(
+    app, client, db, department_of_seven, monkeypatch
+):
+    """The area page shows at most DIRECTORY_PAGE_SIZE people (in the listing's order) and
+    open notices, counts all of them and links to the listing and the recruiting page filtered
+    by the area; a small area shows everyone and no such link."""
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 3)
+    systems = m.ResearchArea(slug="systems", name="Systems")
+    theory = m.ResearchArea(slug="theory", name="Theory")
+    people = db.scalars(select(m.Person)).all()
+    for person in people:
+        person.areas.append(systems)
+    people[0].areas.append(theory)
+    for person in people[:4]:
+        notice = m.RecruitingNotice(owner_id=person.id, level="phd", description="x")
+        notice.areas.append(systems)
+        db.add(notice)
+    db.commit()
+
+    html = _get(client, f"{PREFIX}/areas/systems")
+    assert _card_names(html) == ["Bob Baker", "Zoe Zed", "Amy Able"]
+    assert '<a href="#people">People</a> <span class="count">(7)</span>' in html
+    assert f'href="{PREFIX}/?area=systems">All 7 people in Systems</a>' in html
+    assert html.count('<article class="notice"') == 3
+    assert '<span class="count">(4)</span>' in html
+    assert f'href="{PREFIX}/recruiting?area=systems">All 4 open positions in Systems</a>' in html
+
+    small = _get(client, f"{PREFIX}/areas/theory")
+    assert len(_card_names(small)) == 1
+    assert "people in Theory</a>" not in small and "open positions in Theory</a> <span" not in small
+    assert f'href="{PREFIX}/?area=theory">Filter the people listing by Theory</a>' in small

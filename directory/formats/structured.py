@@ -258,4 +258,4 @@ def area_jsonld(page: Any) -> Markup:
     about = {"@type": "Thing", "name": page.area.name}
     if page.area.description:
         about["description"] = page.area.description
-    return _collection(page.people, page.area.name, url, about=about)
+    return _collection(page.people.items, page.area.name, url, about=about)

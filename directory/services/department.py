@@ -605,16 +605,24 @@ class AreaPage:
     area: m.ResearchArea
     children: list[m.ResearchArea]
     groups: list[PeopleGroup]
-    people: list[m.Person]
+    #: The first people of the area in the listing's order (``people.total``: everyone in it);
+    #: the rest are on the people listing filtered by the area.
+    people: Page[m.Person]
     #: The recruiting people's ids, each with what they recruit for.
     recruiting_ids: dict[int, str]
-    notices: list[m.RecruitingNotice]
+    #: The first open notices (``notices.total``: every one); the rest are on the recruiting
+    #: page filtered by the area.
+    notices: Page[m.RecruitingNotice]
     publications: list[m.Publication]
 
 
-def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPage | None:
-    """A research area's people, open notices and recent papers, its sub-areas' included;
-    None if no such area."""
+def area_page(
+    session: Session, viewer: Viewer, day: date, slug: str, page_size: int
+) -> AreaPage | None:
+    """A research area's people, open notices and recent papers, its sub-areas' included,
+    at most ``page_size`` people and notices (a page shows what a reader can use; the people
+    listing and the recruiting page filtered by the area page through the rest); None if no
+    such area."""
     area = session.scalar(
         select(m.ResearchArea)
         .where(m.ResearchArea.slug == slug)
@@ -622,14 +630,13 @@ def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPag
     )
     if area is None:
         return None
-    locale = current_locale()
-    people = sorted(
-        session.scalars(
-            select(m.Person).where(people_in_area(viewer, slug)).options(*card_options())
-        ),
-        key=lambda person: (person_sort_key(person, locale), person.id),
+    conditions = [people_in_area(viewer, slug)]
+    total = session.scalar(select(func.count(m.Person.id)).where(*conditions)) or 0
+    people = (
+        list(session.scalars(listing_page_stmt(conditions, current_locale(), page_size, 1)))
+        if total
+        else []
     )
-    groups = group_people(people)
     children = list(
         session.scalars(
             select(m.ResearchArea)
@@ -637,15 +644,15 @@ def area_page(session: Session, viewer: Viewer, day: date, slug: str) -> AreaPag
             .order_by(m.ResearchArea.position, m.ResearchArea.name)
         )
     )
-    notices = recruiting_notices(session, viewer, day, RecruitingFilters(area=slug))
+    notices = recruiting_page(session, viewer, day, RecruitingPageFilters(area=slug), page_size)
     papers = session.scalars(
         publications_stmt(viewer, PublicationFilters(area=slug)).limit(AREA_RECENT_PAPERS)
     ).all()
     return AreaPage(
         area=area,
         children=children,
-        groups=groups,
-        people=people,
+        groups=group_people(people),
+        people=Page(people, 1, page_size, total),
         recruiting_ids=recruiting_owner_ids(session, viewer, day, [p.id for p in people]),
         notices=notices,
         publications=list(papers),

@@ -38,7 +38,8 @@ def areas() -> str:
 @blueprint.route("/areas/<slug>")
 @cached_page
 def area(slug: str) -> str:
-    page = department.area_page(get_session(), current_viewer(), department.today(), slug)
+    size = current_app.config["DIRECTORY_PAGE_SIZE"]
+    page = department.area_page(get_session(), current_viewer(), department.today(), slug, size)
     if page is None:
         abort(404)
     return render_template("directory/area.html", page=page, jsonld=area_jsonld(page))

@@ -101,20 +101,22 @@ _PLAIN_VALUE = re.compile(r"[A-Za-z0-9._~-]+")
 _MARKER = "0directory-url-marker0"
 
 
-def item_url(endpoint: str, name: str, value: str) -> str:
+def item_url(endpoint: str, name: str, value: str, *, external: bool = False) -> str:
     """``url_for(endpoint, **{name: value})``, built once per request for the endpoint and
     pasted together for each value: a page links hundreds of authors and papers, and url_for
-    costs tens of microseconds each (a value that would need quoting goes through url_for)."""
+    costs tens of microseconds each (a value that would need quoting goes through url_for).
+    ``external``: the absolute URL (``_external=True``)."""
     if not _PLAIN_VALUE.fullmatch(value):
-        return url_for(endpoint, **{name: value})
+        return url_for(endpoint, _external=external, **{name: value})
     templates = g.setdefault("directory_url_templates", {})
-    parts = templates.get((endpoint, name))
+    parts = templates.get((endpoint, name, external))
     if parts is None:
-        parts = templates[endpoint, name] = url_for(endpoint, **{name: _MARKER}).split(_MARKER)
+        marked = url_for(endpoint, _external=external, **{name: _MARKER})
+        parts = templates[endpoint, name, external] = marked.split(_MARKER)
         if len(parts) != 2:  # the marker came out changed: no shortcut for this endpoint
-            parts = templates[endpoint, name] = None
+            parts = templates[endpoint, name, external] = None
     if parts is None:
-        return url_for(endpoint, **{name: value})
+        return url_for(endpoint, _external=external, **{name: value})
     return parts[0] + value + parts[1]
 
 

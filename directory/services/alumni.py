@@ -284,36 +284,35 @@ def _covered(viewer: Viewer) -> Select:
 def _merge(rows: Iterable[Any]) -> dict[tuple[Any, str], _Record]:
     """One record per (student, degree): a student is their profile, or their typed name
     case-folded; the latest year, the first placement and thesis, every advisor. A graduation
-    under an outside advisor only joins a record its student has in the department."""
+    under an outside advisor only joins a record its student has in the department. (The
+    rows, of :func:`_light_columns` first, are unpacked as tuples: reading a Row's attributes
+    by name costs several times more, for every graduation of the directory.)"""
     records: dict[tuple[Any, str], _Record] = {}
     for row in rows:
-        if row.student_id is None and not row.student_name:
+        (rel_id, advisor_id, student_id, student_name, degree, end_year, kind, placed, in_area,
+         full_name, sort_name, native_name, *_) = row  # fmt: skip
+        if student_id is None and not student_name:
             continue
-        key = (row.student_id or row.student_name.casefold(), row.degree)
+        key = (student_id or student_name.casefold(), degree)
         record = records.get(key)
         if record is None:
-            if row.advisor_id is None:
+            if advisor_id is None:
                 continue  # an outside advisor of a degree not taken in the department
-            if row.student_id is None:
-                record = _Record([], None, row.student_name, row.degree)
+            if student_id is None:
+                record = _Record([], None, student_name, degree)
             else:
-                record = _Record(
-                    [],
-                    row.student_id,
-                    row.student_full_name,
-                    row.degree,
-                    sort_name=row.student_sort_name,
-                    native_name=row.student_native_name,
-                )
+                record = _Record([], student_id, full_name, degree, sort_name=sort_name,
+                                 native_name=native_name)  # fmt: skip
             records[key] = record
-        record.ids.append(row.id)
-        if row.end_year and (record.year is None or row.end_year > record.year):
-            record.year = row.end_year
-        if record.placed is None and row.placed:
-            record.placed, record.kind = row.id, row.placement_kind
-        if row.advisor_id is not None:
-            record.advisor_ids.append(row.advisor_id)
-        record.in_area = record.in_area or bool(row.in_area)
+        record.ids.append(rel_id)
+        if end_year and (record.year is None or end_year > record.year):
+            record.year = end_year
+        if record.placed is None and placed:
+            record.placed, record.kind = rel_id, kind
+        if advisor_id is not None:
+            record.advisor_ids.append(advisor_id)
+        if in_area:
+            record.in_area = True
     return records
 
 
@@ -323,7 +322,11 @@ def _light_records(
     """Every alumnus ``viewer`` may see, as light records in the order they were merged
     (graduations by position, then the people listed as alumni without one, by sort name),
     and the graduations' rows by id (with ``full``, everything an alumnus shows)."""
-    rows = session.execute(_graduations(viewer, area, full)).all()
+    # Read on the session's connection, as Core rows: the ORM's result layer would only
+    # wrap them. A page merges them as they come (each row freed at once, so that the
+    # garbage collector does not walk thousands of them); the CSV keeps its full rows.
+    result = session.connection().execute(_graduations(viewer, area, full))
+    rows = result.all() if full else result
     records = list(_merge(rows).values())
     people = session.execute(
         select(
@@ -350,7 +353,7 @@ def _light_records(
                 slug=person.slug,
             )
         )
-    return records, {row.id: row for row in rows}
+    return records, ({row[0]: row for row in rows} if full else {})
 
 
 def _person_refs(session: Session, *where: Any) -> dict[int, PersonRef]:

@@ -25,6 +25,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any, Self
 
 from sqlalchemy import ColumnElement, Select, case, false, func, or_, select, union
@@ -184,8 +185,8 @@ class _Record:
     #: The record's graduations (ids), in the order they are merged.
     ids: list[int]
     student_id: int | None
-    #: The typed name (a student without a profile), or the profile's name.
-    name: str
+    #: The typed name (a student without a profile), or the profile's name (None until read).
+    name: str | None
     degree: str | None
     year: int | None = None
     #: The graduation whose placement the record shows (the first with one), and its kind.
@@ -225,8 +226,8 @@ def _in_area(area: str, *columns: Any) -> ColumnElement:
 
 
 def _light_columns(area: str) -> tuple[Any, ...]:
-    """What the records are merged, filtered, counted and ordered on: a few plain columns of
-    each graduation and of its student's profile."""
+    """What the records are merged, filtered and counted on: a few plain columns of each
+    graduation (the names to order them by are read for the years a page shows only)."""
     return (
         _REL.id,
         _REL.advisor_id,
@@ -237,9 +238,6 @@ def _light_columns(area: str) -> tuple[Any, ...]:
         _REL.placement_kind,
         _placed(_REL).label("placed"),
         _in_area(area, _REL.advisor_id, _REL.student_id).label("in_area"),
-        _STUDENT.full_name.label("student_full_name"),
-        _STUDENT.sort_name.label("student_sort_name"),
-        _STUDENT.native_name.label("student_native_name"),
     )
 
 
@@ -253,6 +251,9 @@ def _full_columns() -> tuple[Any, ...]:
         _REL.placement_organisation,
         _REL.placement_year,
         _STUDENT.slug.label("student_slug"),
+        _STUDENT.full_name.label("student_full_name"),
+        _STUDENT.sort_name.label("student_sort_name"),
+        _STUDENT.native_name.label("student_native_name"),
         _ADVISOR.slug.label("advisor_slug"),
         _ADVISOR.full_name.label("advisor_full_name"),
         _ADVISOR.sort_name.label("advisor_sort_name"),
@@ -264,9 +265,10 @@ def _graduations(viewer: Viewer, area: str, full: bool = False) -> Select:
     """The graduations the alumni records are merged from (every department graduation, and
     the other graduations of their students), the department ones first, each group by
     position: light rows, or with ``full`` everything an alumnus shows."""
-    stmt = select(*_light_columns(area), *(_full_columns() if full else ()))
-    stmt = stmt.outerjoin(_STUDENT, _STUDENT.id == _REL.student_id)
+    stmt = select(*_light_columns(area))
     if full:
+        stmt = stmt.add_columns(*_full_columns())
+        stmt = stmt.outerjoin(_STUDENT, _STUDENT.id == _REL.student_id)
         stmt = stmt.outerjoin(_ADVISOR, _ADVISOR.id == _REL.advisor_id)
     return stmt.where(
         listed_graduations(viewer, _REL),
@@ -281,6 +283,10 @@ def _covered(viewer: Viewer) -> Select:
     )
 
 
+#: How many columns _light_columns has.
+_LIGHT = 9
+
+
 def _merge(rows: Iterable[Any]) -> dict[tuple[Any, str], _Record]:
     """One record per (student, degree): a student is their profile, or their typed name
     case-folded; the latest year, the first placement and thesis, every advisor. A graduation
@@ -289,8 +295,9 @@ def _merge(rows: Iterable[Any]) -> dict[tuple[Any, str], _Record]:
     by name costs several times more, for every graduation of the directory.)"""
     records: dict[tuple[Any, str], _Record] = {}
     for row in rows:
-        (rel_id, advisor_id, student_id, student_name, degree, end_year, kind, placed, in_area,
-         full_name, sort_name, native_name, *_) = row  # fmt: skip
+        rel_id, advisor_id, student_id, student_name, degree, end_year, kind, placed, in_area = (
+            row if len(row) == _LIGHT else row[:_LIGHT]
+        )
         if student_id is None and not student_name:
             continue
         key = (student_id or student_name.casefold(), degree)
@@ -298,12 +305,9 @@ def _merge(rows: Iterable[Any]) -> dict[tuple[Any, str], _Record]:
         if record is None:
             if advisor_id is None:
                 continue  # an outside advisor of a degree not taken in the department
-            if student_id is None:
-                record = _Record([], None, student_name, degree)
-            else:
-                record = _Record([], student_id, full_name, degree, sort_name=sort_name,
-                                 native_name=native_name)  # fmt: skip
-            records[key] = record
+            # A profile's names come later (_named), for the records that need them.
+            name = student_name if student_id is None else None
+            record = records[key] = _Record([], student_id, name, degree)
         record.ids.append(rel_id)
         if end_year and (record.year is None or end_year > record.year):
             record.year = end_year
@@ -323,11 +327,18 @@ def _light_records(
     (graduations by position, then the people listed as alumni without one, by sort name),
     and the graduations' rows by id (with ``full``, everything an alumnus shows)."""
     # Read on the session's connection, as Core rows: the ORM's result layer would only
-    # wrap them. A page merges them as they come (each row freed at once, so that the
-    # garbage collector does not walk thousands of them); the CSV keeps its full rows.
+    # wrap them. A page merges them a thousand at a time (fetched row by row, the driver
+    # costs three times more; kept all at once, thousands of rows make the garbage
+    # collector run through the whole process more often); the CSV keeps its full rows.
     result = session.connection().execute(_graduations(viewer, area, full))
-    rows = result.all() if full else result
+    rows = result.all() if full else chain.from_iterable(result.partitions(1000))
     records = list(_merge(rows).values())
+    by_id = {row[0]: row for row in rows} if full else {}
+    for record in records:
+        if full and record.name is None:  # the full rows have the student's names
+            row = by_id[record.ids[0]]
+            record.name = row.student_full_name
+            record.sort_name, record.native_name = row.student_sort_name, row.student_native_name
     people = session.execute(
         select(
             m.Person.id,
@@ -353,7 +364,7 @@ def _light_records(
                 slug=person.slug,
             )
         )
-    return records, ({row[0]: row for row in rows} if full else {})
+    return records, by_id
 
 
 def _person_refs(session: Session, *where: Any) -> dict[int, PersonRef]:
@@ -387,19 +398,43 @@ def _kept(session: Session, viewer: Viewer, filters: AlumniFilters, full: bool =
     return _Kept(everyone, kept, advisor, rows)
 
 
-def _ordered(records: list[_Record], start: int = 0, stop: int | None = None) -> list[_Record]:
+def _named(session: Session, records: list[_Record]) -> None:
+    """Give the records of students with a profile their names (one statement)."""
+    ids = {r.student_id for r in records if r.name is None}
+    if not ids:
+        return
+    person = m.Person
+    names = session.connection().execute(
+        select(person.id, person.full_name, person.sort_name, person.native_name).where(
+            person.id.in_(ids)
+        )
+    )
+    found = {row[0]: row for row in names}
+    for record in records:
+        if record.name is None:
+            _, record.name, record.sort_name, record.native_name = found[record.student_id]
+
+
+def _ordered(
+    session: Session, records: list[_Record], start: int = 0, stop: int | None = None
+) -> list[_Record]:
     """``records`` most recent first, then by name in the reader's order (ties as merged).
-    Only the years that reach into ``records[start:stop]`` are sorted by name: a page does
-    not pay for the name keys of every year."""
+    Only the years that reach into ``records[start:stop]`` are named and sorted by name: a
+    page does not pay for the names of every year."""
     locale = current_locale()
     by_year: dict[int, list[_Record]] = defaultdict(list)
     for record in records:
         by_year[record.year or 0].append(record)
-    ordered: list[_Record] = []
+    groups, begin = [], 0
     for year in sorted(by_year, reverse=True):
         group = by_year[year]
-        begin, end = len(ordered), len(ordered) + len(group)
-        if end > start and (stop is None or begin < stop):
+        end = begin + len(group)
+        groups.append((group, end > start and (stop is None or begin < stop)))
+        begin = end
+    _named(session, [r for group, shown in groups if shown for r in group])
+    ordered: list[_Record] = []
+    for group, shown in groups:
+        if shown:
             group.sort(key=lambda r: r.name_key(locale))
         ordered.extend(group)
     return ordered
@@ -544,7 +579,7 @@ def alumni_page(
     if last_if_past:
         number = min(number, max(1, math.ceil(len(kept.kept) / page_size)))
     start = (number - 1) * page_size
-    shown = _ordered(kept.kept, start, start + page_size)[start : start + page_size]
+    shown = _ordered(session, kept.kept, start, start + page_size)[start : start + page_size]
     items = _alumni(shown, _full_rows(session, viewer, [i for r in shown for i in r.ids]))
     page = Page(items, number, page_size, len(kept.kept))
     if not choices:
@@ -557,7 +592,7 @@ def alumni_rows(session: Session, viewer: Viewer, filters: AlumniFilters) -> lis
     """Every alumnus the filters keep, in the page's order (the CSV): one statement reads
     the full rows of every graduation; no ORM object is built."""
     kept = _kept(session, viewer, filters, full=True)
-    return _alumni(_ordered(kept.kept), kept.rows)
+    return _alumni(_ordered(session, kept.kept), kept.rows)
 
 
 # ----------------------------------------------------------------------------- the summary

@@ -394,7 +394,10 @@ def _kept(session: Session, viewer: Viewer, filters: AlumniFilters, full: bool =
         )
         advisor = next(iter(found.values()), None)
     advisor_id = advisor.id if advisor else None
-    kept = [r for r in everyone if filters.matches(r, advisor_id)]
+    if filters.active:
+        kept = [r for r in everyone if filters.matches(r, advisor_id)]
+    else:
+        kept = list(everyone)
     return _Kept(everyone, kept, advisor, rows)
 
 

@@ -320,6 +320,22 @@ def _merge(rows: Iterable[Any]) -> dict[tuple[Any, str], _Record]:
     return records
 
 
+def _people_without_record(viewer: Viewer, area: str) -> Select:
+    """The people listed as alumni without a department graduation (:func:`_covered`)."""
+    return (
+        select(
+            m.Person.id,
+            m.Person.slug,
+            m.Person.full_name,
+            m.Person.sort_name,
+            m.Person.native_name,
+            _in_area(area, m.Person.id).label("in_area"),
+        )
+        .where(listed_alumni_people(viewer), m.Person.id.not_in(_covered(viewer)))
+        .order_by(m.Person.sort_name, m.Person.id)
+    )
+
+
 def _light_records(
     session: Session, viewer: Viewer, area: str, full: bool = False
 ) -> tuple[list[_Record], dict[int, Any]]:
@@ -339,18 +355,7 @@ def _light_records(
             row = by_id[record.ids[0]]
             record.name = row.student_full_name
             record.sort_name, record.native_name = row.student_sort_name, row.student_native_name
-    people = session.execute(
-        select(
-            m.Person.id,
-            m.Person.slug,
-            m.Person.full_name,
-            m.Person.sort_name,
-            m.Person.native_name,
-            _in_area(area, m.Person.id).label("in_area"),
-        )
-        .where(listed_alumni_people(viewer), m.Person.id.not_in(_covered(viewer)))
-        .order_by(m.Person.sort_name, m.Person.id)
-    )
+    people = session.execute(_people_without_record(viewer, area))
     for person in people:
         records.append(
             _Record(

@@ -61,6 +61,8 @@ PAGES: list[Page] = [
     Page("API: publications", lambda f: "/api/v1/publications", cached=False),
     Page("API: positions", lambda f: "/api/v1/positions", cached=False),
     Page("API: areas", lambda f: "/api/v1/areas", cached=False),
+    Page("alumni", lambda f: "/alumni"),
+    Page("alumni, page 2", lambda f: "/alumni?page=2"),
     Page("alumni summary", lambda f: "/alumni/summary"),
     Page(
         "alumni summary, filtered", lambda f: f"/alumni/summary?kind=faculty&area={f.people_area}"

@@ -642,3 +642,36 @@ def test_the_stacked_chart_s_segments_add_up_to_each_bar() -> None:
     assert last.segments[0].height == round(2 * first_height, 1) == chart.baseline - 18
     assert empty.segments == [] and chart.series == ["faculty", "industry", "unknown"]
     assert not stacked_bar_chart([(2020, {})], ("faculty",))
+
+
+# ----------------------------------------------------------------------------- bounded pages
+
+
+def test_the_summary_s_advisors_come_a_page_at_a_time(client, world, app, monkeypatch) -> None:
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 1)
+    html = text(client, "/alumni/summary")
+    assert table(html, "by-advisor") == {"Ada Advisor": "3"}
+    assert 'href="/directory/alumni/summary?advisors=2" rel="next"' in html
+    second = text(client, "/alumni/summary?advisors=2")
+    assert table(second, "by-advisor") == {"Bob Advisor": "2"}
+    assert "5 alumni." in second  # the page of advisors is no filter
+    # The advisor filter offers the advisors in the table shown, and the one filtered by.
+    options = re.findall(r'<option value="([a-z-]+-advisor)"', second)
+    assert options == ["bob-advisor"]
+    filtered = text(client, "/alumni/summary?advisor=ada-advisor&advisors=2")
+    assert re.findall(r'<option value="([a-z-]+-advisor)"', filtered) == [
+        "ada-advisor",
+        "bob-advisor",
+    ]
+    assert "advisors=2" not in filtered.split('id="by-kind"', 1)[1].split("</table>", 1)[0]
+    # Past the last page: the last one.
+    assert table(text(client, "/alumni/summary?advisors=9"), "by-advisor") == {"Bob Advisor": "2"}
+
+
+def test_the_alumni_page_offers_the_advisors_of_the_alumni_shown(client, world) -> None:
+    html = text(client, "/alumni?year=2022")  # Cy, under Ada
+    assert re.findall(r'<option value="([a-z-]+-advisor)"', html) == ["ada-advisor"]
+    assert 'id="filter-advisor-hint"' in html
+    html = text(client, "/alumni?year=2022&advisor=bob-advisor")  # nobody: Bob still offered
+    assert re.findall(r'<option value="([a-z-]+-advisor)"', html) == ["bob-advisor"]
+    assert "No alumni match these filters." in html

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import directory
-from directory.services import department
+from directory.services import alumni, department
 
 from .editing_support import csrf_token
 from .shared_demo import connection, demo_connection  # noqa: F401
@@ -58,7 +58,7 @@ def _args_read_by_views() -> set[str]:
 def query_parameters() -> list[str]:
     names = _args_read_by_views()
     for filters in (department.ListingFilters, department.RecruitingFilters,
-                    department.AlumniFilters, department.PublicationFilters):  # fmt: skip
+                    alumni.AlumniFilters, department.PublicationFilters):  # fmt: skip
         names |= {f.name for f in dataclasses.fields(filters)}
     names |= {"per_page", "recruiting", "funded", "level", "year", "venue", "person", "area"}
     return sorted(names)

@@ -26,6 +26,7 @@ PAGES = [
     "/directory/alumni?kind=industry&area=area-0&year_from=2020",
     "/directory/alumni/summary",
     "/directory/alumni/summary?advisor=prof-person0&area=area-1",
+    "/directory/alumni/summary?advisors=2",
     "/directory/alumni.csv",
     "/directory/api/v1/alumni",
     "/directory/api/v1/alumni/summary?kind=unknown",

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, aliased
 
 from directory import migrate
 from directory import models as m
-from directory.services import access, department
+from directory.services import access, alumni, department
 from directory.services.identity import ANONYMOUS, Viewer
 
 VIEWERS = {
@@ -145,7 +145,22 @@ def notices_in_area(viewer: Viewer):
     )
 
 
-RULES += [people_in_area, notices_in_area]
+def alumni_graduations(viewer: Viewer):
+    """The alumni outputs' light read, with an area filter."""
+    return alumni._graduations(viewer, "systems")
+
+
+def alumni_graduations_in_full(viewer: Viewer):
+    """The CSV's read."""
+    return alumni._graduations(viewer, "", full=True)
+
+
+def alumni_without_record(viewer: Viewer):
+    return alumni._people_without_record(viewer, "systems")
+
+
+RULES += [people_in_area, notices_in_area, alumni_graduations, alumni_graduations_in_full,
+          alumni_without_record]  # fmt: skip
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)

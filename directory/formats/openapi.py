@@ -15,7 +15,7 @@ from flask import current_app
 
 from directory import models as m
 from directory.formats.representations import ENTRY_FIELDS, json_type
-from directory.services import department
+from directory.services import alumni, department
 from directory.services.parameters import MAX_PER_PAGE, Filters, Paging, Parameter
 
 STRING = {"type": "string"}
@@ -327,8 +327,8 @@ LIST_FILTERS: dict[str, type[Filters]] = {
     "/positions": department.RecruitingFilters,
     "/publications": department.PublicationSearch,
     "/areas": Paging,
-    "/alumni": department.AlumniFilters,
-    "/alumni/summary": department.AlumniFilters,
+    "/alumni": alumni.AlumniFilters,
+    "/alumni/summary": alumni.AlumniFilters,
 }
 
 #: What each query parameter means (its schema comes from its filter class).

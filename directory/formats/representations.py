@@ -275,9 +275,16 @@ def _kind(kind: str | None) -> dict[str, Any]:
     return {"kind": kind, "kind_label": m.label(m.PLACEMENT_KINDS, known) if known else None}
 
 
+def _listed_ref(person: Any) -> str | None:
+    """The slug of a person an alumni output names (a
+    :class:`directory.services.alumni.PersonRef`): the read rules that made the record have
+    already let through only people whose profile the viewer may see."""
+    return person.slug if person is not None else None
+
+
 def alumnus(record: Any, viewer: Viewer) -> dict[str, Any]:
-    """One alumnus of the alumni list (a :class:`directory.services.department.Alumnus`)."""
-    person = person_ref(record.person, viewer)
+    """One alumnus of the alumni list (a :class:`directory.services.alumni.Alumnus`)."""
+    person = _listed_ref(record.person)
     return {
         "name": record.name,
         "person": person,
@@ -285,7 +292,7 @@ def alumnus(record: Any, viewer: Viewer) -> dict[str, Any]:
         "degree_label": m.label(m.DEGREES, record.degree) if record.degree else None,
         "year": record.year,
         "advisors": [
-            {"name": a.name, "person": person_ref(a.person, viewer), "role": a.role}
+            {"name": a.name, "person": _listed_ref(a.person), "role": a.role}
             for a in record.advisors
         ],
         "thesis": record.thesis,
@@ -300,7 +307,7 @@ def alumnus(record: Any, viewer: Viewer) -> dict[str, Any]:
 
 
 def alumni_summary(summary: Any, viewer: Viewer) -> dict[str, Any]:
-    """The counts of the alumni summary (a :class:`directory.services.department.AlumniSummary`);
+    """The counts of the alumni summary (a :class:`directory.services.alumni.AlumniSummary`);
     a kind "unknown" counts the alumni whose placement has no kind."""
     return {
         "total": summary.total,
@@ -323,7 +330,7 @@ def alumni_summary(summary: Any, viewer: Viewer) -> dict[str, Any]:
         ],
         "kinds": [{**_kind(kind), "count": count} for kind, count in summary.kinds],
         "advisors": [
-            {"person": person_ref(person, viewer), "name": person.full_name, "count": count}
+            {"person": _listed_ref(person), "name": person.full_name, "count": count}
             for person, count in summary.advisors
         ],
     }

@@ -326,13 +326,19 @@ def areas_within(area_slug: str) -> Select:
     return select(within.c.id).correlate(None)
 
 
-def in_area(area_slug: str, person: Any = m.Person) -> ColumnElement:
-    """People (listed or not) working in the area ``area_slug`` or any area under it."""
-    return person.id.in_(
+def working_in(area_slug: str) -> Select:
+    """Ids of the people (listed or not) working in the area ``area_slug`` or any area under
+    it, for a person id column to be looked up in."""
+    return (
         select(m.person_areas.c.person_id)
         .where(m.person_areas.c.area_id.in_(areas_within(area_slug)))
         .correlate(None)
     )
+
+
+def in_area(area_slug: str, person: Any = m.Person) -> ColumnElement:
+    """People (listed or not) working in the area ``area_slug`` or any area under it."""
+    return person.id.in_(working_in(area_slug))
 
 
 def notice_in_area(area_slug: str, notice: Any = m.RecruitingNotice) -> ColumnElement:

@@ -1,5 +1,6 @@
 """What the department-wide pages show: the people listing, research areas, recruiting notices,
-alumni, publications and news, each filtered by what the viewer may see.
+publications and news, each filtered by what the viewer may see (the alumni outputs have
+:mod:`directory.services.alumni`).
 
 Who and what is listed is not decided here: every query applies the read rules of
 :mod:`directory.services.access` (listed people, listed notices, people in an area, listed
@@ -18,16 +19,15 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, and_, case, distinct, func, or_, select
 from sqlalchemy.orm import Session, aliased, contains_eager, defer, selectinload
 
 from directory import models as m
-from directory.formats.names import name_key_column, name_sort_key, person_sort_key, stored_initial
+from directory.formats.names import name_key_column, stored_initial
 from directory.i18n import current_locale, term_label, translate
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
@@ -35,10 +35,7 @@ from directory.services.access import (
     AREA_TREE,
     LISTED_ROLES,
     can_view,
-    department_graduation,
     in_area,
-    listed_alumni_people,
-    listed_graduations,
     listed_notices,
     listed_people,
     listed_publications,
@@ -51,7 +48,7 @@ from directory.services.access import (
     publication_clause,
 )
 from directory.services.identity import Viewer
-from directory.services.paging import PageSpan
+from directory.services.paging import Page
 from directory.services.parameters import (
     MAX_FILTER_TEXT,
     PAGE,
@@ -86,8 +83,6 @@ AREA_RECENT_PAPERS = 10
 # at most once per SELECT scope.
 _OWNER = aliased(m.Person, name="owner")
 _AUTHOR = aliased(m.Person, name="author")
-_ADVISOR = aliased(m.Person, name="advisor")
-_STUDENT = aliased(m.Person, name="student")
 _PROFILE_PUB = aliased(m.ProfilePublication, name="profile_pub")
 _PUB = aliased(m.Publication, name="pub")
 _NAMED_OWNER = aliased(m.Person, name="named_owner")
@@ -133,26 +128,6 @@ def check_references(session: Session, viewer: Viewer, filters: Filters) -> None
             person = session.scalar(select(m.Person).where(m.Person.slug == slug))
             if person is None or not person_visible(viewer, person):
                 raise BadFilter(name, f"there is no {name} {slug!r}")
-
-
-@dataclass
-class Page[T](PageSpan):
-    """One page of a longer list."""
-
-    items: list[T]
-    number: int
-    size: int
-    total: int
-
-    @property
-    def pages(self) -> int:
-        return max(1, math.ceil(self.total / self.size))
-
-
-def _page_of[T](items: list[T], number: int, size: int) -> Page[T]:
-    number = min(number, max(1, math.ceil(len(items) / size)))
-    start = (number - 1) * size
-    return Page(items[start : start + size], number, size, len(items))
 
 
 # ----------------------------------------------------------------------------- people
@@ -861,276 +836,6 @@ def recruiting_choices(
             people[named.id] = named
     ordered = sorted(people.values(), key=lambda p: (p.sort_name or p.full_name, p.id))
     return RecruitingChoices(terms, list(areas), ordered, rolling is not None)
-
-
-# ----------------------------------------------------------------------------- alumni
-
-#: The kind filter's value for alumni whose placement has no kind (none given, or unread).
-UNKNOWN_KIND = "unknown"
-#: The alumni summary's filters take years from here to here.
-FIRST_YEAR, LAST_YEAR = 1900, 2200
-
-
-@dataclass(frozen=True)
-class AlumniFilters(Filters):
-    """The alumni page's, summary's, CSV's and the API's alumni filters. ``year`` is one year
-    of graduation; ``year_from`` and ``year_to`` a range (both included)."""
-
-    year: int | None = field(default=None, metadata=read_integer(FIRST_YEAR, LAST_YEAR))
-    year_from: int | None = field(default=None, metadata=read_integer(FIRST_YEAR, LAST_YEAR))
-    year_to: int | None = field(default=None, metadata=read_integer(FIRST_YEAR, LAST_YEAR))
-    advisor: str = field(default="", metadata=read_text())
-    degree: str = field(default="", metadata=read_choice(m.values(m.DEGREES)))
-    kind: str = field(
-        default="", metadata=read_choice((*m.values(m.PLACEMENT_KINDS), UNKNOWN_KIND))
-    )
-    area: str = field(default="", metadata=read_text())
-    page: int = field(default=1, metadata=PAGE)
-
-    @classmethod
-    def from_args(cls, args: Mapping[str, str], *, strict: bool = False) -> Self:
-        """As :meth:`Filters.from_args`; a range ending before it starts is a bad ``year_to``
-        (dropped, or with ``strict`` a :class:`BadFilter`)."""
-        filters = super().from_args(args, strict=strict)
-        if filters.year_from and filters.year_to and filters.year_to < filters.year_from:
-            if strict:
-                raise BadFilter("year_to", "year_to must not be before year_from")
-            filters = replace(filters, year_to=None)
-        return filters
-
-    def matches(self, record: Alumnus, area_people: set[int] | None) -> bool:
-        """Whether ``record`` passes every filter (``area_people``: the ids of the people
-        working in the area asked for, or under it, when one is)."""
-        year = record.year
-        return (
-            (self.year is None or year == self.year)
-            and (self.year_from is None or (year is not None and year >= self.year_from))
-            and (self.year_to is None or (year is not None and year <= self.year_to))
-            and (not self.degree or record.degree == self.degree)
-            and (not self.advisor or self.advisor in record.advisor_slugs)
-            and (not self.kind or (record.placement_kind or UNKNOWN_KIND) == self.kind)
-            and (area_people is None or bool(record.people_ids & area_people))
-        )
-
-
-@dataclass
-class Advisor:
-    name: str
-    person: m.Person | None
-    role: str
-
-
-@dataclass
-class Alumnus:
-    """One past student of the department for one degree, with every advisor, and where they
-    went: the placement as written, and its structure."""
-
-    name: str
-    person: m.Person | None
-    degree: str | None
-    year: int | None
-    advisors: list[Advisor] = field(default_factory=list)
-    thesis: str | None = None
-    placement: str | None = None
-    placement_organisation: str | None = None
-    placement_kind: str | None = None
-    placement_year: int | None = None
-
-    @property
-    def advisor_slugs(self) -> set[str]:
-        return {a.person.slug for a in self.advisors if a.person is not None}
-
-    @property
-    def people_ids(self) -> set[int]:
-        """The department people of the record: the alumnus and their advisors."""
-        people = [self.person, *(a.person for a in self.advisors)]
-        return {p.id for p in people if p is not None}
-
-    @property
-    def placement_text(self) -> str | None:
-        """The placement as written, or (given only as structure) its parts."""
-        if self.placement:
-            return self.placement
-        parts = [self.placement_organisation, m.label(m.PLACEMENT_KINDS, self.placement_kind)]
-        text = ", ".join(part for part in parts if part)
-        if text and self.placement_year:
-            text += f" ({self.placement_year})"
-        return text or None
-
-    def take_placement(self, rel: m.AdvisingRelation) -> None:
-        """The placement of ``rel``, unless the record has one already (text and structure
-        always come from the same relation)."""
-        if self.placement or self.placement_organisation or self.placement_kind:
-            return
-        self.placement = rel.placement
-        self.placement_organisation = rel.placement_organisation
-        self.placement_kind = rel.placement_kind
-        self.placement_year = rel.placement_year
-
-
-@dataclass
-class AlumniPage:
-    page: Page[Alumnus]
-    years: list[int]
-    advisors: list[m.Person]
-    degrees: list[str]
-    areas: list[m.ResearchArea]
-    #: Every alumnus the filters keep (the summary's counts, the CSV, the API).
-    shown: list[Alumnus]
-
-
-def alumni(session: Session, viewer: Viewer, filters: AlumniFilters, page_size: int) -> AlumniPage:
-    """Past students (the read rules :func:`listed_graduations`, :func:`department_graduation`
-    and :func:`listed_alumni_people`): graduated under a department advisor (every advisor of
-    theirs shown, inside or outside the department), and people listed as alumni without such
-    a record; most recent first, then by name."""
-    advisor = _ADVISOR
-    student = _STUDENT
-    base = (
-        select(m.AdvisingRelation)
-        .outerjoin(advisor, advisor.id == m.AdvisingRelation.advisor_id)
-        .outerjoin(student, student.id == m.AdvisingRelation.student_id)
-        .where(listed_graduations(viewer, m.AdvisingRelation))
-        .options(
-            contains_eager(m.AdvisingRelation.advisor.of_type(advisor)),
-            contains_eager(m.AdvisingRelation.student.of_type(student)),
-        )
-        .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
-    )
-    # Relations with a department advisor make someone an alumnus of the department...
-    own = list(session.scalars(base.where(department_graduation(m.AdvisingRelation))))
-    student_ids = {rel.student_id for rel in own if rel.student_id}
-    # ...and then their other advisors (outside the department too) belong on the record.
-    others = (
-        list(
-            session.scalars(
-                base.where(
-                    m.AdvisingRelation.student_id.in_(student_ids),
-                    ~department_graduation(m.AdvisingRelation),
-                )
-            )
-        )
-        if student_ids
-        else []
-    )
-    records: dict[tuple[Any, str], Alumnus] = {}
-    for rel in own + others:
-        if rel.student_id is None and not rel.student_name:
-            continue
-        key = (rel.student_id or rel.student_name.casefold(), rel.degree)
-        if rel.advisor_id is None and key not in records:
-            continue  # an outside advisor of a degree not taken in the department
-        record = records.get(key)
-        if record is None:
-            record = records[key] = Alumnus(
-                name=rel.student_display, person=rel.student, degree=rel.degree, year=None
-            )
-        record.year = max(filter(None, (record.year, rel.end_year)), default=None)
-        record.thesis = record.thesis or rel.thesis
-        record.take_placement(rel)
-        record.advisors.append(Advisor(rel.advisor_display, rel.advisor, rel.role))
-    covered = {key[0] for key in records}
-    for person in session.scalars(
-        select(m.Person).where(listed_alumni_people(viewer)).order_by(m.Person.sort_name)
-    ):
-        if person.id not in covered:
-            records[(person.id, "")] = Alumnus(person.full_name, person, None, None)
-    locale = current_locale()
-
-    def name_key(record: Alumnus) -> tuple[str, ...]:
-        if record.person is not None:
-            return person_sort_key(record.person, locale)
-        return name_sort_key(record.name, None, locale)
-
-    everyone = sorted(records.values(), key=lambda r: (-(r.year or 0), name_key(r)))
-    advisors = {a.person.id: a.person for r in everyone for a in r.advisors if a.person is not None}
-    in_area_ids = (
-        set(session.scalars(select(m.Person.id).where(in_area(filters.area))))
-        if filters.area
-        else None
-    )
-    shown = [r for r in everyone if filters.matches(r, in_area_ids)]
-    degrees_present = {r.degree for r in everyone}
-    related = {i for r in everyone for i in r.people_ids}
-    areas = (
-        session.scalars(
-            select(m.ResearchArea)
-            .where(
-                m.ResearchArea.id.in_(
-                    select(AREA_TREE.c.area_id)
-                    .join(m.person_areas, m.person_areas.c.area_id == AREA_TREE.c.sub_id)
-                    .where(m.person_areas.c.person_id.in_(related))
-                )
-            )
-            .order_by(m.ResearchArea.name)
-        ).all()
-        if related
-        else []
-    )
-    return AlumniPage(
-        page=_page_of(shown, filters.page, page_size),
-        years=sorted({r.year for r in everyone if r.year}, reverse=True),
-        advisors=sorted(advisors.values(), key=lambda p: person_sort_key(p, locale)),
-        degrees=[d for d in m.values(m.DEGREES) if d in degrees_present],
-        areas=list(areas),
-        shown=shown,
-    )
-
-
-@dataclass
-class AlumniSummary:
-    """The counts of the alumni summary (and its chart, table, CSV and API answer)."""
-
-    total: int
-    #: (year, {kind or UNKNOWN_KIND: alumni}) for every year from the first to the last.
-    years: list[tuple[int, dict[str, int]]]
-    #: Alumni with no year of graduation.
-    no_year: int
-    degrees: list[tuple[str | None, int]]
-    #: (kind or UNKNOWN_KIND, alumni), in PLACEMENT_KINDS order, unknown last.
-    kinds: list[tuple[str, int]]
-    #: (department advisor, alumni), most first; an alumnus counts once for each advisor.
-    advisors: list[tuple[m.Person, int]]
-
-    @property
-    def kinds_present(self) -> list[str]:
-        return [kind for kind, count in self.kinds if count]
-
-
-def alumni_summary(shown: list[Alumnus]) -> AlumniSummary:
-    """Counts per year (split by kind of placement), degree, kind and advisor of ``shown``."""
-    per_year: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    degrees: dict[str | None, int] = defaultdict(int)
-    kinds: dict[str, int] = defaultdict(int)
-    advisors: dict[int, list[Any]] = {}
-    for record in shown:
-        kind = record.placement_kind or UNKNOWN_KIND
-        if record.year:
-            per_year[record.year][kind] += 1
-        degrees[record.degree] += 1
-        kinds[kind] += 1
-        for person in {a.person.id: a.person for a in record.advisors if a.person}.values():
-            advisors.setdefault(person.id, [person, 0])[1] += 1
-    order = [*m.values(m.PLACEMENT_KINDS), UNKNOWN_KIND]
-    years = (
-        [
-            (y, {k: per_year[y][k] for k in order if per_year.get(y, {}).get(k)})
-            for y in range(min(per_year), max(per_year) + 1)
-        ]
-        if per_year
-        else []
-    )
-    return AlumniSummary(
-        total=len(shown),
-        years=years,
-        no_year=sum(1 for r in shown if not r.year),
-        degrees=[(d, degrees[d]) for d in (*m.values(m.DEGREES), None) if degrees.get(d)],
-        kinds=[(k, kinds[k]) for k in order if kinds.get(k)],
-        advisors=sorted(
-            ((p, n) for p, n in advisors.values()),
-            key=lambda pair: (-pair[1], pair[0].sort_name.casefold()),
-        ),
-    )
 
 
 # ----------------------------------------------------------------------------- publications

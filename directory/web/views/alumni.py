@@ -5,7 +5,7 @@ JSON API's alumni (``/api/v1/alumni``) read the same filters and the same record
 
 from __future__ import annotations
 
-from flask import Response, current_app, render_template, request, url_for
+from flask import Response, current_app, render_template, request
 
 from directory import models as m
 from directory.db import get_session
@@ -13,13 +13,14 @@ from directory.formats.charts import stacked_bar_chart
 from directory.formats.tables import csv_document
 from directory.i18n import translate
 from directory.models.vocabularies import N_
-from directory.services import department
+from directory.services import alumni as records
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.web.blueprint import blueprint
+from directory.web.views.common import item_url
 
 #: The kinds of placement in the order the chart stacks them and the tables list them.
-KIND_ORDER = (*m.values(m.PLACEMENT_KINDS), department.UNKNOWN_KIND)
+KIND_ORDER = records.KIND_ORDER
 
 
 #: The label of alumni whose kind of placement is not known.
@@ -29,7 +30,7 @@ NOT_KNOWN = N_("Not known")
 def kind_label(kind: str | None) -> str:
     """A kind of placement's label (English, as the CSV file writes it); no kind is
     "Not known"."""
-    if not kind or kind == department.UNKNOWN_KIND:
+    if not kind or kind == records.UNKNOWN_KIND:
         return NOT_KNOWN
     return m.label(m.PLACEMENT_KINDS, kind)
 
@@ -39,29 +40,33 @@ def shown_kind_label(kind: str | None) -> str:
     return translate(kind_label(kind))
 
 
-def _alumni(page_size: int | None = None) -> tuple[department.AlumniFilters, department.AlumniPage]:
-    filters = department.AlumniFilters.from_args(request.args)
-    size = page_size or current_app.config["DIRECTORY_PAGE_SIZE"]
-    return filters, department.alumni(get_session(), current_viewer(), filters, size)
+def _page_size() -> int:
+    return current_app.config["DIRECTORY_PAGE_SIZE"]
 
 
 @blueprint.route("/alumni")
 @cached_page
 def alumni() -> str:
-    filters, data = _alumni()
+    filters = records.AlumniFilters.from_args(request.args)
+    data = records.alumni_page(get_session(), current_viewer(), filters, _page_size())
     return render_template(
-        "directory/alumni.html", data=data, filters=filters, kind_label=shown_kind_label
+        "directory/alumni.html",
+        page=data.page,
+        choices=data.choices,
+        filters=filters,
+        kind_label=shown_kind_label,
     )
 
 
 @blueprint.route("/alumni/summary")
 @cached_page
 def alumni_summary() -> str:
-    filters, data = _alumni()
-    summary = department.alumni_summary(data.shown)
+    """The counts; its table of advisors comes a page at a time (``?advisors=N``)."""
+    filters = records.AlumniSummaryFilters.from_args(request.args)
+    summary = records.alumni_summary(get_session(), current_viewer(), filters, _page_size())
     return render_template(
         "directory/alumni_summary.html",
-        data=data,
+        choices=summary.choices,
         filters=filters,
         summary=summary,
         chart=stacked_bar_chart(summary.years, KIND_ORDER, slot=56, height=220),
@@ -79,7 +84,7 @@ CSV_HEADER = (
 @blueprint.route("/alumni.csv")
 def alumni_csv() -> Response:
     """Every alumnus the filters keep (all pages), one row each."""
-    filters, data = _alumni()
+    filters = records.AlumniFilters.from_args(request.args)
     rows = [
         (
             a.name,
@@ -91,9 +96,11 @@ def alumni_csv() -> Response:
             a.placement_organisation,
             kind_label(a.placement_kind) if a.placement_kind else None,
             a.placement_year,
-            url_for("directory.profile", slug=a.person.slug, _external=True) if a.person else None,
+            item_url("directory.profile", "slug", a.person.slug, external=True)
+            if a.person
+            else None,
         )
-        for a in data.shown
+        for a in records.alumni_rows(get_session(), current_viewer(), filters)
     ]
     response = Response(csv_document(CSV_HEADER, rows), mimetype="text/csv")
     response.headers["Content-Disposition"] = 'attachment; filename="alumni.csv"'

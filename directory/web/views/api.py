@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from flask import Response, current_app, request, url_for
@@ -31,7 +32,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats import representations as rep
 from directory.formats.openapi import LIST_FILTERS, openapi_document
-from directory.services import department
+from directory.services import alumni, department
 from directory.services.access import person_visible
 from directory.services.identity import Viewer, current_viewer
 from directory.services.parameters import MAX_PER_PAGE, BadFilter, Paging
@@ -319,29 +320,34 @@ def api_areas() -> Response:
     )
 
 
-def _alumni(path: str) -> department.AlumniPage:
-    """The alumni the filters of ``path`` keep, read strictly."""
-    viewer = current_viewer()
-    filters = _filters(path, viewer)
-    return department.alumni(get_session(), viewer, filters, MAX_PER_PAGE)
+def _alumni_filters(path: str) -> alumni.AlumniFilters:
+    """The alumni filters of ``path``, read strictly."""
+    return _filters(path, current_viewer())
 
 
 @blueprint.route(f"{API}/alumni")
 def api_alumni() -> Response:
     viewer = current_viewer()
-    shown = _alumni("/alumni").shown
+    filters = _alumni_filters("/alumni")
     page, per_page = _paging()
-    start = (page - 1) * per_page
-    items = [rep.alumnus(a, viewer) for a in shown[start : start + per_page]]
-    return _envelope(items, page, per_page, len(shown))
+    found = alumni.alumni_page(
+        get_session(),
+        viewer,
+        replace(filters, page=page),
+        per_page,
+        choices=False,
+        last_if_past=False,
+    ).page
+    items = [rep.alumnus(a, viewer) for a in found.items]
+    return _envelope(items, page, per_page, found.total)
 
 
 @blueprint.route(f"{API}/alumni/summary")
 def api_alumni_summary() -> Response:
     viewer = current_viewer()
-    data = _alumni("/alumni/summary")
+    filters = _alumni_filters("/alumni/summary")
     args = {k: v for k, v in request.args.items() if k not in ("page", "per_page")}
-    summary = department.alumni_summary(data.shown)
+    summary = alumni.alumni_summary(get_session(), viewer, filters)
     return _respond(
         {
             **rep.alumni_summary(summary, viewer),

@@ -248,3 +248,25 @@ def test_the_listing_reads_the_page_it_shows_not_the_department(app, client, db,
     build_department(db, range(6, 24))
     large = rows()
     assert {url: (small[url], large[url]) for url in urls if large[url] > small[url] + 2} == {}
+
+
+def test_the_apis_people_file_and_sort_names_as_the_listing_does(client, make_person) -> None:
+    """The API's ``letter`` and order are the listing's: accents folded ("Östberg" under O,
+    after "Olsen"), a lower-case particle sorted under its letter, not after Z."""
+    for name, sort in (
+        ("Ana Östberg", "Östberg, Ana"),
+        ("Per Olsen", None),
+        ("Jan de Vries", "de Vries, Jan"),
+        ("Zoe Zed", None),
+        ("Amy Able", None),
+    ):
+        make_person(name, **({"sort_name": sort} if sort else {}))
+    names = [p["name"] for p in client.get("/directory/api/v1/people").get_json()["items"]]
+    assert names == ["Amy Able", "Jan de Vries", "Per Olsen", "Ana Östberg", "Zoe Zed"]
+    listing = client.get("/directory/?letter=O").get_data(as_text=True)
+    for letter in ("O", "o"):
+        found = client.get(f"/directory/api/v1/people?letter={letter}").get_json()["items"]
+        assert [p["name"] for p in found] == ["Per Olsen", "Ana Östberg"]
+    assert "Ana Östberg" in listing and "Per Olsen" in listing
+    found = client.get("/directory/api/v1/people?letter=D").get_json()["items"]
+    assert [p["name"] for p in found] == ["Jan de Vries"]

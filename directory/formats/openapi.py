@@ -343,7 +343,10 @@ PARAMETER_DESCRIPTIONS = {
     "person": "Slug of a person; an unknown (or hidden) one is a 400 naming the parameter.",
     "unit": "Exact name of the unit (institute, group).",
     "recruiting": "Whether they have an open position.",
-    "letter": "First letter of the sort name (surname), in either case.",
+    "letter": (
+        "The letter the listing's A-Z index files a person under (the surname's first letter,"
+        " accents folded: Östberg is under O), in either case."
+    ),
     "q": (
         "Words to search for (all must match; the last also as a prefix), as on the search page."
     ),

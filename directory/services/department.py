@@ -252,9 +252,10 @@ def people_conditions(viewer: Viewer, day: date, filters: ListingFilters) -> lis
     return conditions
 
 
-def letter_clause(letter: str) -> ColumnElement:
-    """People whose sort name starts with ``letter``."""
-    return _initial(m.Person.sort_name) == letter
+def letter_clause(letter: str, locale: str) -> ColumnElement:
+    """People filed under ``letter`` in ``locale``'s name order, as on the listing's A–Z index
+    ("Östberg" under O; in Chinese a Han name under its pinyin)."""
+    return _initial(name_order(locale)) == letter
 
 
 @dataclass

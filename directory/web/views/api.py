@@ -32,6 +32,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats import representations as rep
 from directory.formats.openapi import LIST_FILTERS, openapi_document
+from directory.i18n import current_locale
 from directory.services import alumni, department
 from directory.services.access import person_visible
 from directory.services.identity import Viewer, current_viewer
@@ -202,8 +203,9 @@ def api_people() -> Response:
     viewer, today = current_viewer(), department.today()
     filters = _filters("/people", viewer)
     clauses = department.people_conditions(viewer, today, filters)
+    locale = current_locale()
     if filters.letter:
-        clauses.append(department.letter_clause(filters.letter))
+        clauses.append(department.letter_clause(filters.letter, locale))
     if (matched := _query("person", viewer, m.Person.id, filters.q)) is not None:
         clauses.append(matched)
 
@@ -215,7 +217,7 @@ def api_people() -> Response:
     return _page(
         select(m.Person).where(*clauses),
         m.Person.id,
-        (m.Person.sort_name, m.Person.id),
+        (department.name_order(locale), m.Person.id),
         (selectinload(m.Person.areas), selectinload(m.Person.photo)),
         items,
     )

@@ -13,7 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from directory import models as m
-from directory.formats.names import name_keys
+from directory.formats.names import name_keys, typed_name_keys
 from directory.formats.text import strip_control_characters_deep
 
 #: How long (milliseconds) an SQLite write waits for another writer to finish before giving
@@ -105,6 +105,18 @@ def fill_name_keys(_mapper: Any, _connection: Any, person: m.Person) -> None:
     for column, key in name_keys(person.sort_name, person.full_name, person.native_name).items():
         if getattr(person, column, None) != key:
             setattr(person, column, key)
+
+
+@event.listens_for(m.AdvisingRelation, "before_insert")
+@event.listens_for(m.AdvisingRelation, "before_update")
+def fill_typed_name_keys(_mapper: Any, _connection: Any, relation: m.AdvisingRelation) -> None:
+    """On every insert and update of an advising relation: the stored forms of its typed
+    student name (``student_fold``, ``student_key``: formats.names.typed_name_keys), so that
+    the alumni outputs merge typed names, order and page in SQL. The one place they are
+    computed (the tests' autouse check compares every relation against it)."""
+    for column, key in typed_name_keys(relation.student_name).items():
+        if getattr(relation, column, None) != key:
+            setattr(relation, column, key)
 
 
 def make_engine(url: str, **options: Any) -> Engine:

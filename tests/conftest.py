@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from directory import Directory, migrate
 from directory import models as m
-from directory.formats.names import make_slug, name_keys, sort_name
+from directory.formats.names import make_slug, name_keys, sort_name, typed_name_keys
 
 from .mail_support import Inbox, mail_settings, smtp_server
 
@@ -118,19 +118,35 @@ def wrong_name_keys(conn: Connection) -> list[tuple[Any, ...]]:
     return wrong
 
 
+def wrong_typed_name_keys(conn: Connection) -> list[tuple[Any, ...]]:
+    """The advising relations whose stored typed-name forms (``student_fold``,
+    ``student_key``) are not what ``names.typed_name_keys`` says of their typed student name,
+    as (id, column, stored, expected)."""
+    rel = m.AdvisingRelation.__table__.c
+    wrong = []
+    for row in conn.execute(select(rel.id, rel.student_name, rel.student_fold, rel.student_key)):
+        for column, key in typed_name_keys(row.student_name).items():
+            if getattr(row, column) != key:
+                wrong.append((row.id, column, getattr(row, column), key))
+    return wrong
+
+
 @pytest.fixture(autouse=True)
 def _every_person_keeps_its_name_order(request: pytest.FixtureRequest) -> Iterator[None]:
     """After every test that used the database, whatever path it wrote people by (forms,
     imports, the interchange, the command line, onboarding, the admin pages, ORCID...): each
     person's stored name orders are those of their names as stored (the listing sorts and
-    pages by them; directory.db.fill_name_keys keeps them). A new write path that bypasses the
-    gate fails its own test here (tests/test_name_keys.py shows this check can fail)."""
+    pages by them; directory.db.fill_name_keys keeps them), and so are each advising
+    relation's typed student name folded and its order (the alumni outputs merge and page by
+    them; directory.db.fill_typed_name_keys). A new write path that bypasses the gate fails
+    its own test here (tests/test_name_keys.py shows this check can fail)."""
     if "connection" not in request.fixturenames:
         yield
         return
     conn = request.getfixturevalue("connection")  # set up first, so rolled back after this
     yield
     assert wrong_name_keys(conn) == []
+    assert wrong_typed_name_keys(conn) == []
 
 
 @pytest.fixture

@@ -1,14 +1,14 @@
 """The alumni outputs equal a straightforward computation of the same records.
 
-:mod:`directory.services.alumni` reads light rows, pages and counts them without ORM objects
-and sorts by name only the years a page reaches into. Here a department with the awkward
-cases (a student with two degrees, advisors outside the department, typed names that differ
-only in case, hidden profiles and relations, people listed as alumni without a record, no
-year, Chinese names, equal names in one year) is read the plain way: every listed graduation
-as an object, merged, sorted and filtered in Python, as the alumni page did before. Every
-filter, for every kind of viewer, in English and in Chinese (pinyin order), must give the
-same records in the same order on every page, in the CSV's rows and in the API's list, the
-same summary and the same choices.
+:mod:`directory.services.alumni` merges, counts, orders and pages the records in SQL, on
+stored name forms (a typed name case-folded and its order, a profile's name order). Here a
+department with the awkward cases (a student with two degrees, advisors outside the
+department, typed names that differ only in case, hidden profiles and relations, people
+listed as alumni without a record, no year, Chinese names, equal names in one year) is read
+the plain way: every listed graduation as an object, merged, sorted and filtered in Python,
+as the alumni page did before. Every filter, for every kind of viewer, in English and in
+Chinese (pinyin order), must give the same records in the same order on every page, in the
+CSV's rows and in the API's list, the same summary and the same choices.
 """
 
 from __future__ import annotations
@@ -268,7 +268,7 @@ def _reference(db, viewer: Viewer, filters: alumni.AlumniFilters) -> dict[str, A
                 (p.slug, n)
                 for p, n in sorted(
                     advisors.values(),
-                    key=lambda pair: (-pair[1], pair[0].sort_name.casefold(), pair[0].id),
+                    key=lambda pair: (-pair[1], person_sort_key(pair[0], locale), pair[0].id),
                 )
             ],  # fmt: skip
         },
@@ -330,9 +330,17 @@ def test_every_output_equals_the_plain_computation(app, db, world, locale) -> No
                 assert [(y, k) for y, k in summary.years if k] == want["years"]
                 assert _expanded(summary.degrees) == want["degrees"]
                 assert _expanded(summary.kinds) == want["kinds"]
-                assert [(p.slug, n) for p, n in summary.advisors] == want["advisors"]
+                # The table of advisors, two a page, every page; the API's whole list.
                 table = [(p.slug, n) for p, n in summary.advisor_page.items]
                 assert table == want["advisors"][:2]
+                assert [(p.slug, n) for p, n in summary.advisors] == table
+                for number in range(2, summary.advisor_page.pages + 1):
+                    more = alumni.alumni_summary(db, viewer, replace(filters, advisors=number), 2)
+                    table += [(p.slug, n) for p, n in more.advisor_page.items]
+                assert table == want["advisors"]
+                whole = alumni.alumni_summary(db, viewer, filters)
+                assert [(p.slug, n) for p, n in whole.advisors] == want["advisors"]
+                assert whole.total == want["total"] and whole.advisor_page is None
 
                 choices = first.choices
                 assert choices.years == expected["years"] == summary.choices.years
@@ -404,3 +412,36 @@ def test_the_api_and_the_csv_list_the_same_records(client, app, db, world, args)
     assert len(csv) == 1 + len(expected)
     summary = json.loads(client.get(f"{P}/api/v1/alumni/summary?{args}").get_data())
     assert summary["total"] == len(expected)
+
+
+def test_the_alumni_pages_read_the_page_they_show_not_the_directory(app, client, db, monkeypatch):
+    """Rows fetched by the alumni page, its page 2, the summary (its advisors a page at a
+    time) and the API's alumni, in a department and in one four times larger, with the same
+    page size: one more per year with alumni, no more (they used to read every graduation of
+    the directory)."""
+    from .test_query_counts import build_department, rows_fetched
+
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 3)
+    engine = app.extensions["directory"].db.engine
+    urls = [
+        f"{P}/alumni",
+        f"{P}/alumni?page=2",
+        f"{P}/alumni?degree=phd&page=2",
+        f"{P}/alumni/summary",
+        f"{P}/alumni/summary?advisors=2",
+        f"{P}/api/v1/alumni?per_page=3",
+        f"{P}/api/v1/alumni?per_page=3&page=2",
+    ]
+
+    def years() -> int:
+        return len(set(db.scalars(select(m.AdvisingRelation.end_year))))
+
+    build_department(db, range(0, 6))
+    small, small_years = rows_fetched(client, engine, urls), years()
+    build_department(db, range(6, 24))
+    large, more_years = rows_fetched(client, engine, urls), years() - small_years
+    # Each new graduation year is one row more (the counts per year, degree and kind the
+    # totals, the summary and the year filter's choices are read from), nothing else.
+    assert more_years == 18
+    grown = {url: (small[url], large[url]) for url in urls if large[url] > small[url] + more_years}
+    assert grown == {}

@@ -25,7 +25,6 @@ import pytest
 from sqlalchemy import insert, select, update
 
 from benchmarks.generate import Sizes, generate
-from benchmarks.statements import count_rows, count_statements
 from directory import models as m
 from directory.formats.names import (
     NAME_KEY_LOCALES,
@@ -35,9 +34,10 @@ from directory.formats.names import (
     name_sort_key,
     stored_initial,
     stored_sort_key,
+    typed_name_keys,
 )
 
-from .conftest import wrong_name_keys
+from .conftest import wrong_name_keys, wrong_typed_name_keys
 
 PACKAGE = Path(__file__).resolve().parent.parent / "directory"
 
@@ -182,16 +182,28 @@ def _names(node: ast.AST) -> set[str]:
 
 
 def _person_statements(tree: ast.AST) -> list[int]:
-    """Lines of ``insert(...)``, ``update(...)`` or a bulk write of people."""
+    """Lines of ``insert(...)``, ``update(...)`` or a bulk write of people, or of advising
+    relations where the statement names their typed ``student_name`` (a write of their person
+    ids only, as a merge of two profiles does, changes no stored key)."""
     found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = getattr(node.func, "id", getattr(node.func, "attr", ""))
-        # insert(m.Person), bulk_insert_mappings(Person, ...), m.Person.__table__.update()
-        target = node.args[0] if node.args else getattr(node.func, "value", None)
-        if name in _EVENTLESS and target is not None and "Person" in _names(target):
-            found.append(node.lineno)
+    simple = (n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not hasattr(n, "body"))
+    for statement in simple:
+        named = _names(statement) | {
+            getattr(n, "arg", None) or getattr(n, "value", None)
+            for n in ast.walk(statement)
+            if isinstance(n, ast.keyword | ast.Constant)
+        }
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            # insert(m.Person), bulk_insert_mappings(Person, ...), m.Person.__table__.update()
+            target = node.args[0] if node.args else getattr(node.func, "value", None)
+            if name not in _EVENTLESS or target is None:
+                continue
+            models = _names(target)
+            if "Person" in models or ("AdvisingRelation" in models and "student_name" in named):
+                found.append(node.lineno)
     return found
 
 
@@ -209,6 +221,10 @@ def test_the_package_writes_people_through_the_orm_only() -> None:
     assert _person_statements(ast.parse("session.bulk_insert_mappings(Person, rows)")) == [1]
     assert _person_statements(ast.parse("conn.execute(m.Person.__table__.update())")) == [1]
     assert _person_statements(ast.parse("session.execute(insert(m.Publication))")) == []
+    typed = "conn.execute(insert(m.AdvisingRelation).values(student_name='A'))"
+    assert _person_statements(ast.parse(typed)) == [1]
+    ids_only = "conn.execute(update(m.AdvisingRelation).values(student_id=2))"
+    assert _person_statements(ast.parse(ids_only)) == []
 
 
 def test_the_benchmark_department_carries_the_keys(db, connection) -> None:
@@ -222,7 +238,7 @@ def test_the_listing_reads_the_page_it_shows_not_the_department(app, client, db,
     """Rows fetched by the listing and the API's people list, in a department and in one four
     times larger, with the same page size: no more (they used to read every person matching,
     and every open notice, to show three)."""
-    from .test_query_counts import build_department
+    from .test_query_counts import build_department, rows_fetched
 
     monkeypatch.setitem(app.config, "DIRECTORY_LISTING_PAGE_SIZE", 3)
     monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 3)
@@ -235,18 +251,10 @@ def test_the_listing_reads_the_page_it_shows_not_the_department(app, client, db,
         "/directory/api/v1/people?page=2",
     ]
 
-    def rows() -> dict[str, int]:
-        found = {}
-        for url in urls:
-            with count_statements(engine) as log, count_rows(log):
-                assert client.get(url).status_code == 200
-            found[url] = log.rows
-        return found
-
     build_department(db, range(0, 6))
-    small = rows()
+    small = rows_fetched(client, engine, urls)
     build_department(db, range(6, 24))
-    large = rows()
+    large = rows_fetched(client, engine, urls)
     assert {url: (small[url], large[url]) for url in urls if large[url] > small[url] + 2} == {}
 
 
@@ -270,3 +278,69 @@ def test_the_apis_people_file_and_sort_names_as_the_listing_does(client, make_pe
     assert "Ana Östberg" in listing and "Per Olsen" in listing
     found = client.get("/directory/api/v1/people?letter=D").get_json()["items"]
     assert [p["name"] for p in found] == ["Jan de Vries"]
+
+
+# ----------------------------------------------------------------------------- typed names
+
+
+#: Typed student names (an alumnus without a profile): case and ß, accents, Han characters.
+TYPED = ["Dee Name", "DEE NAME", "dee name", "Jo Straße", "JO STRASSE", "José Ruiz", "Jose Ruiz",
+         "李明", "Émile", "", " Dee"]  # fmt: skip
+
+
+def test_a_typed_name_is_stored_folded_and_in_order(db) -> None:
+    """Through the ORM (the gate fills them): the fold is Python's ``casefold`` (one alumnus
+    per fold: "Straße" is "STRASSE"), the key sorts in the database as ``name_sort_key`` of
+    the name without a native name (the alumni pages' order in every language)."""
+    owner = m.Person(slug="typed-owner", full_name="Typed Owner", sort_name="Owner, Typed",
+                     role="faculty")  # fmt: skip
+    db.add(owner)
+    db.flush()
+    rels = [m.AdvisingRelation(owner_id=owner.id, advisor_id=owner.id, student_name=name,
+                               status="graduated") for name in TYPED]  # fmt: skip
+    db.add_all(rels)
+    db.commit()
+    rel = m.AdvisingRelation
+    stored = db.execute(
+        select(rel.student_name, rel.student_fold).where(rel.owner_id == owner.id)
+    ).all()
+    assert {name: fold for name, fold in stored} == {n: n.casefold() for n in TYPED}
+    assert len({fold for _, fold in stored if fold and fold.startswith("jo s")}) == 1
+    ordered = db.scalars(
+        select(rel.id).where(rel.owner_id == owner.id).order_by(rel.student_key, rel.id)
+    ).all()
+    expected = sorted(rels, key=lambda r: (name_sort_key(r.student_name, None, "en"), r.id))
+    assert ordered == [r.id for r in expected]
+    for locale in LOCALES:  # no native name: the same order in every language
+        assert {name_sort_key(n, None, locale) for n in TYPED} == {
+            name_sort_key(n, None, "en") for n in TYPED
+        }
+    rels[0].student_name = "Zed Renamed"
+    rels[1].student_name = None
+    rels[1].student_id = owner.id
+    db.commit()
+    assert db.get(rel, rels[0].id).student_fold == "zed renamed"
+    assert (db.get(rel, rels[1].id).student_fold, db.get(rel, rels[1].id).student_key) == (
+        None,
+        None,
+    )
+
+
+def test_the_check_after_each_test_finds_a_typed_name_that_bypasses_the_gate(
+    db, connection, make_person
+) -> None:
+    owner = make_person("Gate Owner")
+    table = m.AdvisingRelation.__table__
+    rel_id = connection.execute(
+        insert(table).values(owner_id=owner.id, advisor_id=owner.id, student_name="By Pass",
+                             status="graduated", position=0)
+    ).inserted_primary_key[0]  # fmt: skip
+    assert {column for _, column, _, _ in wrong_typed_name_keys(connection)} == {
+        "student_fold",
+        "student_key",
+    }
+    connection.execute(
+        update(table).where(table.c.id == rel_id).values(**typed_name_keys("By Pass"))
+    )
+    assert wrong_typed_name_keys(connection) == []
+    connection.execute(table.delete().where(table.c.id == rel_id))

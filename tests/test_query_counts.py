@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import pytest
 from sqlalchemy import event, select
 
+from benchmarks.statements import count_rows, count_statements
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
 
@@ -37,6 +38,16 @@ PAGES = [
     "/directory/news.atom",
     "/directory/sitemap.xml",
 ]
+
+
+def rows_fetched(client, engine, urls: list[str]) -> dict[str, int]:
+    """The rows each of ``urls`` fetches from the database (one request each, answered 200)."""
+    found = {}
+    for url in urls:
+        with count_statements(engine) as log, count_rows(log):
+            assert client.get(url).status_code == 200
+        found[url] = log.rows
+    return found
 
 
 def build_department(db, numbers: range) -> None:

@@ -145,22 +145,33 @@ def notices_in_area(viewer: Viewer):
     )
 
 
-def alumni_graduations(viewer: Viewer):
-    """The alumni outputs' light read, with an area filter."""
-    return alumni._graduations(viewer, "systems")
+def _alumni_parts(viewer: Viewer, **filters: str):
+    filters = alumni.AlumniFilters(**filters)
+    return alumni._records(viewer, filters, None)
+
+
+def alumni_page(viewer: Viewer):
+    """The alumni outputs' page of records, with an area filter."""
+    return alumni._records_page(_alumni_parts(viewer, area="systems", kind="faculty"), "en")
+
+
+def alumni_counts(viewer: Viewer):
+    """The pages' totals, the summary's counts and the filters' choices."""
+    return alumni._record_counts(_alumni_parts(viewer, area="systems"))
+
+
+def alumni_advisors(viewer: Viewer):
+    """The summary's table of advisors."""
+    return alumni._advisors_ranked(_alumni_parts(viewer, degree="phd"), "zh_Hans")
 
 
 def alumni_graduations_in_full(viewer: Viewer):
     """The CSV's read."""
-    return alumni._graduations(viewer, "", full=True)
+    return alumni._full_rows(viewer, None)
 
 
-def alumni_without_record(viewer: Viewer):
-    return alumni._people_without_record(viewer, "systems")
-
-
-RULES += [people_in_area, notices_in_area, alumni_graduations, alumni_graduations_in_full,
-          alumni_without_record]  # fmt: skip
+RULES += [people_in_area, notices_in_area, alumni_page, alumni_counts, alumni_advisors,
+          alumni_graduations_in_full]  # fmt: skip
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)

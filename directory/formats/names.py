@@ -95,6 +95,23 @@ def name_keys(sort_name: str | None, full_name: str, native_name: str | None) ->
     }
 
 
+#: The stored forms of a student's typed name on an advising relation (a student without a
+#: profile), by column: ``student_fold``, the name case-folded (two relations whose folds are
+#: equal are one alumnus), and ``student_key``, its order (:func:`name_sort_key` without a
+#: native name, the same in every locale). Kept by :func:`directory.db.fill_name_keys`.
+TYPED_NAME_COLUMNS = ("student_fold", "student_key")
+
+
+def typed_name_keys(student_name: str | None) -> dict[str, str | None]:
+    """The stored forms of a typed student name (:data:`TYPED_NAME_COLUMNS`); None for none."""
+    if student_name is None:
+        return dict.fromkeys(TYPED_NAME_COLUMNS)
+    return {
+        "student_fold": student_name.casefold(),
+        "student_key": stored_sort_key(name_sort_key(student_name, None, "en")),
+    }
+
+
 def stored_initial(first_character: str) -> str:
     """The A–Z index letter of a stored key starting with ``first_character``: the same as
     :func:`initial` of the key it stores."""

@@ -20,7 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
 from directory.models.base import Base, EntryMixin
-from directory.models.people import Person, ResearchArea
+from directory.models.people import BINARY_TEXT, Person, ResearchArea
 from directory.models.publications import Publication
 from directory.models.vocabularies import N_
 
@@ -202,6 +202,11 @@ class AdvisingRelation(EntryMixin, Base):
         ForeignKey("directory_people.id", ondelete="CASCADE"), index=True
     )
     student_name: Mapped[str | None] = mapped_column(String(200))
+    #: The typed student name case-folded (one alumnus per fold and degree) and in the
+    #: alumni pages' order: formats.names.typed_name_keys, filled on every insert and update
+    #: by directory.db.fill_name_keys, so that the alumni outputs merge, count and page in SQL.
+    student_fold: Mapped[str | None] = mapped_column(BINARY_TEXT)
+    student_key: Mapped[str | None] = mapped_column(BINARY_TEXT)
     role: Mapped[str] = mapped_column(String(16), default="advisor", nullable=False)
     degree: Mapped[str] = mapped_column(String(16), default="phd", nullable=False)
     start_year: Mapped[int | None] = mapped_column(Integer)

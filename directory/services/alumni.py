@@ -8,15 +8,15 @@ advisors outside the department shown on the same record), and people listed as 
 without such a record.
 
 What it costs. A record merges the graduations of one student for one degree (the latest
-year, the first placement, every advisor); its identity compares typed names case-folded and
-its order is the reader's name order (pinyin in Chinese), neither of which SQL gives exactly.
-So every output first reads the directory's graduations as *light rows*: a few plain columns
-each, one statement, no ORM object (:func:`_light_records`). On those the records are merged,
-filtered, counted (the summary) and ordered, and only the names of the years a page shows are
-turned into sort keys. A page then reads the full columns of its own records' graduations
-(:func:`_full_rows`, by id); the CSV reads them for every record it writes, in one statement.
-Nothing builds an ORM object per alumnus, and the statements are as many for ten alumni as
-for ten thousand.
+year, the first placement, every advisor); a student is their profile or their typed name
+case-folded, and records are ordered by year and then by name in the reader's order (pinyin
+in Chinese). Both are stored (a profile's ``name_key``, a typed name's ``student_fold`` and
+``student_key``, kept by :mod:`directory.db`), so the database merges the records
+(:func:`_records`), counts them (:func:`_record_counts`: the pages' totals, the summary, the
+filters' choices), ranks the advisors and pages both. Python reads one page of records and
+the full rows of their graduations (:func:`_full_rows`); the CSV reads every record and every
+graduation, in two statements. Nothing builds an ORM object per alumnus, the statements are
+as many for ten alumni as for ten thousand, and a page reads as many rows.
 """
 
 from __future__ import annotations
@@ -26,15 +26,34 @@ from collections import defaultdict, namedtuple
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from itertools import chain
 from typing import Any, Self
 
-from sqlalchemy import ColumnElement, Select, case, false, func, or_, select, union
+from sqlalchemy import (
+    CTE,
+    ColumnElement,
+    Integer,
+    Select,
+    String,
+    Subquery,
+    and_,
+    case,
+    cast,
+    false,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    true,
+    union,
+    union_all,
+)
 from sqlalchemy.orm import Session, aliased
 
 from directory import models as m
-from directory.formats.names import name_sort_key
+from directory.formats.names import name_key_column, name_sort_key
 from directory.i18n import current_locale
+from directory.models.people import BINARY_TEXT
 from directory.services.access import (
     AREA_TREE,
     department_graduation,
@@ -44,7 +63,7 @@ from directory.services.access import (
     working_in,
 )
 from directory.services.identity import Viewer
-from directory.services.paging import Page, page_of
+from directory.services.paging import Page
 from directory.services.parameters import (
     PAGE,
     BadFilter,
@@ -95,21 +114,6 @@ class AlumniFilters(Filters):
                 raise BadFilter("year_to", "year_to must not be before year_from")
             filters = replace(filters, year_to=None)
         return filters
-
-    def matches(self, record: Any, advisor_id: int | None) -> bool:
-        """Whether ``record`` (with ``year``, ``degree``, ``kind``, ``advisor_ids`` and
-        ``in_area``) passes every filter; ``advisor_id`` is the id of the advisor filtered
-        by, if the viewer may see them (None: nobody matches an advisor filter)."""
-        year = record.year
-        return (
-            (self.year is None or year == self.year)
-            and (self.year_from is None or (year is not None and year >= self.year_from))
-            and (self.year_to is None or (year is not None and year <= self.year_to))
-            and (not self.degree or record.degree == self.degree)
-            and (not self.advisor or advisor_id in record.advisor_ids)
-            and (not self.kind or (record.kind or UNKNOWN_KIND) == self.kind)
-            and (not self.area or record.in_area)
-        )
 
 
 @dataclass(frozen=True)
@@ -179,33 +183,7 @@ class Alumnus:
         return text or None
 
 
-@dataclass(slots=True)
-class _Record:
-    """An alumnus as the light rows tell it: enough to filter, count and order them."""
-
-    #: The record's graduations (ids), in the order they are merged.
-    ids: list[int]
-    student_id: int | None
-    #: The typed name (a student without a profile), or the profile's name (None until read).
-    name: str | None
-    degree: str | None
-    year: int | None = None
-    #: The graduation whose placement the record shows (the first with one), and its kind.
-    placed: int | None = None
-    kind: str | None = None
-    #: The department advisors, one per graduation that has one.
-    advisor_ids: list[int] = field(default_factory=list)
-    in_area: bool = False
-    sort_name: str = ""
-    native_name: str | None = None
-    #: The profile's slug, for people listed as alumni without a graduation (the others'
-    #: comes with their graduations' full rows).
-    slug: str | None = None
-
-    def name_key(self, locale: str) -> tuple[str, ...]:
-        if self.student_id is not None:
-            return name_sort_key(self.sort_name or self.name, self.native_name, locale)
-        return name_sort_key(self.name, None, locale)
+# ----------------------------------------------------------------------------- the records in SQL
 
 
 def _placed(rel: Any) -> ColumnElement:
@@ -217,80 +195,301 @@ def _placed(rel: Any) -> ColumnElement:
     )
 
 
-def _in_area(area: str, *columns: Any) -> ColumnElement:
-    """Whether any of the person id ``columns`` is someone working in ``area`` (or under it):
-    a column of the light rows, so that the area filter needs no list of ids in Python."""
-    if not area:
-        return false()
-    people = working_in(area)  # one subquery (and one CTE) for every column
-    return or_(*(column.in_(people) for column in columns))
+def _flag(condition: ColumnElement) -> ColumnElement:
+    """``condition`` as 1 or 0: a column both databases take the maximum of."""
+    return case((condition, 1), else_=0)
 
 
-def _light_columns(area: str) -> tuple[Any, ...]:
-    """What the records are merged, filtered and counted on: a few plain columns of each
-    graduation (the names to order them by are read for the years a page shows only)."""
+def _in_area(people: Any, *columns: Any) -> ColumnElement:
+    """1 if any of the person id ``columns`` is one of ``people`` (those working in the area
+    filtered by: :func:`working_in`; None: no area filter), else 0. A column of the records,
+    so that the area filter needs no list of ids in Python."""
+    if people is None:
+        return literal(0)
+    return _flag(or_(*(column.in_(people) for column in columns)))
+
+
+def _student(rel: Any) -> ColumnElement:
+    """Who a graduation's student is, as one text: their profile ("#" and its id), or their
+    typed name case-folded ("~" and the stored fold)."""
+    return case(
+        (rel.student_id.isnot(None), literal("#", String) + cast(rel.student_id, String)),
+        else_=literal("~", String) + rel.student_fold,
+    )
+
+
+def _merged_graduations(viewer: Viewer, rel: Any = _REL) -> tuple[ColumnElement, ...]:
+    """The graduations the records are merged from: those ``viewer`` may see
+    (:func:`listed_graduations`) that name their student, under a department advisor
+    (:func:`department_graduation`) or of a student with a profile (their outside advisors:
+    the merge keeps them only for a record the student has in the department)."""
     return (
-        _REL.id,
-        _REL.advisor_id,
-        _REL.student_id,
-        _REL.student_name,
-        _REL.degree,
-        _REL.end_year,
-        _REL.placement_kind,
-        _placed(_REL).label("placed"),
-        _in_area(area, _REL.advisor_id, _REL.student_id).label("in_area"),
+        listed_graduations(viewer, rel),
+        or_(department_graduation(rel), rel.student_id.isnot(None)),
+        or_(rel.student_id.isnot(None), func.coalesce(rel.student_fold, "") != ""),
     )
 
 
-def _full_columns() -> tuple[Any, ...]:
-    """What an alumnus shows beyond the light columns, for each of their graduations."""
+def _merge_order(rel: Any = _REL) -> tuple[ColumnElement, ...]:
+    """The order graduations merge in: the department ones first, each group by position."""
+    return (case((department_graduation(rel), 0), else_=1), rel.position, rel.id)
+
+
+def _graduations(viewer: Viewer, in_area: Any) -> CTE:
+    """Every graduation a record is merged from (:func:`_merged_graduations`), with what the
+    records are merged, filtered and ordered by (``in_area``: the people of the area
+    filtered by, or None). Numbered in merge order (``rn``); ``record`` is the number of the
+    first graduation of its student and degree (the record it merges into); ``first_name``
+    and ``first_key`` that graduation's typed name and its order; ``placed_id`` and
+    ``placed_kind`` those of the first graduation with a placement (or of the first, if none
+    has one). Window functions, not joins: each is computed in one pass over the rows."""
+    numbered = (
+        select(
+            _REL.id,
+            _REL.advisor_id,
+            _REL.student_id,
+            _student(_REL).label("student"),
+            _REL.degree,
+            func.nullif(_REL.end_year, 0).label("year"),
+            _REL.placement_kind.label("kind"),
+            _flag(_placed(_REL)).label("placed"),
+            _in_area(in_area, _REL.advisor_id, _REL.student_id).label("in_area"),
+            _REL.student_name,
+            _REL.student_key,
+            func.row_number().over(order_by=_merge_order()).label("rn"),
+        )
+        .where(*_merged_graduations(viewer))
+        .subquery("numbered")
+    )
+    n = numbered.c
+    same_record = (n.student, n.degree)
+    merge_order = {"partition_by": same_record, "order_by": n.rn}
+    placed_first = {"partition_by": same_record, "order_by": (n.placed.desc(), n.rn)}
+    return select(
+        n.id,
+        n.advisor_id,
+        n.student_id,
+        n.student,
+        n.degree,
+        n.year,
+        n.placed,
+        n.in_area,
+        n.rn,
+        func.min(n.rn).over(partition_by=same_record).label("record"),
+        func.first_value(n.student_name).over(**merge_order).label("first_name"),
+        func.first_value(n.student_key).over(**merge_order).label("first_key"),
+        func.first_value(n.id).over(**placed_first).label("placed_id"),
+        func.first_value(n.kind).over(**placed_first).label("placed_kind"),
+    ).cte("alumni_graduations")
+
+
+@dataclass(frozen=True)
+class _Records:
+    """The statements' parts: ``graduations`` (:func:`_graduations`) and ``records``, one
+    row per alumnus (:func:`_records`), with ``kept`` the filters' clause on them."""
+
+    graduations: CTE
+    records: Subquery
+    kept: ColumnElement
+
+
+def _records(viewer: Viewer, filters: AlumniFilters, advisor: PersonRef | None) -> _Records:
+    """One row per alumnus ``viewer`` may see: per student and degree, the graduations of
+    :func:`_graduations` merged (a record exists if one is under a department advisor): the
+    latest year, the first placement in merge order, whether any side works in the area
+    filtered by and whether any advisor is the one filtered by; then the people listed as
+    alumni without a department graduation (:func:`listed_alumni_people`). ``first`` is the
+    record's first graduation in merge order (None for the people without one)."""
+    in_area = working_in(filters.area) if filters.area else None  # one CTE for both parts
+    g = _graduations(viewer, in_area)
+    with_advisor = literal(0)
+    if advisor is not None:
+        with_advisor = func.max(_flag(g.c.advisor_id == advisor.id))
+    has_placement = func.max(g.c.placed) == 1
+    with_record = (
+        select(
+            func.max(g.c.student).label("student"),
+            func.max(g.c.student_id).label("student_id"),
+            func.max(g.c.degree).label("degree"),
+            func.max(g.c.year).label("year"),
+            g.c.record.label("first"),
+            case((has_placement, func.max(g.c.placed_id))).label("placed_id"),
+            case((has_placement, func.max(g.c.placed_kind))).label("kind"),
+            func.max(g.c.in_area).label("in_area"),
+            with_advisor.label("with_advisor"),
+            func.max(g.c.first_name).label("typed_name"),
+            func.max(g.c.first_key).label("typed_key"),
+        )
+        .group_by(g.c.record)
+        .having(func.count(g.c.advisor_id) > 0)
+    )
+    covered = select(g.c.student_id).where(g.c.advisor_id.isnot(None), g.c.student_id.isnot(None))
+    without_record = select(
+        cast(null(), String),
+        m.Person.id,
+        cast(null(), String),
+        cast(null(), Integer),
+        cast(null(), Integer),
+        cast(null(), Integer),
+        cast(null(), String),
+        _in_area(in_area, m.Person.id),
+        literal(0),
+        cast(null(), String),
+        cast(null(), BINARY_TEXT),
+    ).where(listed_alumni_people(viewer), m.Person.id.not_in(covered))
+    records = union_all(with_record, without_record).cte("alumni_records")
+    return _Records(g, records, _kept_clause(records, filters, advisor))
+
+
+def _kept_clause(
+    records: Subquery, filters: AlumniFilters, advisor: PersonRef | None
+) -> ColumnElement:
+    """The records every filter keeps; the advisor filtered by, if the viewer may see them
+    (None: nobody matches an advisor filter)."""
+    c = records.c
+    clauses: list[ColumnElement] = []
+    if filters.year is not None:
+        clauses.append(c.year == filters.year)
+    if filters.year_from is not None:
+        clauses.append(c.year >= filters.year_from)
+    if filters.year_to is not None:
+        clauses.append(c.year <= filters.year_to)
+    if filters.degree:
+        clauses.append(c.degree == filters.degree)
+    if filters.advisor:
+        clauses.append(c.with_advisor == 1 if advisor is not None else false())
+    if filters.kind:
+        clauses.append(func.coalesce(c.kind, UNKNOWN_KIND) == filters.kind)
+    if filters.area:
+        clauses.append(c.in_area == 1)
+    return and_(true(), *clauses)
+
+
+def _record_order(records: Subquery, person: Any, locale: str) -> tuple[ColumnElement, ...]:
+    """Most recent first, then by name in the reader's order (a profile's stored name order,
+    a typed name's), then as merged, the people without a graduation after the records."""
+    c = records.c
     return (
-        _REL.advisor_name,
-        _REL.role,
-        _REL.thesis,
-        _REL.placement,
-        _REL.placement_organisation,
-        _REL.placement_year,
-        _STUDENT.slug.label("student_slug"),
-        _STUDENT.full_name.label("student_full_name"),
-        _STUDENT.sort_name.label("student_sort_name"),
-        _STUDENT.native_name.label("student_native_name"),
-        _ADVISOR.slug.label("advisor_slug"),
-        _ADVISOR.full_name.label("advisor_full_name"),
-        _ADVISOR.sort_name.label("advisor_sort_name"),
-        _ADVISOR.native_name.label("advisor_native_name"),
+        func.coalesce(c.year, 0).desc(),
+        func.coalesce(getattr(person, name_key_column(locale)), c.typed_key),
+        case((c.first.is_(None), 1), else_=0),
+        c.first,
+        person.sort_name,
+        person.id,
     )
 
 
-def _graduations(viewer: Viewer, area: str, full: bool = False) -> Select:
-    """The graduations the alumni records are merged from (every department graduation, and
-    the other graduations of their students), the department ones first, each group by
-    position: light rows, or with ``full`` everything an alumnus shows."""
-    stmt = select(*_light_columns(area))
-    if full:
-        stmt = stmt.add_columns(*_full_columns())
-        stmt = stmt.outerjoin(_STUDENT, _STUDENT.id == _REL.student_id)
-        stmt = stmt.outerjoin(_ADVISOR, _ADVISOR.id == _REL.advisor_id)
-    return stmt.where(
-        listed_graduations(viewer, _REL),
-        or_(department_graduation(_REL), _REL.student_id.in_(_covered(viewer).scalar_subquery())),
-    ).order_by(case((department_graduation(_REL), 0), else_=1), _REL.position, _REL.id)
-
-
-def _covered(viewer: Viewer) -> Select:
-    """The students of department graduations: alumni with a record."""
-    return select(_OWN.student_id).where(
-        listed_graduations(viewer, _OWN), department_graduation(_OWN), _OWN.student_id.isnot(None)
+def _records_page(parts: _Records, locale: str) -> Select:
+    """The records the filters keep, in the pages' order, with their students' names."""
+    c = parts.records.c
+    return (
+        select(
+            c.student,
+            c.student_id,
+            c.degree,
+            c.year,
+            c.placed_id,
+            c.typed_name,
+            _STUDENT.slug,
+            _STUDENT.full_name,
+            _STUDENT.sort_name,
+            _STUDENT.native_name,
+        )
+        .select_from(parts.records)
+        .outerjoin(_STUDENT, _STUDENT.id == c.student_id)
+        .where(parts.kept)
+        .order_by(*_record_order(parts.records, _STUDENT, locale))
     )
 
 
-#: How many columns _light_columns has.
-_LIGHT = 9
+def _record_counts(parts: _Records) -> Select:
+    """Per year, degree and kind of placement: how many records there are, and how many the
+    filters keep (what the pages count, the summary's figures, the filters' choices)."""
+    c = parts.records.c
+    kind = func.coalesce(c.kind, UNKNOWN_KIND)
+    return select(
+        c.year,
+        c.degree,
+        kind.label("kind"),
+        func.count().label("everyone"),
+        func.sum(_flag(parts.kept)).label("kept"),
+    ).group_by(c.year, c.degree, kind)
+
+
+def _advisor_counts(parts: _Records) -> Subquery:
+    """Per department advisor: the records kept with a graduation under them."""
+    g, c = parts.graduations, parts.records.c
+    # The filters' clause as a flag: compared column by column, SQLite would build an index
+    # of the records on the filtered columns for each statement, to read them once.
+    kept = select(c.first).where(_flag(parts.kept) == 1, c.first.isnot(None))
+    return (
+        select(g.c.advisor_id, func.count(func.distinct(g.c.record)).label("alumni"))
+        .where(g.c.advisor_id.isnot(None), g.c.record.in_(kept))
+        .group_by(g.c.advisor_id)
+        .subquery("advisor_counts")
+    )
+
+
+def _advisors_ranked(parts: _Records, locale: str) -> Select:
+    """The department advisors of the records kept, with their counts: most first, then in
+    the reader's name order."""
+    counts = _advisor_counts(parts)
+    person = m.Person
+    return (
+        select(
+            person.id,
+            person.slug,
+            person.full_name,
+            person.sort_name,
+            person.native_name,
+            counts.c.alumni,
+        )
+        .join(counts, counts.c.advisor_id == person.id)
+        .order_by(counts.c.alumni.desc(), getattr(person, name_key_column(locale)), person.id)
+    )
+
+
+def _full_rows(viewer: Viewer, records: list[Any] | None) -> Select:
+    """Everything an alumnus shows of each graduation of ``records`` (rows of
+    :func:`_records_page`; None: of every record), in merge order. The read rule is applied
+    again, so that no record can show more than the rule lets through."""
+    stmt = (
+        select(
+            _REL.id,
+            _REL.advisor_id,
+            _student(_REL).label("student"),
+            _REL.degree,
+            _REL.advisor_name,
+            _REL.role,
+            _REL.thesis,
+            _REL.placement,
+            _REL.placement_organisation,
+            _REL.placement_kind,
+            _REL.placement_year,
+            _ADVISOR.slug.label("advisor_slug"),
+            _ADVISOR.full_name.label("advisor_full_name"),
+            _ADVISOR.sort_name.label("advisor_sort_name"),
+            _ADVISOR.native_name.label("advisor_native_name"),
+        )
+        .outerjoin(_ADVISOR, _ADVISOR.id == _REL.advisor_id)
+        .where(*_merged_graduations(viewer))
+        .order_by(*_merge_order())
+    )
+    if records is not None:
+        ids = {r.student_id for r in records if r.student_id is not None}
+        folds = {r.student[1:] for r in records if r.student_id is None}
+        stmt = stmt.where(
+            or_(
+                _REL.student_id.in_(ids),
+                and_(_REL.student_id.is_(None), _REL.student_fold.in_(folds)),
+            )
+        )
+    return stmt
 
 
 @lru_cache(maxsize=8)
 def _row_type(keys: tuple[str, ...]) -> type:
-    return namedtuple("GraduationRow", keys)  # its fields are the select's columns
+    return namedtuple("AlumniRow", keys)  # its fields are the select's columns
 
 
 def _tuples(result: Any) -> list[Any]:
@@ -300,198 +499,28 @@ def _tuples(result: Any) -> list[Any]:
     return [make(row) for row in result]
 
 
-def _merge(rows: Iterable[Any]) -> dict[tuple[Any, str], _Record]:
-    """One record per (student, degree): a student is their profile, or their typed name
-    case-folded; the latest year, the first placement and thesis, every advisor. A graduation
-    under an outside advisor only joins a record its student has in the department. (The
-    rows, of :func:`_light_columns` first, are unpacked as tuples: reading a Row's attributes
-    by name costs several times more, for every graduation of the directory.)"""
-    records: dict[tuple[Any, str], _Record] = {}
-    for row in rows:
-        rel_id, advisor_id, student_id, student_name, degree, end_year, kind, placed, in_area = (
-            row if len(row) == _LIGHT else row[:_LIGHT]
-        )
-        if student_id is None and not student_name:
-            continue
-        key = (student_id or student_name.casefold(), degree)
-        record = records.get(key)
-        if record is None:
-            if advisor_id is None:
-                continue  # an outside advisor of a degree not taken in the department
-            # A profile's names come later (_named), for the records that need them.
-            name = student_name if student_id is None else None
-            record = records[key] = _Record([], student_id, name, degree)
-        record.ids.append(rel_id)
-        if end_year and (record.year is None or end_year > record.year):
-            record.year = end_year
-        if record.placed is None and placed:
-            record.placed, record.kind = rel_id, kind
-        if advisor_id is not None:
-            record.advisor_ids.append(advisor_id)
-        if in_area:
-            record.in_area = True
-    return records
+def _alumni(session: Session, viewer: Viewer, records: list[Any], every: bool) -> list[Alumnus]:
+    """The alumni of ``records`` (rows of :func:`_records_page`), from the full rows of their
+    graduations (read for these records only, or with ``every`` for every record)."""
+    connection = session.connection()
+    graduations: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    if records:
+        stmt = _full_rows(viewer, None if every else records)
+        for row in _tuples(connection.execute(stmt)):
+            graduations[row.student, row.degree].append(row)
+    return [_alumnus(record, graduations) for record in records]
 
 
-def _people_without_record(viewer: Viewer, area: str) -> Select:
-    """The people listed as alumni without a department graduation (:func:`_covered`)."""
-    return (
-        select(
-            m.Person.id,
-            m.Person.slug,
-            m.Person.full_name,
-            m.Person.sort_name,
-            m.Person.native_name,
-            _in_area(area, m.Person.id).label("in_area"),
-        )
-        .where(listed_alumni_people(viewer), m.Person.id.not_in(_covered(viewer)))
-        .order_by(m.Person.sort_name, m.Person.id)
-    )
-
-
-def _light_records(
-    session: Session, viewer: Viewer, area: str, full: bool = False
-) -> tuple[list[_Record], dict[int, Any]]:
-    """Every alumnus ``viewer`` may see, as light records in the order they were merged
-    (graduations by position, then the people listed as alumni without one, by sort name),
-    and the graduations' rows by id (with ``full``, everything an alumnus shows)."""
-    # Read on the session's connection, as Core rows: the ORM's result layer would only
-    # wrap them. A page merges them a thousand at a time (fetched row by row, the driver
-    # costs three times more; kept all at once, thousands of rows make the garbage
-    # collector run through the whole process more often); the CSV keeps its full rows.
-    result = session.connection().execute(_graduations(viewer, area, full))
-    rows = _tuples(result) if full else chain.from_iterable(result.partitions(1000))
-    records = list(_merge(rows).values())
-    by_id = {row[0]: row for row in rows} if full else {}
-    for record in records:
-        if full and record.name is None:  # the full rows have the student's names
-            row = by_id[record.ids[0]]
-            record.name = row.student_full_name
-            record.sort_name, record.native_name = row.student_sort_name, row.student_native_name
-    people = session.execute(_people_without_record(viewer, area))
-    for person in people:
-        records.append(
-            _Record(
-                [],
-                person.id,
-                person.full_name,
-                None,
-                in_area=bool(person.in_area),
-                sort_name=person.sort_name,
-                native_name=person.native_name,
-                slug=person.slug,
-            )
-        )
-    return records, by_id
-
-
-def _person_refs(session: Session, *where: Any) -> dict[int, PersonRef]:
-    """The people ``where`` selects, as references (five plain columns each)."""
-    person = m.Person
-    stmt = select(person.id, person.slug, person.full_name, person.sort_name, person.native_name)
-    return {row.id: PersonRef(*row) for row in session.execute(stmt.where(*where))}
-
-
-@dataclass
-class _Kept:
-    """Every light record, those the filters keep, the advisor filtered by (if the viewer
-    may see them) and the graduations' rows."""
-
-    everyone: list[_Record]
-    kept: list[_Record]
-    advisor: PersonRef | None
-    rows: dict[int, Any]
-
-
-def _kept(session: Session, viewer: Viewer, filters: AlumniFilters, full: bool = False) -> _Kept:
-    everyone, rows = _light_records(session, viewer, filters.area, full)
-    advisor = None
-    if filters.advisor:
-        found = _person_refs(
-            session, m.Person.slug == filters.advisor, person_clause(viewer, m.Person)
-        )
-        advisor = next(iter(found.values()), None)
-    advisor_id = advisor.id if advisor else None
-    if filters.active:
-        kept = [r for r in everyone if filters.matches(r, advisor_id)]
-    else:
-        kept = list(everyone)
-    return _Kept(everyone, kept, advisor, rows)
-
-
-def _named(session: Session, records: list[_Record]) -> None:
-    """Give the records of students with a profile their names (one statement)."""
-    ids = {r.student_id for r in records if r.name is None}
-    if not ids:
-        return
-    person = m.Person
-    names = session.connection().execute(
-        select(person.id, person.full_name, person.sort_name, person.native_name).where(
-            person.id.in_(ids)
-        )
-    )
-    found = {row[0]: row for row in names}
-    for record in records:
-        if record.name is None:
-            _, record.name, record.sort_name, record.native_name = found[record.student_id]
-
-
-def _ordered(
-    session: Session, records: list[_Record], start: int = 0, stop: int | None = None
-) -> list[_Record]:
-    """``records`` most recent first, then by name in the reader's order (ties as merged).
-    Only the years that reach into ``records[start:stop]`` are named and sorted by name: a
-    page does not pay for the names of every year."""
-    locale = current_locale()
-    by_year: dict[int, list[_Record]] = defaultdict(list)
-    for record in records:
-        by_year[record.year or 0].append(record)
-    groups, begin = [], 0
-    for year in sorted(by_year, reverse=True):
-        group = by_year[year]
-        end = begin + len(group)
-        groups.append((group, end > start and (stop is None or begin < stop)))
-        begin = end
-    _named(session, [r for group, shown in groups if shown for r in group])
-    ordered: list[_Record] = []
-    for group, shown in groups:
-        if shown:
-            group.sort(key=lambda r: r.name_key(locale))
-        ordered.extend(group)
-    return ordered
-
-
-# ----------------------------------------------------------------------------- full records
-
-
-def _full_rows(session: Session, viewer: Viewer, ids: list[int]) -> dict[int, Any]:
-    """The full rows of the graduations ``ids``, read by id (the read rule is applied again,
-    so that no id can show more than the rule lets through)."""
-    if not ids:
-        return {}
-    stmt = (
-        select(*_light_columns(""), *_full_columns())
-        .outerjoin(_STUDENT, _STUDENT.id == _REL.student_id)
-        .outerjoin(_ADVISOR, _ADVISOR.id == _REL.advisor_id)
-        .where(_REL.id.in_(ids), listed_graduations(viewer, _REL))
-    )
-    return {row.id: row for row in _tuples(session.connection().execute(stmt))}
-
-
-def _alumnus(record: _Record, rows: Mapping[int, Any], slugs: Mapping[int, str]) -> Alumnus:
-    """The alumnus of a light record, from the full rows of its graduations."""
+def _alumnus(record: Any, graduations: Mapping[tuple[str, str], list[Any]]) -> Alumnus:
+    """The alumnus of a record, from the full rows of its graduations."""
     person = None
     if record.student_id is not None:
         person = PersonRef(
-            record.student_id,
-            slugs[record.student_id],
-            record.name,
-            record.sort_name,
-            record.native_name,
+            record.student_id, record.slug, record.full_name, record.sort_name, record.native_name
         )
-    alumnus = Alumnus(record.name, person, record.degree, record.year)
-    for rel_id in record.ids:
-        row = rows[rel_id]
+    name = record.typed_name if person is None else person.full_name
+    alumnus = Alumnus(name, person, record.degree, record.year)
+    for row in graduations.get((record.student, record.degree), ()):
         alumnus.thesis = alumnus.thesis or row.thesis
         advisor = None
         if row.advisor_id is not None:
@@ -502,24 +531,50 @@ def _alumnus(record: _Record, rows: Mapping[int, Any], slugs: Mapping[int, str])
                 row.advisor_sort_name,
                 row.advisor_native_name,
             )
-        name = advisor.full_name if advisor else (row.advisor_name or "")
-        alumnus.advisors.append(Advisor(name, advisor, row.role))
-    if record.placed is not None:
-        row = rows[record.placed]
-        alumnus.placement = row.placement
-        alumnus.placement_organisation = row.placement_organisation
-        alumnus.placement_kind = row.placement_kind
-        alumnus.placement_year = row.placement_year
+        advisor_name = advisor.full_name if advisor else (row.advisor_name or "")
+        alumnus.advisors.append(Advisor(advisor_name, advisor, row.role))
+        if row.id == record.placed_id:
+            alumnus.placement = row.placement
+            alumnus.placement_organisation = row.placement_organisation
+            alumnus.placement_kind = row.placement_kind
+            alumnus.placement_year = row.placement_year
     return alumnus
 
 
-def _alumni(records: list[_Record], rows: Mapping[int, Any]) -> list[Alumnus]:
-    """The alumni of ``records`` from their graduations' full ``rows``."""
-    slugs = {row.student_id: row.student_slug for row in rows.values() if row.student_id}
-    for record in records:
-        if record.slug is not None:
-            slugs[record.student_id] = record.slug
-    return [_alumnus(record, rows, slugs) for record in records]
+def _person_refs(session: Session, *where: Any) -> dict[int, PersonRef]:
+    """The people ``where`` selects, as references (five plain columns each)."""
+    person = m.Person
+    stmt = select(person.id, person.slug, person.full_name, person.sort_name, person.native_name)
+    return {row.id: PersonRef(*row) for row in session.execute(stmt.where(*where))}
+
+
+def _advisor_filtered_by(
+    session: Session, viewer: Viewer, filters: AlumniFilters
+) -> PersonRef | None:
+    """The advisor the filters name, if ``viewer`` may see their profile."""
+    if not filters.advisor:
+        return None
+    found = _person_refs(session, m.Person.slug == filters.advisor, person_clause(viewer, m.Person))
+    return next(iter(found.values()), None)
+
+
+@dataclass
+class _Counts:
+    """The rows of :func:`_record_counts`, and the advisor filtered by."""
+
+    rows: list[Any]
+    advisor: PersonRef | None
+
+    @property
+    def kept(self) -> int:
+        return sum(row.kept for row in self.rows)
+
+
+def _counted(session: Session, viewer: Viewer, filters: AlumniFilters) -> tuple[_Records, _Counts]:
+    advisor = _advisor_filtered_by(session, viewer, filters)
+    parts = _records(viewer, filters, advisor)
+    rows = session.connection().execute(_record_counts(parts)).all()
+    return parts, _Counts(rows, advisor)
 
 
 # ----------------------------------------------------------------------------- the page
@@ -556,15 +611,15 @@ def _areas(session: Session, viewer: Viewer) -> list[m.ResearchArea]:
 
 
 def _choices(
-    session: Session, viewer: Viewer, kept: _Kept, advisors: Iterable[PersonRef]
+    session: Session, viewer: Viewer, counts: _Counts, advisors: Iterable[PersonRef]
 ) -> AlumniChoices:
     locale = current_locale()
     offered = {p.id: p for p in advisors}
-    if kept.advisor is not None:
-        offered.setdefault(kept.advisor.id, kept.advisor)
-    degrees = {r.degree for r in kept.everyone}
+    if counts.advisor is not None:
+        offered.setdefault(counts.advisor.id, counts.advisor)
+    degrees = {row.degree for row in counts.rows}
     return AlumniChoices(
-        years=sorted({r.year for r in kept.everyone if r.year}, reverse=True),
+        years=sorted({row.year for row in counts.rows if row.year}, reverse=True),
         advisors=sorted(
             offered.values(),
             key=lambda p: (name_sort_key(p.sort_name or p.full_name, p.native_name, locale), p.id),
@@ -595,25 +650,30 @@ def alumni_page(
     theirs shown, inside or outside the department), and people listed as alumni without
     such a record; most recent first, then by name. A page number past the last shows the
     last page (unless not ``last_if_past``)."""
-    kept = _kept(session, viewer, filters)
+    parts, counts = _counted(session, viewer, filters)
+    total = counts.kept
     number = filters.page
     if last_if_past:
-        number = min(number, max(1, math.ceil(len(kept.kept) / page_size)))
-    start = (number - 1) * page_size
-    shown = _ordered(session, kept.kept, start, start + page_size)[start : start + page_size]
-    items = _alumni(shown, _full_rows(session, viewer, [i for r in shown for i in r.ids]))
-    page = Page(items, number, page_size, len(kept.kept))
+        number = min(number, max(1, math.ceil(total / page_size)))
+    stmt = _records_page(parts, current_locale())
+    stmt = stmt.limit(page_size).offset((number - 1) * page_size)
+    shown = _tuples(session.connection().execute(stmt)) if total else []
+    items = _alumni(session, viewer, shown, every=False)
+    page = Page(items, number, page_size, total)
     if not choices:
         return AlumniPage(page, None)
     advisors = [a.person for item in items for a in item.advisors if a.person is not None]
-    return AlumniPage(page, _choices(session, viewer, kept, advisors))
+    return AlumniPage(page, _choices(session, viewer, counts, advisors))
 
 
 def alumni_rows(session: Session, viewer: Viewer, filters: AlumniFilters) -> list[Alumnus]:
     """Every alumnus the filters keep, in the page's order (the CSV): one statement reads
-    the full rows of every graduation; no ORM object is built."""
-    kept = _kept(session, viewer, filters, full=True)
-    return _alumni(_ordered(session, kept.kept), kept.rows)
+    the records, one the full rows of every graduation; no ORM object is built."""
+    advisor = _advisor_filtered_by(session, viewer, filters)
+    parts = _records(viewer, filters, advisor)
+    stmt = _records_page(parts, current_locale())
+    records = _tuples(session.connection().execute(stmt))
+    return _alumni(session, viewer, records, every=True)
 
 
 # ----------------------------------------------------------------------------- the summary
@@ -631,10 +691,10 @@ class AlumniSummary:
     degrees: list[tuple[str | None, int]]
     #: (kind or UNKNOWN_KIND, alumni), in PLACEMENT_KINDS order, unknown last.
     kinds: list[tuple[str, int]]
-    #: (department advisor, alumni), most first, then by sort name; an alumnus counts once
-    #: for each advisor.
+    #: (department advisor, alumni), most first, then in the reader's name order; an alumnus
+    #: counts once for each advisor. Every one (the API), or the page the summary page shows.
     advisors: list[tuple[PersonRef, int]]
-    #: The page of ``advisors`` the summary page shows, and what its filters offer (its
+    #: The page of advisors the summary page shows, and what its filters offer (its
     #: advisors as choices); None when not asked for (the API).
     advisor_page: Page | None = None
     choices: AlumniChoices | None = None
@@ -644,6 +704,19 @@ class AlumniSummary:
         return [kind for kind, count in self.kinds if count]
 
 
+def _advisor_page(
+    session: Session, parts: _Records, number: int, size: int
+) -> Page[tuple[PersonRef, int]]:
+    """The page ``number`` of the ranked advisors (the last one if past it)."""
+    ranked = _advisors_ranked(parts, current_locale()).subquery()
+    connection = session.connection()
+    total = connection.execute(select(func.count()).select_from(ranked)).scalar_one()
+    number = min(number, max(1, math.ceil(total / size)))
+    stmt = _advisors_ranked(parts, current_locale()).limit(size).offset((number - 1) * size)
+    items = [(PersonRef(*row[:5]), row.alumni) for row in connection.execute(stmt)]
+    return Page(items, number, size, total)
+
+
 def alumni_summary(
     session: Session,
     viewer: Viewer,
@@ -651,30 +724,22 @@ def alumni_summary(
     advisor_page_size: int | None = None,
 ) -> AlumniSummary:
     """Counts per year (split by kind of placement), degree, kind and advisor of the alumni
-    the filters keep, counted on the light records. With ``advisor_page_size``, also the
-    page of advisors the summary page shows (``filters.advisors``) and its choices."""
-    kept = _kept(session, viewer, filters)
+    the filters keep, counted in the database. Every advisor, or with ``advisor_page_size``
+    the page of advisors the summary page shows (``filters.advisors``) and its choices."""
+    parts, counts = _counted(session, viewer, filters)
     per_year: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     degrees: dict[str | None, int] = defaultdict(int)
     kinds: dict[str, int] = defaultdict(int)
-    counted: dict[int, int] = defaultdict(int)
-    for record in kept.kept:
-        kind = record.kind or UNKNOWN_KIND
-        if record.year:
-            per_year[record.year][kind] += 1
-        degrees[record.degree] += 1
-        kinds[kind] += 1
-        for advisor_id in set(record.advisor_ids):
-            counted[advisor_id] += 1
-    # Everyone counted is the department advisor of a listed graduation: read them so.
-    advisor_ids = select(_OWN.advisor_id).where(
-        listed_graduations(viewer, _OWN), department_graduation(_OWN)
-    )
-    people = _person_refs(session, m.Person.id.in_(advisor_ids))
-    advisors = sorted(
-        ((people[i], n) for i, n in counted.items() if i in people),
-        key=lambda pair: (-pair[1], pair[0].sort_name.casefold(), pair[0].id),
-    )
+    no_year = 0
+    for row in counts.rows:
+        if not row.kept:
+            continue
+        if row.year:
+            per_year[row.year][row.kind] += row.kept
+        else:
+            no_year += row.kept
+        degrees[row.degree] += row.kept
+        kinds[row.kind] += row.kept
     years = (
         [
             (y, {k: per_year[y][k] for k in KIND_ORDER if per_year.get(y, {}).get(k)})
@@ -684,16 +749,21 @@ def alumni_summary(
         else []
     )
     summary = AlumniSummary(
-        total=len(kept.kept),
+        total=counts.kept,
         years=years,
-        no_year=sum(1 for r in kept.kept if not r.year),
+        no_year=no_year,
         degrees=[(d, degrees[d]) for d in (*m.values(m.DEGREES), None) if degrees.get(d)],
         kinds=[(k, kinds[k]) for k in KIND_ORDER if kinds.get(k)],
-        advisors=advisors,
+        advisors=[],
     )
     if advisor_page_size:
         number = getattr(filters, "advisors", 1)
-        summary.advisor_page = page_of(advisors, number, advisor_page_size)
+        summary.advisor_page = _advisor_page(session, parts, number, advisor_page_size)
+        summary.advisors = summary.advisor_page.items
         shown = (person for person, _ in summary.advisor_page.items)
-        summary.choices = _choices(session, viewer, kept, shown)
+        summary.choices = _choices(session, viewer, counts, shown)
+    else:
+        stmt = _advisors_ranked(parts, current_locale())
+        rows = session.connection().execute(stmt)
+        summary.advisors = [(PersonRef(*row[:5]), row.alumni) for row in rows]
     return summary

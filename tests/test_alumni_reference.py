@@ -445,3 +445,29 @@ def test_the_alumni_pages_read_the_page_they_show_not_the_directory(app, client,
     assert more_years == 18
     grown = {url: (small[url], large[url]) for url in urls if large[url] > small[url] + more_years}
     assert grown == {}
+
+
+@pytest.mark.parametrize("args", ["", "degree=masters", "advisor=ada-advisor", "year=2030"])
+def test_the_apis_summary_pages_its_advisors(client, app, db, world, monkeypatch, args) -> None:
+    """The API's summary gives its advisors a page at a time (the site's page size), most
+    alumni first; following ``next_advisors`` from the first page lists every advisor once,
+    as the plain computation counts them, and ``prev_advisors`` leads back."""
+    monkeypatch.setitem(app.config, "DIRECTORY_PAGE_SIZE", 1)
+    with app.test_request_context(f"{P}/alumni"):
+        filters = alumni.AlumniFilters.from_args(dict(a.split("=") for a in args.split("&") if a))
+        expected = _reference(db, ANONYMOUS, filters)["summary"]["advisors"]
+    url, seen, pages = f"{P}/api/v1/alumni/summary?{args}", [], []
+    while url:
+        body = json.loads(client.get(url).get_data())
+        assert body["total"] == len(_reference(db, ANONYMOUS, filters)["records"])
+        seen += [(a["person"].rsplit("/", 1)[-1], a["count"]) for a in body["advisors"]]
+        pages.append(body["advisor_pages"])
+        url = body["links"]["next_advisors"]
+    assert seen == expected
+    assert [p["page"] for p in pages] == list(range(1, max(1, len(expected)) + 1))
+    assert all(p["total"] == len(expected) and p["per_page"] == 1 for p in pages)
+    if len(pages) > 1:
+        back = json.loads(client.get(f"{P}/api/v1/alumni/summary?{args}&advisors=2").get_data())
+        assert back["links"]["prev_advisors"].endswith("advisors=1")
+    past = json.loads(client.get(f"{P}/api/v1/alumni/summary?{args}&advisors=99").get_data())
+    assert past["advisor_pages"]["page"] == max(1, len(expected))  # past the last: the last

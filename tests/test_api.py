@@ -100,7 +100,7 @@ def _sample(parameter: dict, document: dict) -> tuple[str, str]:
     schema = parameter["schema"]["anyOf"][0]  # the other choice: empty, as if not given
     if "enum" in schema:
         return parameter["name"], str(schema["enum"][0])
-    if parameter["name"] in ("year", "year_from", "year_to", "page", "per_page"):
+    if parameter["name"] in ("year", "year_from", "year_to", "page", "per_page", "advisors"):
         return parameter["name"], "2024" if parameter["name"].startswith("year") else "1"
     samples = {"area": "storage-systems", "person": "xingda-wei", "q": "rdma", "unit": "x",
                "advisor": "danyang-zhuo"}  # fmt: skip

@@ -167,7 +167,7 @@ def alumni_advisors(viewer: Viewer):
 
 def alumni_graduations_in_full(viewer: Viewer):
     """The CSV's read."""
-    return alumni._full_rows(viewer, None)
+    return alumni._full_rows(viewer, every=True)
 
 
 RULES += [people_in_area, notices_in_area, alumni_page, alumni_counts, alumni_advisors,

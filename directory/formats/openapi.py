@@ -249,11 +249,23 @@ ALUMNI_SUMMARY = strict(
         "advisors": array(
             strict({"person": NULLABLE_STRING, "name": STRING, "count": INTEGER}),
         ),
-        "links": strict({"alumni": URL, "page": URL, "csv": URL}),
+        "advisor_pages": strict(
+            {"page": INTEGER, "per_page": INTEGER, "pages": INTEGER, "total": INTEGER}
+        ),
+        "links": strict(
+            {
+                "alumni": URL,
+                "page": URL,
+                "csv": URL,
+                "next_advisors": NULLABLE_URL,
+                "prev_advisors": NULLABLE_URL,
+            }
+        ),
     },
     "Counts of the alumni per year of graduation (every year from the first to the last, "
     "split by kind of position), degree, kind of position and department advisor (an alumnus "
-    "counts once for each of their advisors).",
+    "counts once for each of their advisors). The advisors come a page at a time, most "
+    "alumni first (``advisors`` is the page; ``advisor_pages`` and the links tell the rest).",
 )
 
 #: Component names of the profile entry kinds.
@@ -328,12 +340,16 @@ LIST_FILTERS: dict[str, type[Filters]] = {
     "/publications": department.PublicationSearch,
     "/areas": Paging,
     "/alumni": alumni.AlumniFilters,
-    "/alumni/summary": alumni.AlumniFilters,
+    "/alumni/summary": alumni.AlumniSummaryFilters,
 }
 
 #: What each query parameter means (its schema comes from its filter class).
 PARAMETER_DESCRIPTIONS = {
     "page": "Page number.",
+    "advisors": (
+        "Page number of the advisors' counts (the site's page size a page, at most "
+        f"{MAX_PER_PAGE})."
+    ),
     "per_page": f"Items per page (default: the site's page size, at most {MAX_PER_PAGE}).",
     "role": "Role category.",
     "area": (

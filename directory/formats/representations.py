@@ -307,8 +307,10 @@ def alumnus(record: Any, viewer: Viewer) -> dict[str, Any]:
 
 
 def alumni_summary(summary: Any, viewer: Viewer) -> dict[str, Any]:
-    """The counts of the alumni summary (a :class:`directory.services.alumni.AlumniSummary`);
-    a kind "unknown" counts the alumni whose placement has no kind."""
+    """The counts of the alumni summary (a :class:`directory.services.alumni.AlumniSummary`
+    with its page of advisors); a kind "unknown" counts the alumni whose placement has no
+    kind."""
+    pages = summary.advisor_page
     return {
         "total": summary.total,
         "no_year": summary.no_year,
@@ -333,4 +335,10 @@ def alumni_summary(summary: Any, viewer: Viewer) -> dict[str, Any]:
             {"person": _listed_ref(person), "name": person.full_name, "count": count}
             for person, count in summary.advisors
         ],
+        "advisor_pages": {
+            "page": pages.number,
+            "per_page": pages.size,
+            "pages": pages.pages,
+            "total": pages.total,
+        },
     }

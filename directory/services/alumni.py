@@ -36,6 +36,7 @@ from sqlalchemy import (
     String,
     Subquery,
     and_,
+    bindparam,
     case,
     cast,
     false,
@@ -449,10 +450,13 @@ def _advisors_ranked(parts: _Records, locale: str) -> Select:
     )
 
 
-def _full_rows(viewer: Viewer, records: list[Any] | None) -> Select:
-    """Everything an alumnus shows of each graduation of ``records`` (rows of
-    :func:`_records_page`; None: of every record), in merge order. The read rule is applied
-    again, so that no record can show more than the rule lets through."""
+@lru_cache(maxsize=64)
+def _full_rows(viewer: Viewer, every: bool) -> Select:
+    """Everything an alumnus shows of each graduation, in merge order: of every record
+    (``every``: the CSV), or of the students given as parameters (``ids``, the profiles;
+    ``folds``, the typed names: a page's records). The read rule is applied again, so that no
+    record can show more than the rule lets through. Built once per viewer (see
+    :func:`_statements`)."""
     stmt = (
         select(
             _REL.id,
@@ -475,16 +479,56 @@ def _full_rows(viewer: Viewer, records: list[Any] | None) -> Select:
         .where(*_merged_graduations(viewer))
         .order_by(*_merge_order())
     )
-    if records is not None:
-        ids = {r.student_id for r in records if r.student_id is not None}
-        folds = {r.student[1:] for r in records if r.student_id is None}
-        stmt = stmt.where(
-            or_(
-                _REL.student_id.in_(ids),
-                and_(_REL.student_id.is_(None), _REL.student_fold.in_(folds)),
-            )
+    if every:
+        return stmt
+    return stmt.where(
+        or_(
+            _REL.student_id.in_(bindparam("ids", expanding=True)),
+            and_(
+                _REL.student_id.is_(None), _REL.student_fold.in_(bindparam("folds", expanding=True))
+            ),
         )
-    return stmt
+    )
+
+
+#: The filters that shape the records' statements (the others page them).
+_SHAPING = ("year", "year_from", "year_to", "advisor", "degree", "kind", "area")
+
+
+@dataclass(frozen=True, eq=False)
+class _Statements:
+    """The statements of one viewer, set of filters and language (:func:`_statements`)."""
+
+    #: The records kept, in the pages' order (:func:`_records_page`), to be paged.
+    records: Select
+    #: :func:`_record_counts`.
+    counts: Select
+    #: The advisors ranked (:func:`_advisors_ranked`), to be paged, and how many there are.
+    advisors: Select
+    advisor_total: Select
+
+
+@lru_cache(maxsize=64)
+def _cached_statements(
+    viewer: Viewer, shape: tuple[Any, ...], advisor: PersonRef | None, locale: str
+) -> _Statements:
+    parts = _records(viewer, AlumniFilters(**dict(zip(_SHAPING, shape, strict=True))), advisor)
+    ranked = _advisors_ranked(parts, locale)
+    return _Statements(
+        records=_records_page(parts, locale),
+        counts=_record_counts(parts),
+        advisors=ranked,
+        advisor_total=select(func.count()).select_from(ranked.subquery()),
+    )
+
+
+def _statements(viewer: Viewer, filters: AlumniFilters, advisor: PersonRef | None) -> _Statements:
+    """The records' statements for ``viewer``, the filters and the reader's language, built
+    once and kept (the last 64): a statement of a few hundred SQL elements costs more to
+    build than the database takes to run it. Their values are bound parameters of the key
+    (viewer, filters, advisor, language), so a kept statement is the one it would build."""
+    shape = tuple(getattr(filters, name) for name in _SHAPING)
+    return _cached_statements(viewer, shape, advisor, current_locale())
 
 
 @lru_cache(maxsize=8)
@@ -505,8 +549,12 @@ def _alumni(session: Session, viewer: Viewer, records: list[Any], every: bool) -
     connection = session.connection()
     graduations: dict[tuple[str, str], list[Any]] = defaultdict(list)
     if records:
-        stmt = _full_rows(viewer, None if every else records)
-        for row in _tuples(connection.execute(stmt)):
+        students = {
+            "ids": [r.student_id for r in records if r.student_id is not None],
+            "folds": [r.student[1:] for r in records if r.student_id is None],
+        }
+        result = connection.execute(_full_rows(viewer, every), {} if every else students)
+        for row in _tuples(result):
             graduations[row.student, row.degree].append(row)
     return [_alumnus(record, graduations) for record in records]
 
@@ -570,11 +618,13 @@ class _Counts:
         return sum(row.kept for row in self.rows)
 
 
-def _counted(session: Session, viewer: Viewer, filters: AlumniFilters) -> tuple[_Records, _Counts]:
+def _counted(
+    session: Session, viewer: Viewer, filters: AlumniFilters
+) -> tuple[_Statements, _Counts]:
     advisor = _advisor_filtered_by(session, viewer, filters)
-    parts = _records(viewer, filters, advisor)
-    rows = session.connection().execute(_record_counts(parts)).all()
-    return parts, _Counts(rows, advisor)
+    statements = _statements(viewer, filters, advisor)
+    rows = session.connection().execute(statements.counts).all()
+    return statements, _Counts(rows, advisor)
 
 
 # ----------------------------------------------------------------------------- the page
@@ -650,13 +700,12 @@ def alumni_page(
     theirs shown, inside or outside the department), and people listed as alumni without
     such a record; most recent first, then by name. A page number past the last shows the
     last page (unless not ``last_if_past``)."""
-    parts, counts = _counted(session, viewer, filters)
+    statements, counts = _counted(session, viewer, filters)
     total = counts.kept
     number = filters.page
     if last_if_past:
         number = min(number, max(1, math.ceil(total / page_size)))
-    stmt = _records_page(parts, current_locale())
-    stmt = stmt.limit(page_size).offset((number - 1) * page_size)
+    stmt = statements.records.limit(page_size).offset((number - 1) * page_size)
     shown = _tuples(session.connection().execute(stmt)) if total else []
     items = _alumni(session, viewer, shown, every=False)
     page = Page(items, number, page_size, total)
@@ -670,8 +719,7 @@ def alumni_rows(session: Session, viewer: Viewer, filters: AlumniFilters) -> lis
     """Every alumnus the filters keep, in the page's order (the CSV): one statement reads
     the records, one the full rows of every graduation; no ORM object is built."""
     advisor = _advisor_filtered_by(session, viewer, filters)
-    parts = _records(viewer, filters, advisor)
-    stmt = _records_page(parts, current_locale())
+    stmt = _statements(viewer, filters, advisor).records
     records = _tuples(session.connection().execute(stmt))
     return _alumni(session, viewer, records, every=True)
 
@@ -705,14 +753,13 @@ class AlumniSummary:
 
 
 def _advisor_page(
-    session: Session, parts: _Records, number: int, size: int
+    session: Session, statements: _Statements, number: int, size: int
 ) -> Page[tuple[PersonRef, int]]:
     """The page ``number`` of the ranked advisors (the last one if past it)."""
-    ranked = _advisors_ranked(parts, current_locale()).subquery()
     connection = session.connection()
-    total = connection.execute(select(func.count()).select_from(ranked)).scalar_one()
+    total = connection.execute(statements.advisor_total).scalar_one()
     number = min(number, max(1, math.ceil(total / size)))
-    stmt = _advisors_ranked(parts, current_locale()).limit(size).offset((number - 1) * size)
+    stmt = statements.advisors.limit(size).offset((number - 1) * size)
     items = [(PersonRef(*row[:5]), row.alumni) for row in connection.execute(stmt)]
     return Page(items, number, size, total)
 
@@ -722,11 +769,14 @@ def alumni_summary(
     viewer: Viewer,
     filters: AlumniFilters,
     advisor_page_size: int | None = None,
+    *,
+    choices: bool = True,
 ) -> AlumniSummary:
     """Counts per year (split by kind of placement), degree, kind and advisor of the alumni
     the filters keep, counted in the database. Every advisor, or with ``advisor_page_size``
-    the page of advisors the summary page shows (``filters.advisors``) and its choices."""
-    parts, counts = _counted(session, viewer, filters)
+    the page of advisors asked for (``filters.advisors``) and, unless not ``choices``, what
+    the summary page's filters offer."""
+    statements, counts = _counted(session, viewer, filters)
     per_year: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     degrees: dict[str | None, int] = defaultdict(int)
     kinds: dict[str, int] = defaultdict(int)
@@ -758,12 +808,12 @@ def alumni_summary(
     )
     if advisor_page_size:
         number = getattr(filters, "advisors", 1)
-        summary.advisor_page = _advisor_page(session, parts, number, advisor_page_size)
+        summary.advisor_page = _advisor_page(session, statements, number, advisor_page_size)
         summary.advisors = summary.advisor_page.items
         shown = (person for person, _ in summary.advisor_page.items)
-        summary.choices = _choices(session, viewer, counts, shown)
+        if choices:
+            summary.choices = _choices(session, viewer, counts, shown)
     else:
-        stmt = _advisors_ranked(parts, current_locale())
-        rows = session.connection().execute(stmt)
+        rows = session.connection().execute(statements.advisors)
         summary.advisors = [(PersonRef(*row[:5]), row.alumni) for row in rows]
     return summary

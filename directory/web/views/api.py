@@ -348,8 +348,16 @@ def api_alumni() -> Response:
 def api_alumni_summary() -> Response:
     viewer = current_viewer()
     filters = _alumni_filters("/alumni/summary")
-    args = {k: v for k, v in request.args.items() if k not in ("page", "per_page")}
-    summary = alumni.alumni_summary(get_session(), viewer, filters)
+    args = {k: v for k, v in request.args.items() if k not in ("page", "per_page", "advisors")}
+    size = min(current_app.config["DIRECTORY_PAGE_SIZE"], MAX_PER_PAGE)
+    summary = alumni.alumni_summary(get_session(), viewer, filters, size, choices=False)
+    pages = summary.advisor_page
+
+    def advisors(number: int) -> str | None:
+        if not 1 <= number <= pages.pages or number == pages.number:
+            return None
+        return url_for(request.endpoint, _external=True, **args, advisors=number)
+
     return _respond(
         {
             **rep.alumni_summary(summary, viewer),
@@ -357,6 +365,8 @@ def api_alumni_summary() -> Response:
                 "alumni": url_for("directory.api_alumni", _external=True, **args),
                 "page": url_for("directory.alumni_summary", _external=True, **args),
                 "csv": url_for("directory.alumni_csv", _external=True, **args),
+                "next_advisors": advisors(pages.number + 1),
+                "prev_advisors": advisors(pages.number - 1),
             },
         }
     )

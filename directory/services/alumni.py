@@ -503,8 +503,10 @@ class _Statements:
     records: Select
     #: :func:`_record_counts`.
     counts: Select
-    #: The advisors ranked (:func:`_advisors_ranked`), to be paged, and how many there are.
+    #: The advisors ranked (:func:`_advisors_ranked`); the same with how many there are on
+    #: each row (``advisors_total``), to be paged; and how many there are.
     advisors: Select
+    advisors_counted: Select
     advisor_total: Select
 
 
@@ -518,6 +520,7 @@ def _cached_statements(
         records=_records_page(parts, locale),
         counts=_record_counts(parts),
         advisors=ranked,
+        advisors_counted=ranked.add_columns(func.count().over().label("advisors_total")),
         advisor_total=select(func.count()).select_from(ranked.subquery()),
     )
 
@@ -540,7 +543,7 @@ def _tuples(result: Any) -> list[Any]:
     """The rows of ``result`` as named tuples: read by name thousands of times (the CSV), a
     named tuple's field costs a fraction of a ``Row``'s."""
     make = _row_type(tuple(result.keys()))._make
-    return [make(row) for row in result]
+    return [make(row) for row in result.all()]  # fetched at once: row by row costs more
 
 
 def _alumni(session: Session, viewer: Viewer, records: list[Any], every: bool) -> list[Alumnus]:
@@ -755,12 +758,23 @@ class AlumniSummary:
 def _advisor_page(
     session: Session, statements: _Statements, number: int, size: int
 ) -> Page[tuple[PersonRef, int]]:
-    """The page ``number`` of the ranked advisors (the last one if past it)."""
+    """The page ``number`` of the ranked advisors (the last one if past it). The page's rows
+    carry how many advisors there are (a window count): one statement, unless the page asked
+    for is past the last."""
     connection = session.connection()
-    total = connection.execute(statements.advisor_total).scalar_one()
-    number = min(number, max(1, math.ceil(total / size)))
-    stmt = statements.advisors.limit(size).offset((number - 1) * size)
-    items = [(PersonRef(*row[:5]), row.alumni) for row in connection.execute(stmt)]
+
+    def page(number: int) -> list[Any]:
+        stmt = statements.advisors_counted.limit(size).offset((number - 1) * size)
+        return connection.execute(stmt).all()
+
+    rows = page(number)
+    total = rows[0].advisors_total if rows else 0
+    if not rows and number > 1:  # past the last page, or there is none
+        total = connection.execute(statements.advisor_total).scalar_one()
+        last = max(1, math.ceil(total / size))
+        if number > last:
+            number, rows = last, page(last)
+    items = [(PersonRef(*row[:5]), row.alumni) for row in rows]
     return Page(items, number, size, total)
 
 

@@ -388,6 +388,24 @@ def title_similarity(a: str, b: str, cutoff: float = 0) -> float:
     return fuzz.token_sort_ratio(a, b, score_cutoff=cutoff)
 
 
+class _KnownPapers(dict):
+    """Paper id -> :class:`_Known`, each built from its database row the first time it is
+    looked up: matching a file looks at a few of the department's papers, not at all."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: id -> (row of the index query, normalised title), for the papers not built yet.
+        self.rows: dict[int, tuple[tuple, str]] = {}
+
+    def __missing__(self, pid: int) -> _Known:
+        row, norm = self.rows.pop(pid)
+        _, _, title, year, venue, doi, _, volume, number, pages = row
+        known = self[pid] = _Known(
+            pid, title, year, venue, doi and doi.lower(), norm, volume, number, pages
+        )
+        return known
+
+
 class PublicationIndex:
     """The department's papers, loaded once, for matching many entries without a query each.
 
@@ -407,7 +425,7 @@ class PublicationIndex:
         self.by_uid: dict[str, int] = {}
         self.by_doi: dict[str, int] = {}
         self.by_arxiv: dict[str, int] = {}
-        self.known: dict[int, _Known] = {}
+        self.known: _KnownPapers = _KnownPapers()
         #: (normalised title, year) -> papers: a person's own paper read again.
         self.by_title_year: dict[tuple[str, int | None], list[int]] = defaultdict(list)
         #: title word -> papers whose title has it (rare words find near-duplicates fast).
@@ -435,9 +453,32 @@ class PublicationIndex:
                 m.Publication.pages,
             )
         )
-        for pid, uid, title, year, venue, doi, arxiv_id, volume, number, pages in rows:
-            self.by_uid[uid] = pid
-            self._add(pid, title, year, venue, doi, arxiv_id, volume, number, pages)
+        self._load(rows.all())
+
+    def _load(self, rows: Iterable[tuple]) -> None:
+        """Index the department's papers: the loop of :meth:`_add`, inlined, since it runs
+        once per paper of the directory (tens of thousands) for a file of any size. The
+        :class:`_Known` record of a paper is only built when matching looks at it."""
+        by_uid, by_doi, by_arxiv = self.by_uid, self.by_doi, self.by_arxiv
+        by_title_year, postings, word_count = self.by_title_year, self.postings, self.word_count
+        wanted = self._words
+        stored = self.known.rows
+        for row in rows:
+            pid, uid, title, year, _venue, doi, arxiv_id, _volume, _number, _pages = row
+            by_uid[uid] = pid
+            if doi:
+                by_doi.setdefault(doi.lower(), pid)
+            if arxiv_id:
+                by_arxiv.setdefault(arxiv_id, pid)
+            norm = fold(title or "")
+            stored[pid] = (row, norm)
+            if not norm:
+                continue
+            words = norm.split()
+            for word in set(words) if wanted is None else wanted.intersection(words):
+                postings[word][year].append(pid)
+                word_count[word] += 1
+            by_title_year[(norm, year)].append(pid)
 
     def _add(
         self, pid, title, year, venue, doi, arxiv_id, volume, number, pages, every_word=False
@@ -512,12 +553,13 @@ class PublicationIndex:
                 if not (doi and other_doi and doi != other_doi):
                     return MatchResult(pid, f"the same arXiv id ({arxiv_id})")
         norm = normalise_title(data.get("title"))
-        if own:
+        same_title = self.by_title_year.get((norm, data.get("year")))
+        if own and same_title:
             # A generic title ("Letters", "Calendar": one in every issue) is the importer's own
             # paper read again only with the same venue, volume, issue and pages.
             generic = norm in GENERIC_TITLES
-            mine = set(own)
-            for pid in self.by_title_year.get((norm, data.get("year")), ()):
+            mine = set(own)  # only here: a profile's hundreds of ids, for each entry of a file
+            for pid in same_title:
                 known = self.known[pid]
                 if (
                     pid in mine and pid not in excluded and not (doi and known.doi)

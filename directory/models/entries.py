@@ -211,7 +211,8 @@ class AdvisingRelation(EntryMixin, Base):
     degree: Mapped[str] = mapped_column(String(16), default="phd", nullable=False)
     start_year: Mapped[int | None] = mapped_column(Integer)
     end_year: Mapped[int | None] = mapped_column(Integer)
-    status: Mapped[str] = mapped_column(String(16), default="current", nullable=False)
+    #: Indexed: the alumni outputs read the graduated relations only.
+    status: Mapped[str] = mapped_column(String(16), default="current", nullable=False, index=True)
     thesis: Mapped[str | None] = mapped_column(String(400))
     #: Where the student went, as they wrote it ("Assistant Professor, CMU (2024)"); kept
     #: beside its structure below, which is read from it where it can be.

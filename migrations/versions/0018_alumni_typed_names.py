@@ -1,4 +1,5 @@
-"""typed student names stored folded and in order: ``student_fold`` and ``student_key``
+"""typed student names stored folded and in order: ``student_fold`` and ``student_key``;
+the advising relations indexed by status
 
 The alumni outputs merge a student's graduations into one record per student and degree; a
 student without a profile is their typed name case-folded ("DEE NAME" and "Dee Name" are one
@@ -10,7 +11,10 @@ the records. ``student_key`` compares character by character: ``COLLATE "C"`` on
 
 The columns are added in place (no batch copy) and filled from each relation's typed name;
 the package fills them on every insert and update (``directory.db.fill_typed_name_keys``).
-They are computed by a copy, frozen here, of the package's functions as they were when this
+The relations are indexed by status: every alumni statement reads the graduated ones only
+(a fifth of them in a department).
+
+The keys are computed by a copy, frozen here, of the package's functions as they were when this
 migration was written.
 
 Revision ID: alumni_2
@@ -69,8 +73,10 @@ def upgrade() -> None:
             ),
             values,
         )
+    op.create_index("ix_directory_advising_status", "directory_advising", ["status"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_directory_advising_status", table_name="directory_advising")
     op.drop_column("directory_advising", "student_key")
     op.drop_column("directory_advising", "student_fold")

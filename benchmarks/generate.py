@@ -23,6 +23,7 @@ from directory import models as m
 from directory.formats.names import name_keys
 from directory.formats.placements import parse_placement
 from directory.services.cache import invalidate
+from directory.services.title_words import word_rows
 
 # fmt: off
 GIVEN = (
@@ -531,6 +532,9 @@ def generate(session: Session, sizes: Sizes, seed: int = 1, prefix: str = "") ->
         )
     pub_ids = writer.insert_returning_ids(m.Publication, pubs)
     summary.publications = len(pub_ids)
+    # Bulk inserts pass no ORM event: the titles' words, as directory.db stores them.
+    words = word_rows((pid, pub["title"]) for pid, pub in zip(pub_ids, pubs, strict=True))
+    writer.insert(m.PublicationTitleWord, [{"word": w, "publication_id": p} for w, p in words])
 
     authorships, profile_pubs, pub_links, pub_awards = [], [], [], []
     for pub_id in pub_ids:

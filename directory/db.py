@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from directory import models as m
 from directory.formats.names import name_keys, typed_name_keys
 from directory.formats.text import strip_control_characters_deep
+from directory.services.title_words import title_changed, write_title_words
 
 #: How long (milliseconds) an SQLite write waits for another writer to finish before giving
 #: up; a save that still cannot go through comes back as a conflict page with the input kept
@@ -117,6 +118,21 @@ def fill_typed_name_keys(_mapper: Any, _connection: Any, relation: m.AdvisingRel
     for column, key in typed_name_keys(relation.student_name).items():
         if getattr(relation, column, None) != key:
             setattr(relation, column, key)
+
+
+@event.listens_for(m.Publication, "after_insert")
+def store_title_words(_mapper: Any, connection: Any, pub: m.Publication) -> None:
+    """On every insert of a paper, by any session: the words of its title
+    (``services.title_words``), which imports look near-duplicates up by."""
+    write_title_words(connection, pub.id, pub.title, new=True)
+
+
+@event.listens_for(m.Publication, "after_update")
+def restore_title_words(_mapper: Any, connection: Any, pub: m.Publication) -> None:
+    """On every update of a paper's title: its stored words replaced (a deleted paper's go
+    with it: ON DELETE CASCADE)."""
+    if title_changed(pub):
+        write_title_words(connection, pub.id, pub.title, new=False)
 
 
 def make_engine(url: str, **options: Any) -> Engine:

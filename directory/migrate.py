@@ -31,8 +31,11 @@ NATIVE_SEARCH_PREFIX = "directory_search_fts"
 #: Indexes the migrations build in a form of each engine's own, left out of the models (whose
 #: one form could not say both): the department's papers newest first, which PostgreSQL needs
 #: built with the order's NULLS LAST and SQLite (which refuses NULLS LAST in an index) reads
-#: backwards (migration ``speed_3``).
-ENGINE_SPECIFIC_INDEXES = frozenset({"ix_directory_publications_newest"})
+#: backwards (migration ``speed_3``); and, on PostgreSQL only, the papers by DOI compared
+#: case-blind, an index of an expression (migration ``dedup_1``).
+ENGINE_SPECIFIC_INDEXES = frozenset(
+    {"ix_directory_publications_newest", "ix_directory_publications_doi_folded"}
+)
 
 
 def include_object(

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from directory import Directory, migrate
 from directory import models as m
 from directory.formats.names import make_slug, name_keys, sort_name, typed_name_keys
+from directory.services.title_words import title_words
 
 from .mail_support import Inbox, mail_settings, smtp_server
 
@@ -131,6 +132,21 @@ def wrong_typed_name_keys(conn: Connection) -> list[tuple[Any, ...]]:
     return wrong
 
 
+def wrong_title_words(conn: Connection) -> list[tuple[Any, ...]]:
+    """The papers whose stored title words (``directory_publication_title_words``) are not
+    ``title_words.title_words`` of their titles, as (id, stored, expected)."""
+    paper, word = m.Publication.__table__.c, m.PublicationTitleWord.__table__.c
+    stored: dict[int, set[str]] = {}
+    for pid, stored_word in conn.execute(select(word.publication_id, word.word)):
+        stored.setdefault(pid, set()).add(stored_word)
+    wrong = []
+    for pid, title in conn.execute(select(paper.id, paper.title)):
+        expected, have = title_words(title), stored.pop(pid, set())
+        if have != expected:
+            wrong.append((pid, have, expected))
+    return wrong + [(pid, have, set()) for pid, have in stored.items()]
+
+
 @pytest.fixture(autouse=True)
 def _every_person_keeps_its_name_order(request: pytest.FixtureRequest) -> Iterator[None]:
     """After every test that used the database, whatever path it wrote people by (forms,
@@ -138,8 +154,10 @@ def _every_person_keeps_its_name_order(request: pytest.FixtureRequest) -> Iterat
     person's stored name orders are those of their names as stored (the listing sorts and
     pages by them; directory.db.fill_name_keys keeps them), and so are each advising
     relation's typed student name folded and its order (the alumni outputs merge and page by
-    them; directory.db.fill_typed_name_keys). A new write path that bypasses the gate fails
-    its own test here (tests/test_name_keys.py shows this check can fail)."""
+    them; directory.db.fill_typed_name_keys); and each paper's stored title words are those of
+    its title (imports find near-duplicates by them; services/title_words.py). A new write path
+    that bypasses the gate fails its own test here (tests/test_name_keys.py and
+    tests/test_title_words.py show these checks can fail)."""
     if "connection" not in request.fixturenames:
         yield
         return
@@ -147,6 +165,7 @@ def _every_person_keeps_its_name_order(request: pytest.FixtureRequest) -> Iterat
     yield
     assert wrong_name_keys(conn) == []
     assert wrong_typed_name_keys(conn) == []
+    assert wrong_title_words(conn) == []
 
 
 @pytest.fixture

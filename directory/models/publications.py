@@ -81,6 +81,21 @@ class Publication(VersionedMixin, Base):
     )
 
 
+class PublicationTitleWord(Base):
+    """One word of a paper's title in its compared form (``services.publications.fold``): an
+    import finds the papers a title may duplicate by its rare words, and counts how rare they
+    are, without reading every paper of the directory. Kept by ``directory.db`` on every ORM
+    write of a title and by the bulk import beside its own rows (``services.title_words``)."""
+
+    __tablename__ = "directory_publication_title_words"
+
+    #: The primary key leads with the word: the import looks words up and counts them.
+    word: Mapped[str] = mapped_column(String(1000), primary_key=True)
+    publication_id: Mapped[int] = mapped_column(
+        ForeignKey("directory_publications.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+
+
 class Authorship(Base):
     __tablename__ = "directory_authorships"
     __table_args__ = (UniqueConstraint("publication_id", "position"),)

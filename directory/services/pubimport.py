@@ -53,10 +53,10 @@ from directory.services.publications import (
     link_authors,
     link_coauthor_profiles,
     link_versions,
-    normalise_title,
     publication_options,
 )
 from directory.services.search import note_written
+from directory.services.title_words import word_rows
 
 STATUSES = (
     ("new", "New"),
@@ -421,9 +421,9 @@ def _enrichment(
         value = data.get(name)
         if value in (None, "", []) or getattr(pub, name) not in (None, "", []):
             continue
-        if name == "doi" and index.by_doi.get(value.lower(), pub.id) not in ours:
+        if name == "doi" and (index.paper_with_doi(value) or pub.id) not in ours:
             continue
-        if name == "arxiv_id" and index.by_arxiv.get(value, pub.id) not in ours:
+        if name == "arxiv_id" and (index.paper_with_arxiv_id(value) or pub.id) not in ours:
             continue
         fill[name] = value
         words.append(_FIELD_WORDS.get(name, name))
@@ -496,16 +496,15 @@ def plan_import(
 ) -> ImportPlan:
     """What importing ``entries`` (and ORCID ``records``) into ``person``'s profile would do.
     Reads the database, writes nothing."""
-    # Near-duplicates are looked up by the words of the file's titles only.
-    words = {w for e in entries for w in normalise_title(e.data.get("title")).split()}
-    index = PublicationIndex(session, words)
-    authors = AuthorIndex.load(session)
     profile_rows = {
         row.publication_id: row
         for row in session.scalars(
             select(m.ProfilePublication).where(m.ProfilePublication.person_id == person.id)
         )
     }
+    # The papers the file's entries can match: by identifier, title words, or the profile's.
+    index = PublicationIndex(session, [e.data for e in entries], own=profile_rows)
+    authors = AuthorIndex.load(session)
     planned: list[PlannedEntry] = []
     for problem in problems:
         planned.append(
@@ -959,6 +958,8 @@ def _create_publications(
     awards: list[tuple] = []
     badges: list[tuple] = []
     profile_rows: list[tuple] = []
+    # The title's words too: these papers pass no ORM event (services/title_words.py).
+    words = word_rows((pid, row["title"]) for pid, row in zip(ids, rows, strict=True))
     for offset, (pid, entry) in enumerate(zip(ids, items, strict=True)):
         data = entry.data
         people = []
@@ -987,6 +988,7 @@ def _create_publications(
         (m.PublicationAward, awards),
         (m.ArtifactBadge, badges),
         (m.ProfilePublication, profile_rows),
+        (m.PublicationTitleWord, words),
     ):
         if rows:
             _insert_plain_rows(session, model.__table__, _PLAIN_COLUMNS[model], rows)
@@ -1012,6 +1014,7 @@ _PLAIN_COLUMNS = {
     m.PublicationAward: ("publication_id", "name", "position"),
     m.ArtifactBadge: ("publication_id", "name", "issuer", "position"),
     m.ProfilePublication: ("person_id", "publication_id", "selected", "hidden", "position"),
+    m.PublicationTitleWord: ("word", "publication_id"),
 }
 
 
@@ -1163,7 +1166,8 @@ def apply_plan(
         if entry.status == "duplicate":
             # Decided "same paper" on the preview: fill in like a DOI match would.
             if not indexes:
-                indexes.extend((PublicationIndex(session), AuthorIndex.load(session)))
+                decided = [e.data for e, _ in to_link if e.status == "duplicate"]
+                indexes.extend((PublicationIndex(session, decided), AuthorIndex.load(session)))
             entry.changes, entry.fill = _enrichment(
                 pub, entry.data, entry.raw, *indexes, person.id, False, None
             )

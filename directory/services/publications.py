@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
@@ -406,83 +406,179 @@ class _KnownPapers(dict):
         return known
 
 
+#: Values bound in one IN list of the index's reads: a whole file's DOIs or title words at
+#: once (a BibTeX file holds at most formats.bibtex.MAX_BIBTEX_ENTRIES), well within what
+#: SQLite (32,766) and PostgreSQL's protocol (65,535) bind in one statement.
+_MANY = 5000
+
+
 class PublicationIndex:
-    """The department's papers, loaded once, for matching many entries without a query each.
+    """The directory's papers that the given entries can match, read once, for matching many
+    entries without a query each.
+
+    The index reads only what matching ``entries`` (interchange publication dicts: a file
+    being imported, or one paper) can touch: the papers with one of their record ids, DOIs
+    (compared case-blind) or arXiv ids; the ``own`` papers (the importer's, which the same
+    title and year can match); how many papers have each word of their titles, and the papers
+    having their rare words (the stored words: :mod:`directory.services.title_words`). So it
+    costs what the entries are, not what the directory is. Asked about another paper, it reads
+    what that one can match then (a few queries each: give the entries up front).
 
     Extra papers (those an import is about to create) can be added with :meth:`add`, under
     negative ids chosen by the caller, so that a file's entries are matched against each other
     by the same rules.
     """
 
-    def __init__(self, session: Session, words: Iterable[str] | None = None) -> None:
-        """``words``: the only title words candidates will be looked up by (those of the
-        titles of a file being imported), or None for any. The department's papers are all
-        loaded either way; with ``words``, only those words are counted and posted, which
-        is most of the cost of loading the index for a file of thousands of entries."""
+    def __init__(
+        self, session: Session, entries: Iterable[dict[str, Any]] = (), own: Iterable[int] = ()
+    ) -> None:
         self.session = session
-        #: None: every word is posted.
-        self._words: frozenset[str] | None = None if words is None else frozenset(words)
+        entries = list(entries)
         self.by_uid: dict[str, int] = {}
         self.by_doi: dict[str, int] = {}
         self.by_arxiv: dict[str, int] = {}
         self.known: _KnownPapers = _KnownPapers()
         #: (normalised title, year) -> papers: a person's own paper read again.
         self.by_title_year: dict[tuple[str, int | None], list[int]] = defaultdict(list)
-        #: title word -> papers whose title has it (rare words find near-duplicates fast).
+        #: title word -> year -> papers whose title has it (rare words find near-duplicates).
         self.postings: dict[str, dict[int | None, list[int]]] = defaultdict(
             lambda: defaultdict(list)
         )
+        #: title word -> how many papers have it (the directory's, then the added ones).
         self.word_count: dict[str, int] = defaultdict(int)
+        #: Words of the entries' titles whose papers are not read yet (too common to be worth
+        #: it, unless one is a title's rarest: see :meth:`candidates`).
+        self._unread_words: set[str] = set()
+        self._own: Iterable[int] | None = None
+        self._seen: set[int] = set()
         self._surnames: dict[int, set[str]] = {}
         self._pending_authors: dict[int, list[dict[str, Any]]] = {}
         if session.autoflush:
             session.flush()  # as session.execute would; the rows are read below the ORM
-        # Core rows of plain values: the ORM's result processing costs more than the query
-        # for the tens of thousands of papers of a department.
-        rows = session.connection().execute(
-            select(
-                m.Publication.id,
-                m.Publication.uid,
-                m.Publication.title,
-                m.Publication.year,
-                m.Publication.venue,
-                m.Publication.doi,
-                m.Publication.arxiv_id,
-                m.Publication.volume,
-                m.Publication.number,
-                m.Publication.pages,
-            )
+        #: The record ids, DOIs (lower case) and arXiv ids looked up so far.
+        self._asked: dict[str, set[str]] = {"uid": set(), "doi": set(), "arxiv_id": set()}
+        #: The title words counted so far.
+        self._counted: set[str] = set()
+        self._read_identifiers(
+            uid={d["uid"] for d in entries if d.get("uid")},
+            doi={d["doi"].lower() for d in entries if d.get("doi")},
+            arxiv_id={d["arxiv_id"] for d in entries if d.get("arxiv_id")},
         )
-        self._load(rows.all())
+        self._read_own(own)
+        self._know_words({w for d in entries for w in normalise_title(d.get("title")).split()})
 
-    def _load(self, rows: Iterable[tuple]) -> None:
-        """Index the department's papers: the loop of :meth:`_add`, inlined, since it runs
-        once per paper of the directory (tens of thousands) for a file of any size. The
-        :class:`_Known` record of a paper is only built when matching looks at it."""
+    # -------------------------------------------------------------------- reading the database
+
+    _PAPER_COLUMNS = (
+        "id", "uid", "title", "year", "venue", "doi", "arxiv_id", "volume", "number", "pages"
+    )  # fmt: skip
+
+    @classmethod
+    def _papers(cls, *extra: Any) -> Any:
+        """SELECT of the columns a :class:`_Known` record is built of (then ``extra``)."""
+        paper = m.Publication.__table__.c
+        return select(*(paper[name] for name in cls._PAPER_COLUMNS), *extra)
+
+    def _read(self, statement: Any) -> None:
+        """Index the papers ``statement`` gives (each once; Core rows of plain values: the
+        ORM's result processing costs more than the query)."""
+        self._remember(self.session.connection().execute(statement).all())
+
+    def _remember(self, rows: Iterable[tuple]) -> None:
         by_uid, by_doi, by_arxiv = self.by_uid, self.by_doi, self.by_arxiv
-        by_title_year, postings, word_count = self.by_title_year, self.postings, self.word_count
-        wanted = self._words
-        stored = self.known.rows
-        for row in rows:
-            pid, uid, title, year, _venue, doi, arxiv_id, _volume, _number, _pages = row
+        by_title_year, seen, stored = self.by_title_year, self._seen, self.known.rows
+        # In id order, so that of two papers whose DOIs differ only in case the older is found.
+        for row in sorted(rows, key=lambda r: r[0]):
+            pid, uid, title, year, _venue, doi, arxiv_id = row[:7]
+            if pid in seen:
+                continue
+            seen.add(pid)
             by_uid[uid] = pid
             if doi:
                 by_doi.setdefault(doi.lower(), pid)
             if arxiv_id:
                 by_arxiv.setdefault(arxiv_id, pid)
             norm = fold(title or "")
-            stored[pid] = (row, norm)
-            if not norm:
-                continue
-            words = norm.split()
-            for word in set(words) if wanted is None else wanted.intersection(words):
-                postings[word][year].append(pid)
-                word_count[word] += 1
-            by_title_year[(norm, year)].append(pid)
+            stored[pid] = (row[:10], norm)
+            if norm:
+                by_title_year[(norm, year)].append(pid)
 
-    def _add(
-        self, pid, title, year, venue, doi, arxiv_id, volume, number, pages, every_word=False
-    ) -> None:
+    def _read_identifiers(self, **values: set[str]) -> None:
+        """The papers with any of these record ids (``uid``), DOIs (``doi``, lower case: the
+        stored ones are compared by SQL's ``lower``, through an index on PostgreSQL, by one
+        scan of a file's DOIs on SQLite) or arXiv ids (``arxiv_id``)."""
+        paper = m.Publication.__table__.c
+        for name, wanted in values.items():
+            wanted = wanted - self._asked[name]
+            self._asked[name].update(wanted)
+            column = func.lower(paper.doi) if name == "doi" else paper[name]
+            for chunk in _chunks(sorted(wanted), _MANY):
+                self._read(self._papers().where(column.in_(chunk)))
+
+    def _paper_with(self, name: str, value: str, found: dict[str, int]) -> int | None:
+        if value not in self._asked[name]:  # not among the entries the index was made for
+            self._read_identifiers(**{name: {value}})
+        return found.get(value)
+
+    def paper_with_uid(self, uid: str) -> int | None:
+        return self._paper_with("uid", uid, self.by_uid)
+
+    def paper_with_doi(self, doi: str) -> int | None:
+        """The paper with this DOI (any case), if any."""
+        doi = doi.lower()
+        return self._paper_with("doi", doi, self.by_doi)
+
+    def paper_with_arxiv_id(self, arxiv_id: str) -> int | None:
+        return self._paper_with("arxiv_id", arxiv_id, self.by_arxiv)
+
+    def _know_words(self, words: set[str]) -> None:
+        """Count the papers having each of ``words`` (not counted yet), and read those having
+        a rare one."""
+        words = words - self._counted
+        if not words:
+            return
+        self._counted.update(words)
+        self._count_words(words)
+        counts = self.word_count
+        self._read_postings([w for w in words if 0 < counts.get(w, 0) <= RARE_WORD])
+        self._unread_words.update(w for w in words if counts.get(w, 0) > RARE_WORD)
+
+    def _read_own(self, own: Iterable[int]) -> None:
+        self._own = own
+        missing = [pid for pid in own if pid > 0 and pid not in self._seen]
+        paper = m.Publication.__table__.c
+        for chunk in _chunks(missing, _MANY):
+            self._read(self._papers().where(paper.id.in_(chunk)))
+
+    def _count_words(self, words: Iterable[str]) -> None:
+        word = m.PublicationTitleWord.__table__.c.word
+        for chunk in _chunks(sorted(words), _MANY):
+            counted = select(word, func.count()).where(word.in_(chunk)).group_by(word)
+            for name, count in self.session.connection().execute(counted):
+                self.word_count[name] += count
+
+    def _read_postings(self, words: list[str]) -> None:
+        """The papers having each of ``words``, posted by word and year."""
+        words_table = m.PublicationTitleWord.__table__.c
+        paper = m.Publication.__table__.c
+        postings = self.postings
+        for chunk in _chunks(sorted(words), _MANY):
+            statement = (
+                self._papers(words_table.word)
+                .join_from(
+                    m.PublicationTitleWord.__table__,
+                    m.Publication.__table__,
+                    paper.id == words_table.publication_id,
+                )
+                .where(words_table.word.in_(chunk))
+            )
+            rows = self.session.connection().execute(statement).all()
+            for row in rows:
+                postings[row[10]][row[3]].append(row[0])
+            self._remember(rows)
+        self._unread_words.difference_update(words)
+
+    def _add(self, pid, title, year, venue, doi, arxiv_id, volume, number, pages) -> None:
         if doi:
             doi = doi.lower()
             self.by_doi.setdefault(doi, pid)
@@ -490,11 +586,8 @@ class PublicationIndex:
             self.by_arxiv.setdefault(arxiv_id, pid)
         norm = normalise_title(title)
         self.known[pid] = _Known(pid, title, year, venue, doi, norm, volume, number, pages)
-        words = norm.split()
         postings, word_count = self.postings, self.word_count
-        for word in (
-            set(words) if every_word or self._words is None else self._words.intersection(words)
-        ):
+        for word in set(norm.split()):
             postings[word][year].append(pid)
             word_count[word] += 1
         if norm:
@@ -505,7 +598,6 @@ class PublicationIndex:
         self._add(
             pid, data["title"], data.get("year"), data.get("venue"), data.get("doi"),
             data.get("arxiv_id"), data.get("volume"), data.get("number"), data.get("pages"),
-            every_word=True,
         )  # fmt: skip
         self._pending_authors[pid] = data.get("authors") or []
 
@@ -539,19 +631,21 @@ class PublicationIndex:
         """
         excluded = set(exclude)
         uid = data.get("uid")
-        if uid and self.by_uid.get(uid) not in (None, *excluded):
-            return MatchResult(self.by_uid[uid], "the same record id")
+        if uid and (pid := self.paper_with_uid(uid)) not in (None, *excluded):
+            return MatchResult(pid, "the same record id")
         doi = (data.get("doi") or "").lower() or None
-        if doi and self.by_doi.get(doi) not in (None, *excluded):
-            return MatchResult(self.by_doi[doi], f"the same DOI ({doi})")
+        if doi and (pid := self.paper_with_doi(doi)) not in (None, *excluded):
+            return MatchResult(pid, f"the same DOI ({doi})")
         arxiv_id = data.get("arxiv_id")
         if arxiv_id:
-            pid = self.by_arxiv.get(arxiv_id)
+            pid = self.paper_with_arxiv_id(arxiv_id)
             # A preprint's arXiv id on a paper with another DOI is a version, not the same.
             if pid is not None and pid not in excluded:
                 other_doi = self.known[pid].doi
                 if not (doi and other_doi and doi != other_doi):
                     return MatchResult(pid, f"the same arXiv id ({arxiv_id})")
+        if own and own is not self._own:
+            self._read_own(own)
         norm = normalise_title(data.get("title"))
         same_title = self.by_title_year.get((norm, data.get("year")))
         if own and same_title:
@@ -576,6 +670,7 @@ class PublicationIndex:
         if not words or norm in GENERIC_TITLES:
             return []
         year = data.get("year")
+        self._know_words(words)
         # Scoring every title costs microseconds each, too much for thousands of entries
         # against thousands of papers. Near-duplicate titles share most of their words, so
         # only papers sharing one of this title's rare words (or its rarest word) are scored.
@@ -586,6 +681,8 @@ class PublicationIndex:
         for i, word in enumerate(ranked):
             if i >= 1 and counts.get(word, 0) > RARE_WORD:
                 break
+            if word in self._unread_words:  # a common word, yet this title's rarest
+                self._read_postings([word])
             by_year = self.postings.get(word)
             if not by_year:
                 continue

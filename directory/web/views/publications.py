@@ -680,8 +680,8 @@ def _holders(pub: m.Publication) -> list[tuple[m.Person, m.ProfilePublication]]:
 
 def _render_record(pub: m.Publication, status: int = 200, **forms: Any) -> Any:
     session = get_session()
-    index = PublicationIndex(session)
-    candidates = index.candidates(publication_data(pub), {pub.id})
+    data = publication_data(pub)
+    candidates = PublicationIndex(session, [data]).candidates(data, {pub.id})
     others = {
         p.id: p
         for p in session.scalars(

@@ -649,6 +649,7 @@ class Facts:
     people_area: str  #: the area with the most people
     year: int  #: the year with the most publications
     surname: str
+    paper: str = ""  #: the uid of the paper with a DOI and the most authors (its record page)
 
 
 def department_facts(session: Session) -> Facts:
@@ -684,7 +685,18 @@ def department_facts(session: Session) -> Facts:
         or date.today().year
     )
     surname = session.scalar(select(m.Person.sort_name).order_by(m.Person.id).limit(1)) or "Chen"
-    return Facts(slug, pubs, area or "", people_area or "", year, surname.split(",")[0])
+    authors = func.count(m.Authorship.id)
+    paper = session.scalar(
+        select(m.Publication.uid)
+        .join(m.Authorship, m.Authorship.publication_id == m.Publication.id)
+        .where(m.Publication.doi.isnot(None))
+        .group_by(m.Publication.id, m.Publication.uid)
+        .order_by(authors.desc(), m.Publication.id)
+        .limit(1)
+    )
+    return Facts(
+        slug, pubs, area or "", people_area or "", year, surname.split(",")[0], paper or ""
+    )
 
 
 def bind_viewers(session: Session, facts: Facts, keys: dict[str, str]) -> None:

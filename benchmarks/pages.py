@@ -56,6 +56,12 @@ PAGES: list[Page] = [
     Page("publications, filtered", lambda f: f"/publications?area={f.people_area}&year={f.year}"),
     Page("search", lambda f: f"/search?q={f.surname}", cached=False),
     Page("admin: people", lambda f: "/admin/people", cached=False, viewer="admin"),
+    Page(
+        "admin: publication record",
+        lambda f: f"/publications/{f.paper}/record",
+        cached=False,
+        viewer="admin",
+    ),
     Page("API: people", lambda f: "/api/v1/people", cached=False),
     Page("API: people in an area", lambda f: f"/api/v1/people?area={f.people_area}", cached=False),
     Page("API: publications", lambda f: "/api/v1/publications", cached=False),

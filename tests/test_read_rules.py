@@ -40,7 +40,6 @@ COMMON = "qzcommon"
 #: Who asks: the identity key each viewer signs in with.
 VIEWERS = {"anonymous": None, "member": "a-member", "admin": "admin", "owner": "olive-key",
            "unlisted owner": "uma-key"}  # fmt: skip
-TODAY = date.today()
 
 
 def notices_in(text: str) -> set[str]:
@@ -97,10 +96,13 @@ def world(db, make_person, make_publication) -> dict[str, m.Person]:
 
     # Intakes: rolling unless given (a rolling notice is open to every term).
     fall, spring = {"term_season": "fall", "term_year": 2026}, {"term": "Spring 2027"}
+    # Today as each test starts (not as the module was imported: a suite run may cross
+    # midnight, and the pages ask for the date of their request).
+    today = date.today()
     notice("olive", "QzNoticeOpen", **fall)
-    notice("olive", "QzNoticeExpiresToday", expires_on=TODAY, **fall)
-    notice("olive", "QzNoticeExpired", expires_on=TODAY - timedelta(days=1))
-    notice("olive", "QzNoticeExpiresTomorrow", expires_on=TODAY + timedelta(days=1), **spring)
+    notice("olive", "QzNoticeExpiresToday", expires_on=today, **fall)
+    notice("olive", "QzNoticeExpired", expires_on=today - timedelta(days=1))
+    notice("olive", "QzNoticeExpiresTomorrow", expires_on=today + timedelta(days=1), **spring)
     notice("olive", "QzNoticeMembers", visibility="members", **spring)
     notice("olive", "QzNoticePrivate", visibility="private", **fall)
     # Old free text naming no term: listed, but matching no term filter.
@@ -224,14 +226,16 @@ QUESTIONS: dict[str, Question] = {
     ),
     "listed notices": Question(
         lambda db, viewer: set(
-            db.scalars(select(m.RecruitingNotice.title).where(access.listed_notices(viewer, TODAY)))
+            db.scalars(
+                select(m.RecruitingNotice.title).where(access.listed_notices(viewer, date.today()))
+            )
         )
     ),
     "listed notices for Fall 2026": Question(
         lambda db, viewer: set(
             db.scalars(
                 select(m.RecruitingNotice.title).where(
-                    access.listed_notices(viewer, TODAY),
+                    access.listed_notices(viewer, date.today()),
                     access.notice_for_term(m.Term("fall", 2026)),
                 )
             )
@@ -662,7 +666,7 @@ def test_area_counts_are_what_the_area_pages_list(app, client, db, world, who) -
         people = db.scalars(select(m.Person.id).where(access.people_in_area(viewer, slug))).all()
         notices = db.scalars(
             select(m.RecruitingNotice.id).where(
-                access.listed_notices(viewer, TODAY), access.notice_in_area(slug)
+                access.listed_notices(viewer, date.today()), access.notice_in_area(slug)
             )
         ).all()
         assert api.get(slug, 0) == len(people), slug

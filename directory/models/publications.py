@@ -88,6 +88,9 @@ class PublicationTitleWord(Base):
     write of a title and by the bulk import beside its own rows (``services.title_words``)."""
 
     __tablename__ = "directory_publication_title_words"
+    #: On SQLite the table is its primary key's b-tree (no separate rowid): one index less to
+    #: write for each of an import's tens of thousands of words.
+    __table_args__ = {"sqlite_with_rowid": False}
 
     #: The primary key leads with the word: the import looks words up and counts them.
     word: Mapped[str] = mapped_column(String(1000), primary_key=True)

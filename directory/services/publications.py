@@ -465,7 +465,7 @@ class PublicationIndex:
             arxiv_id={d["arxiv_id"] for d in entries if d.get("arxiv_id")},
         )
         self._read_own(own)
-        self._know_words({w for d in entries for w in normalise_title(d.get("title")).split()})
+        self._know_titles([set(normalise_title(d.get("title")).split()) for d in entries])
 
     # -------------------------------------------------------------------- reading the database
 
@@ -531,17 +531,22 @@ class PublicationIndex:
     def paper_with_arxiv_id(self, arxiv_id: str) -> int | None:
         return self._paper_with("arxiv_id", arxiv_id, self.by_arxiv)
 
-    def _know_words(self, words: set[str]) -> None:
-        """Count the papers having each of ``words`` (not counted yet), and read those having
-        a rare one."""
-        words = words - self._counted
-        if not words:
-            return
-        self._counted.update(words)
-        self._count_words(words)
+    def _know_titles(self, titles: list[set[str]]) -> None:
+        """Count the papers having each word of ``titles`` (each a title's words) if not
+        counted yet, and read those having a rare word of them, or a title's rarest where all
+        its words are common: what :meth:`candidates` looks titles up by."""
         counts = self.word_count
-        self._read_postings([w for w in words if 0 < counts.get(w, 0) <= RARE_WORD])
-        self._unread_words.update(w for w in words if counts.get(w, 0) > RARE_WORD)
+        words = set().union(*titles) - self._counted
+        if words:
+            self._counted.update(words)
+            self._count_words(words)
+            self._unread_words.update(w for w in words if counts.get(w, 0) > 0)
+        wanted = {w for w in words if counts.get(w, 0) <= RARE_WORD}
+        for title in titles:
+            if title and all(counts.get(w, 0) > RARE_WORD for w in title):
+                wanted.add(min(title, key=lambda w: (counts.get(w, 0), w)))
+        if wanted & self._unread_words:
+            self._read_postings(sorted(wanted & self._unread_words))
 
     def _read_own(self, own: Iterable[int]) -> None:
         self._own = own
@@ -670,7 +675,7 @@ class PublicationIndex:
         if not words or norm in GENERIC_TITLES:
             return []
         year = data.get("year")
-        self._know_words(words)
+        self._know_titles([words])
         # Scoring every title costs microseconds each, too much for thousands of entries
         # against thousands of papers. Near-duplicate titles share most of their words, so
         # only papers sharing one of this title's rare words (or its rarest word) are scored.

@@ -62,6 +62,7 @@ def upgrade() -> None:
             ["publication_id"], ["directory_publications.id"], ondelete="CASCADE"
         ),
         sa.PrimaryKeyConstraint("word", "publication_id"),
+        sqlite_with_rowid=False,
     )
     op.create_index(
         "ix_directory_publication_title_words_publication_id",

@@ -57,10 +57,12 @@ $(AXE):
 
 axe: $(AXE)
 
-## Run the whole suite (SQLite by default; set DIRECTORY_TEST_DATABASE_URL for PostgreSQL).
+## Run the whole suite (SQLite by default; set DIRECTORY_TEST_DATABASE_URL for PostgreSQL),
+## a worker per core (pytest-xdist), each test file on one worker so that its shared fixtures
+## (one demo load per module) are built once.
 test: install browser pdf-libs axe
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n auto --dist loadfile
 
 test-postgres:
 	DIRECTORY_TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test $(MAKE) test

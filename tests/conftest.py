@@ -26,7 +26,39 @@ from directory.services.title_words import title_words
 
 from .mail_support import Inbox, mail_settings, smtp_server
 
-DATABASE_URL = os.environ.get("DIRECTORY_TEST_DATABASE_URL", "sqlite://")
+
+def _worker_database(url: str) -> str:
+    """``url``, or under pytest-xdist (``make test`` runs a worker per core) a PostgreSQL
+    database of this worker's own beside it (``test_gw0``...), created if missing and dropped
+    when the session ends (``app``): each worker builds and empties its schema. SQLite's
+    default is in memory, so already each worker's own."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    given = make_url(url)
+    if not worker or given.get_backend_name() == "sqlite":
+        return url
+    name = f"{given.database}_{worker}"
+    admin = create_engine(given, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        exists = conn.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
+        if not exists:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return given.set(database=name).render_as_string(hide_password=False)
+
+
+def _drop_worker_database() -> None:
+    if DATABASE_URL == GIVEN_DATABASE_URL:
+        return
+    admin = create_engine(GIVEN_DATABASE_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(
+            text(f'DROP DATABASE IF EXISTS "{make_url(DATABASE_URL).database}" WITH (FORCE)')
+        )
+    admin.dispose()
+
+
+GIVEN_DATABASE_URL = os.environ.get("DIRECTORY_TEST_DATABASE_URL", "sqlite://")
+DATABASE_URL = _worker_database(GIVEN_DATABASE_URL)
 # Command-line output follows the environment's language (gettext's LANGUAGE, LC_ALL, LANG);
 # the tests read it in English whatever the machine's locale (tests/test_i18n.py reads Chinese).
 os.environ["LANGUAGE"] = "en"
@@ -85,6 +117,7 @@ def app() -> Iterator[Flask]:
     yield app
     migrate.downgrade(engine, "base")
     app.extensions["directory"].db.dispose()
+    _drop_worker_database()
 
 
 @pytest.fixture

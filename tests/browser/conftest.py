@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from flask import Flask, redirect, session
+from sqlalchemy import event
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from ..conftest import TEST_USER_KEY, make_app
@@ -48,22 +49,68 @@ class _IdleDropping(WSGIRequestHandler):
 
 
 @contextmanager
+def _one_user_at_a_time(connection) -> Iterator[threading.RLock]:
+    """A lock the server holds for each whole request (body included), and any other thread
+    (the test's own ``db`` reads) for each statement on the shared connection: a connection
+    is not thread-safe, and a test's read while the browser still loads a page's image once
+    broke the savepoints of both (``savepoint ... does not exist``)."""
+    lock = threading.RLock()
+    held = threading.local()  # how many statements this thread has the lock for
+
+    def acquire(*_args) -> None:
+        lock.acquire()
+        held.count = getattr(held, "count", 0) + 1
+
+    def release(*_args) -> None:
+        if getattr(held, "count", 0):  # an error before the statement took no lock
+            held.count -= 1
+            lock.release()
+
+    # A failed statement ends in handle_error (an engine-wide event) instead of its "after".
+    listeners = (
+        (connection, "before_cursor_execute", acquire),
+        (connection, "after_cursor_execute", release),
+        (connection.engine, "handle_error", release),
+    )
+    for target, name, listener in listeners:
+        event.listen(target, name, listener)
+    try:
+        yield lock
+    finally:
+        for target, name, listener in listeners:
+            event.remove(target, name, listener)
+
+
+@contextmanager
 def serving(app: Flask, connection) -> Iterator[str]:
     """Serve ``app`` in a thread, its directory sessions joined to the test's transaction."""
     state = app.extensions["directory"].db
     state.sessionmaker.configure(bind=connection, join_transaction_mode="create_savepoint")
-    server = make_server("127.0.0.1", 0, app, threaded=False, request_handler=_IdleDropping)
-    app.config["SERVER_NAME"] = f"127.0.0.1:{server.server_port}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        state.sessionmaker.configure(
-            bind=state.engine, join_transaction_mode="conservative_savepoint"
+    with _one_user_at_a_time(connection) as lock:
+
+        def one_at_a_time(environ, start_response):
+            with lock:
+                body = app(environ, start_response)
+                try:
+                    return list(body)
+                finally:
+                    if hasattr(body, "close"):
+                        body.close()
+
+        server = make_server(
+            "127.0.0.1", 0, one_at_a_time, threaded=False, request_handler=_IdleDropping
         )
+        app.config["SERVER_NAME"] = f"127.0.0.1:{server.server_port}"
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_port}"
+        finally:
+            server.shutdown()
+            thread.join(timeout=10)
+            state.sessionmaker.configure(
+                bind=state.engine, join_transaction_mode="conservative_savepoint"
+            )
 
 
 @pytest.fixture

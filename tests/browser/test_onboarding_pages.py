@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 from sqlalchemy import select
 
 from directory import models as m
@@ -97,7 +98,8 @@ def test_a_reminder_chosen_on_the_stale_report_is_e_mailed_and_its_link_followed
         check(page, axe_source, "stale-report")
         page.get_by_label("Remind Yang Liu").check()
         page.get_by_role("button", name="Send a reminder to the people chosen").click()
-        assert page.get_by_text("Reminder sent to 1 person: Yang Liu.").count() == 1
+        # After a click, the count waits for the page the form's answer is (count() would not).
+        expect(page.get_by_text("Reminder sent to 1 person: Yang Liu.")).to_have_count(1)
         check(page, axe_source, "stale-report-sent")
         [message] = inbox.messages
     [link] = [link for link in links_in(text_of(message)) if "/current/" in link]
@@ -105,7 +107,7 @@ def test_a_reminder_chosen_on_the_stale_report_is_e_mailed_and_its_link_followed
     page.goto(link)
     check(page, axe_source, "still-current")
     page.get_by_role("button", name="Yes, my profile is still current").click()
-    assert page.get_by_text("is marked as current").count() == 1
+    expect(page.get_by_text("is marked as current")).to_have_count(1)
     page.goto(link)
     assert page.get_by_text("has been used already").count() == 1
     check(page, axe_source, "still-current-used")

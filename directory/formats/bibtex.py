@@ -1735,6 +1735,8 @@ def _parse_bibtex(
     parsed: list[tuple[Entry, str, str, dict[str, str], list[str]]] = []
     by_key: dict[str, tuple[str, dict[str, str], list[str]]] = {}
     first_line: dict[str, int] = {}
+    #: The raw text of the first entry of each key, compared (spacing aside) only when a
+    #: later entry has the same key.
     first_raw: dict[str, str] = {}
     used_keys = {entry.key.strip().lower() for entry, _ in entries}
     # Entries without a key get one once their fields are known (see below).
@@ -1751,7 +1753,7 @@ def _parse_bibtex(
         folded = key.lower()
         if folded in first_line:
             earlier = first_line[folded]
-            if " ".join((entry.raw or "").split()) == first_raw[folded]:
+            if (entry.raw or "").split() == first_raw[folded].split():
                 problems.append(
                     BibtexProblem(
                         line, key,
@@ -1766,7 +1768,7 @@ def _parse_bibtex(
             )
             key, folded = new_key, new_key.lower()
         first_line[folded] = line
-        first_raw[folded] = " ".join((entry.raw or "").split())
+        first_raw[folded] = entry.raw or ""
         fields: dict[str, str] = {}
         evaluator.undefined = []
         too_long = None

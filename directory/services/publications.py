@@ -675,16 +675,17 @@ class PublicationIndex:
         if not words or norm in GENERIC_TITLES:
             return []
         year = data.get("year")
-        self._know_titles([words])
+        if not words <= self._counted:  # a title the index was not made for
+            self._know_titles([words])
         # Scoring every title costs microseconds each, too much for thousands of entries
         # against thousands of papers. Near-duplicate titles share most of their words, so
         # only papers sharing one of this title's rare words (or its rarest word) are scored.
-        counts = self.word_count
-        ranked = sorted(words, key=lambda w: counts.get(w, 0))
+        counts = self.word_count  # every word here is counted (a defaultdict: 0 if none)
+        ranked = sorted(words, key=counts.__getitem__)
         years = None if year is None else (year - 1, year, year + 1, None)
         pool: set[int] = set()
         for i, word in enumerate(ranked):
-            if i >= 1 and counts.get(word, 0) > RARE_WORD:
+            if i >= 1 and counts[word] > RARE_WORD:
                 break
             if word in self._unread_words:  # a common word, yet this title's rarest
                 self._read_postings([word])

@@ -449,6 +449,8 @@ class PublicationIndex:
         #: Words of the entries' titles whose papers are not read yet (too common to be worth
         #: it, unless one is a title's rarest: see :meth:`candidates`).
         self._unread_words: set[str] = set()
+        #: Common words -> the years their papers were read in (see :meth:`candidates`).
+        self._years_read: dict[str, set[int | None]] = defaultdict(set)
         self._own: Iterable[int] | None = None
         self._seen: set[int] = set()
         self._surnames: dict[int, set[str]] = {}
@@ -533,20 +535,18 @@ class PublicationIndex:
 
     def _know_titles(self, titles: list[set[str]]) -> None:
         """Count the papers having each word of ``titles`` (each a title's words) if not
-        counted yet, and read those having a rare word of them, or a title's rarest where all
-        its words are common: what :meth:`candidates` looks titles up by."""
+        counted yet, and read those having a rare one. A common word's papers are read only
+        for a title whose rarest word it is, and only in the years that title is compared in
+        (:meth:`candidates`)."""
         counts = self.word_count
         words = set().union(*titles) - self._counted
-        if words:
-            self._counted.update(words)
-            self._count_words(words)
-            self._unread_words.update(w for w in words if counts.get(w, 0) > 0)
-        wanted = {w for w in words if counts.get(w, 0) <= RARE_WORD}
-        for title in titles:
-            if title and all(counts.get(w, 0) > RARE_WORD for w in title):
-                wanted.add(min(title, key=lambda w: (counts.get(w, 0), w)))
-        if wanted & self._unread_words:
-            self._read_postings(sorted(wanted & self._unread_words))
+        if not words:
+            return
+        self._counted.update(words)
+        self._count_words(words)
+        rare = [w for w in words if 0 < counts.get(w, 0) <= RARE_WORD]
+        self._unread_words.update(w for w in words if counts.get(w, 0) > RARE_WORD)
+        self._read_postings(rare)
 
     def _read_own(self, own: Iterable[int]) -> None:
         self._own = own
@@ -562,8 +562,9 @@ class PublicationIndex:
             for name, count in self.session.connection().execute(counted):
                 self.word_count[name] += count
 
-    def _read_postings(self, words: list[str]) -> None:
-        """The papers having each of ``words``, posted by word and year."""
+    def _read_postings(self, words: list[str], years: list[int | None] | None = None) -> None:
+        """The papers having each of ``words``, posted by word and year; with ``years``, only
+        those of these years (``None`` among them: of no year), for a common word."""
         words_table = m.PublicationTitleWord.__table__.c
         paper = m.Publication.__table__.c
         postings = self.postings
@@ -577,11 +578,22 @@ class PublicationIndex:
                 )
                 .where(words_table.word.in_(chunk))
             )
+            if years is not None:
+                dated = [y for y in years if y is not None]
+                statement = statement.where(
+                    or_(paper.year.in_(dated), paper.year.is_(None))
+                    if None in years
+                    else paper.year.in_(dated)
+                )
             rows = self.session.connection().execute(statement).all()
             for row in rows:
                 postings[row[10]][row[3]].append(row[0])
             self._remember(rows)
-        self._unread_words.difference_update(words)
+        if years is None:
+            self._unread_words.difference_update(words)
+        else:
+            for word in words:
+                self._years_read[word].update(years)
 
     def _add(self, pid, title, year, venue, doi, arxiv_id, volume, number, pages) -> None:
         if doi:
@@ -688,7 +700,10 @@ class PublicationIndex:
             if i >= 1 and counts[word] > RARE_WORD:
                 break
             if word in self._unread_words:  # a common word, yet this title's rarest
-                self._read_postings([word])
+                if years is None:
+                    self._read_postings([word])
+                elif missing := [y for y in years if y not in self._years_read[word]]:
+                    self._read_postings([word], missing)
             by_year = self.postings.get(word)
             if not by_year:
                 continue

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-from pathlib import Path
 
 import pytest
 from sqlalchemy import insert, select, update
@@ -38,8 +37,7 @@ from directory.formats.names import (
 )
 
 from .conftest import wrong_name_keys, wrong_typed_name_keys
-
-PACKAGE = Path(__file__).resolve().parent.parent / "directory"
+from .eventless_writes import eventless_writes, names, package_offenders
 
 #: (sort name, native name): accents, case, Han names, mixed scripts, prefixes of each other,
 #: empty parts, characters beyond the BMP, the separator's own neighbours.
@@ -170,52 +168,22 @@ def test_the_check_after_each_test_finds_a_write_that_bypasses_the_gate(db, conn
     connection.execute(person.delete().where(person.c.slug == "bypass"))
 
 
-#: Writes that pass no mapper event: SQL statements (Core or ORM-enabled) and the bulk methods.
-_EVENTLESS = ("insert", "update", "bulk_save_objects", "bulk_insert_mappings",
-              "bulk_update_mappings")  # fmt: skip
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
-        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
-    }
-
-
 def _person_statements(tree: ast.AST) -> list[int]:
     """Lines of ``insert(...)``, ``update(...)`` or a bulk write of people, or of advising
     relations where the statement names their typed ``student_name`` (a write of their person
     ids only, as a merge of two profiles does, changes no stored key)."""
     found = []
-    simple = (n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not hasattr(n, "body"))
-    for statement in simple:
-        named = _names(statement) | {
-            getattr(n, "arg", None) or getattr(n, "value", None)
-            for n in ast.walk(statement)
-            if isinstance(n, ast.keyword | ast.Constant)
-        }
-        for node in ast.walk(statement):
-            if not isinstance(node, ast.Call):
-                continue
-            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
-            # insert(m.Person), bulk_insert_mappings(Person, ...), m.Person.__table__.update()
-            target = node.args[0] if node.args else getattr(node.func, "value", None)
-            if name not in _EVENTLESS or target is None:
-                continue
-            models = _names(target)
-            if "Person" in models or ("AdvisingRelation" in models and "student_name" in named):
-                found.append(node.lineno)
+    for named, node, _name, target in eventless_writes(tree):
+        models = names(target)
+        if "Person" in models or ("AdvisingRelation" in models and "student_name" in named):
+            found.append(node.lineno)
     return found
 
 
 def test_the_package_writes_people_through_the_orm_only() -> None:
     """No Core insert or update of ``directory_people`` in the package, which would pass no ORM
     event (the benchmark's bulk insert fills the keys itself, checked below)."""
-    offenders = [
-        f"{path.relative_to(PACKAGE.parent)}:{line}"
-        for path in PACKAGE.rglob("*.py")
-        for line in _person_statements(ast.parse(path.read_text(), str(path)))
-    ]
-    assert offenders == []
+    assert package_offenders(_person_statements) == []
     # The scan finds such a statement.
     assert _person_statements(ast.parse("session.execute(update(m.Person).values(x=1))")) == [1]
     assert _person_statements(ast.parse("session.bulk_insert_mappings(Person, rows)")) == [1]

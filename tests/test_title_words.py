@@ -10,7 +10,6 @@ import preview reads the same rows in a department four times larger.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from sqlalchemy import insert, select, update
 
@@ -25,8 +24,7 @@ from directory.services.publications import PublicationIndex
 from directory.services.title_words import title_words
 
 from .conftest import scratch_database, wrong_title_words
-
-PACKAGE = Path(__file__).resolve().parent.parent / "directory"
+from .eventless_writes import eventless_writes, names, package_offenders
 
 
 def _words(db, pid: int) -> set[str]:
@@ -77,58 +75,31 @@ def test_the_check_after_each_test_finds_a_write_that_forgets_the_words(db, conn
     assert wrong_title_words(connection) == []
 
 
-#: Writes that pass no mapper event: SQL statements (Core or ORM-enabled) and the bulk methods.
-_EVENTLESS = ("insert", "update", "bulk_save_objects", "bulk_insert_mappings",
-              "bulk_update_mappings")  # fmt: skip
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
-        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
-    }
-
-
 def _title_writes_without_words(tree: ast.AST) -> list[int]:
     """Lines of eventless writes of papers (an insert, or an update naming ``title``; the
     table also by a local name given to it) in a function that does not write the words."""
     found = []
     for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.Module)):
         body = ast.Module(body=list(getattr(function, "body", [])), type_ignores=[])
-        if {"PublicationTitleWord", "word_rows", "write_title_words"} & _names(body):
+        if {"PublicationTitleWord", "word_rows", "write_title_words"} & names(body):
             continue
         aliases = {"Publication"} | {
             target.id
             for node in ast.walk(body)
-            if isinstance(node, ast.Assign) and "Publication" in _names(node.value)
+            if isinstance(node, ast.Assign) and "Publication" in names(node.value)
             for target in node.targets
             if isinstance(target, ast.Name)
         }
-        simple = (n for n in ast.walk(body) if isinstance(n, ast.stmt) and not hasattr(n, "body"))
-        for statement in simple:
-            named = _names(statement) | {
-                k.arg for k in ast.walk(statement) if isinstance(k, ast.keyword)
-            }
-            for node in ast.walk(statement):
-                if not isinstance(node, ast.Call):
-                    continue
-                name = getattr(node.func, "id", getattr(node.func, "attr", ""))
-                target = node.args[0] if node.args else getattr(node.func, "value", None)
-                if name not in _EVENTLESS or target is None or not aliases & _names(target):
-                    continue
-                if name != "update" or "title" in named:
-                    found.append(node.lineno)
+        for named, node, name, target in eventless_writes(body):
+            if aliases & names(target) and (name != "update" or "title" in named):
+                found.append(node.lineno)
     return sorted(set(found))
 
 
 def test_the_package_writes_titles_with_their_words() -> None:
     """No Core insert of papers, or update of their titles, in the package without the words
     (the bulk import writes them beside its rows; the benchmark's generator too, below)."""
-    offenders = [
-        f"{path.relative_to(PACKAGE.parent)}:{line}"
-        for path in PACKAGE.rglob("*.py")
-        for line in _title_writes_without_words(ast.parse(path.read_text(), str(path)))
-    ]
-    assert offenders == []
+    assert package_offenders(_title_writes_without_words) == []
     # The scan finds such a statement, also through a local name of the table.
     scan = _title_writes_without_words
     assert scan(ast.parse("session.execute(update(m.Publication).values(title='x'))")) == [1]

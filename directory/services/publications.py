@@ -70,6 +70,13 @@ def normalise_title(title: str | None) -> str:
     return fold(title or "")
 
 
+def title_words(title: str | None) -> set[str]:
+    """The distinct words of ``title`` as titles are compared (lower case, no accents or
+    punctuation): those stored for each paper (:mod:`directory.services.title_words`) and
+    those :class:`PublicationIndex` looks papers up by."""
+    return set(normalise_title(title).split())
+
+
 @lru_cache(maxsize=1 << 16)
 def _name_parts(name: str) -> tuple[tuple[str, ...], str]:
     """(given-name tokens, surname) of a printed name, folded. ``"Wei, Xingda"`` and
@@ -467,7 +474,7 @@ class PublicationIndex:
             arxiv_id={d["arxiv_id"] for d in entries if d.get("arxiv_id")},
         )
         self._read_own(own)
-        self._know_titles([set(normalise_title(d.get("title")).split()) for d in entries])
+        self._know_titles([title_words(d.get("title")) for d in entries])
 
     # -------------------------------------------------------------------- reading the database
 
@@ -604,7 +611,7 @@ class PublicationIndex:
         norm = normalise_title(title)
         self.known[pid] = _Known(pid, title, year, venue, doi, norm, volume, number, pages)
         postings, word_count = self.postings, self.word_count
-        for word in set(norm.split()):
+        for word in title_words(title):
             postings[word][year].append(pid)
             word_count[word] += 1
         if norm:
@@ -683,7 +690,7 @@ class PublicationIndex:
     def candidates(self, data: dict[str, Any], excluded: set[int] = frozenset()) -> list[Candidate]:
         """Papers with a close title, a year within one and a shared author surname."""
         norm = normalise_title(data.get("title"))
-        words = set(norm.split())
+        words = title_words(data.get("title"))
         if not words or norm in GENERIC_TITLES:
             return []
         year = data.get("year")

@@ -5,7 +5,8 @@ words (:class:`directory.services.publications.PublicationIndex`). How rare a wo
 which papers have it, are read from this table, so that an import reads the few papers its
 titles can match, not every paper of the directory.
 
-One function says what the words of a title are (:func:`title_words`). They are written:
+One function says what the words of a title are (``services.publications.title_words``,
+beside the index that looks papers up by them). They are written:
 
 * on every ORM insert and update of a title, by any session (``directory.db`` listens);
 * by the bulk import beside its own rows (``pubimport._create_publications``), which inserts
@@ -24,15 +25,11 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, inspect
 
 from directory import models as m
-from directory.services.publications import normalise_title
+from directory.services.publications import title_words
+
+__all__ = ["title_changed", "title_words", "word_rows", "write_title_words"]
 
 TABLE = m.PublicationTitleWord.__table__
-
-
-def title_words(title: str | None) -> set[str]:
-    """The distinct words of ``title`` as titles are compared (lower case, no accents or
-    punctuation: :func:`directory.services.publications.normalise_title`)."""
-    return set(normalise_title(title).split())
 
 
 def word_rows(pairs: Iterable[tuple[int, str | None]]) -> list[tuple[str, int]]:

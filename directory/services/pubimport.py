@@ -904,34 +904,30 @@ class ImportSummary:
         return ", ".join(parts)
 
 
-def _publication_row(data: dict[str, Any], raw: str, owner_id: int) -> dict[str, Any]:
-    return {
-        "uid": m.new_uid(),
-        "title": data["title"],
-        "venue": data.get("venue"),
-        "venue_short": data.get("venue_short"),
-        "year": data.get("year"),
-        "month": data.get("month"),
-        "type": data.get("type") or "other",
-        "status": data.get("status") or "published",
-        "abstract": data.get("abstract"),
-        "doi": data.get("doi"),
-        "arxiv_id": data.get("arxiv_id"),
-        "volume": data.get("volume"),
-        "number": data.get("number"),
-        "pages": data.get("pages"),
-        "article": data.get("article"),
-        "publisher": data.get("publisher"),
-        "location": data.get("location"),
-        "note": data.get("note"),
-        "labels": list(data.get("labels") or []),
-        "authors_incomplete": bool(data.get("authors_incomplete")),
-        "citation_key": data.get("key"),
-        "bibtex": raw or None,
-        "visibility": "public",
-        "created_by_id": owner_id,
-        "version": 1,
-    }
+#: The columns of a new paper's row, in the order of :func:`_publication_row`'s tuple; the
+#: others (the id) take the database's default.
+_PUBLICATION_COLUMNS = (
+    "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract",
+    "doi", "arxiv_id", "volume", "number", "pages", "article", "publisher", "location", "note",
+    "labels", "authors_incomplete", "citation_key", "bibtex", "visibility", "created_by_id",
+    "version", "created_at", "updated_at",
+)  # fmt: skip
+
+
+def _publication_row(
+    data: dict[str, Any], raw: str, owner_id: int, labels: Callable[[list], Any], now: Any
+) -> tuple:
+    """A new paper's row in the order of ``_PUBLICATION_COLUMNS``, as the driver takes it:
+    ``labels`` converts the label list for the JSON column, ``now`` is the time already so."""
+    get = data.get
+    return (
+        m.new_uid(), data["title"], get("venue"), get("venue_short"), get("year"),
+        get("month"), get("type") or "other", get("status") or "published", get("abstract"),
+        get("doi"), get("arxiv_id"), get("volume"), get("number"), get("pages"),
+        get("article"), get("publisher"), get("location"), get("note"),
+        labels(list(get("labels") or [])), bool(get("authors_incomplete")), get("key"),
+        raw or None, "public", owner_id, 1, now, now,
+    )  # fmt: skip
 
 
 def _next_position(session: Session, model: Any, column: Any, person_id: int) -> int:
@@ -943,12 +939,14 @@ def _create_publications(
     session: Session, items: list[PlannedEntry], owner_id: int, position: int
 ) -> list[int]:
     """Bulk-write new papers with their authors, links, awards, badges and profile rows."""
-    # Core executemany without RETURNING (with it, SQLite inserts row by row when the order
+    # One executemany without RETURNING (with it, SQLite inserts row by row when the order
     # of the returned ids must match), then the ids by the uids just generated.
     table = m.Publication.__table__
-    rows = [_publication_row(e.data, e.raw, owner_id) for e in items]
-    session.execute(insert(table), rows)
-    uids = [row["uid"] for row in rows]
+    convert = _converters(session, table, ("labels", "created_at"))
+    labels, now = convert["labels"], convert["created_at"](m.utcnow())
+    rows = [_publication_row(e.data, e.raw, owner_id, labels, now) for e in items]
+    _insert_plain_rows(session, table, _PUBLICATION_COLUMNS, rows)
+    uids = [row[0] for row in rows]
     found = session.execute(select(table.c.uid, table.c.id).where(table.c.uid.in_(uids)))
     id_of = {uid: pid for uid, pid in found}
     ids = [id_of[uid] for uid in uids]
@@ -959,7 +957,7 @@ def _create_publications(
     badges: list[tuple] = []
     profile_rows: list[tuple] = []
     # The title's words too: these papers pass no ORM event (services/title_words.py).
-    words = word_rows((pid, row["title"]) for pid, row in zip(ids, rows, strict=True))
+    words = word_rows((pid, row[1]) for pid, row in zip(ids, rows, strict=True))
     for offset, (pid, entry) in enumerate(zip(ids, items, strict=True)):
         data = entry.data
         people = []
@@ -1025,8 +1023,9 @@ def _insert_plain_rows(
 
     SQLAlchemy's Core executemany still processes every parameter of every row in Python,
     which for the tens of thousands of author rows of a large import costs more than the
-    database does. These tables hold no value needing a bind processor (no JSON, no dates),
-    so the statement is handed to the driver in its own parameter style.
+    database does. So the statement is handed to the driver in its own parameter style, and
+    a value whose column type converts it (JSON, a date on SQLite) must come converted: see
+    :func:`_converters`.
     """
     connection = session.connection()
     style = connection.dialect.paramstyle
@@ -1041,6 +1040,19 @@ def _insert_plain_rows(
     columns = ", ".join(preparer.quote(n) for n in names)
     sql = f"INSERT INTO {preparer.format_table(table)} ({columns}) VALUES ({marks})"  # noqa: S608
     connection.exec_driver_sql(sql, rows)
+
+
+def _converters(session: Session, table: Any, names: tuple[str, ...]) -> dict[str, Callable]:
+    """For each column named, the function that turns a Python value into what this
+    session's driver takes for it (the column type's bind processor for this dialect, or the
+    value itself): what SQLAlchemy would do per parameter, for :func:`_insert_plain_rows`."""
+    dialect = session.connection().dialect
+    converters = {}
+    for name in names:
+        column_type = table.c[name].type
+        processor = column_type.dialect_impl(dialect).bind_processor(dialect)
+        converters[name] = processor or (lambda value: value)
+    return converters
 
 
 def _link_existing(

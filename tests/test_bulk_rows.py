@@ -18,6 +18,7 @@ BIB = r"""
   author = {Zhuo, Danyang and Lovelace, Ada},
   booktitle = {Proceedings of OSDI}, year = {2024}, month = {jul},
   doi = {10.1000/Bulk.Rows}, pages = {1--12}, labels = {systems, scheduling},
+  selected = {true},
 }
 """
 
@@ -56,3 +57,16 @@ def test_a_bulk_imported_paper_reads_back_like_one_the_orm_wrote(db, make_person
             assert abs((theirs - ours).total_seconds()) < 60, name
         elif name not in ("uid", "doi"):
             assert ours == theirs, name
+
+
+def test_the_flags_of_bulk_rows_read_back_as_written(db, make_person) -> None:
+    # Given to the driver as it takes them (0/1 on SQLite, booleans on PostgreSQL).
+    ada = make_person("Ada Lovelace")
+    parsed = parse_bibtex(BIB)
+    apply_plan(db, plan_import(db, ada, parsed.entries), ada)
+    db.commit()
+    db.expire_all()
+    row = db.get(m.ProfilePublication, (ada.id, db.scalar(select(m.Publication.id))))
+    assert (row.selected, row.hidden) == (True, False)
+    flags = db.execute(select(m.Authorship.co_first, m.Authorship.corresponding)).all()
+    assert flags == [(False, False), (False, False)]

@@ -915,17 +915,19 @@ _PUBLICATION_COLUMNS = (
 
 
 def _publication_row(
-    data: dict[str, Any], raw: str, owner_id: int, labels: Callable[[list], Any], now: Any
-) -> tuple:
+    data: dict[str, Any], raw: str, owner_id: int, labels: Callable[[list], Any], now: Any,
+    flag: tuple[Any, Any],
+) -> tuple:  # fmt: skip
     """A new paper's row in the order of ``_PUBLICATION_COLUMNS``, as the driver takes it:
-    ``labels`` converts the label list for the JSON column, ``now`` is the time already so."""
+    ``labels`` converts the label list for the JSON column, ``now`` is the time already so,
+    ``flag`` is (false, true) so (see :func:`_driver_flags`)."""
     get = data.get
     return (
         m.new_uid(), data["title"], get("venue"), get("venue_short"), get("year"),
         get("month"), get("type") or "other", get("status") or "published", get("abstract"),
         get("doi"), get("arxiv_id"), get("volume"), get("number"), get("pages"),
         get("article"), get("publisher"), get("location"), get("note"),
-        labels(list(get("labels") or [])), bool(get("authors_incomplete")), get("key"),
+        labels(list(get("labels") or [])), flag[bool(get("authors_incomplete"))], get("key"),
         raw or None, "public", owner_id, 1, now, now,
     )  # fmt: skip
 
@@ -944,7 +946,8 @@ def _create_publications(
     table = m.Publication.__table__
     convert = _converters(session, table, ("labels", "created_at"))
     labels, now = convert["labels"], convert["created_at"](m.utcnow())
-    rows = [_publication_row(e.data, e.raw, owner_id, labels, now) for e in items]
+    flag = _driver_flags(session)
+    rows = [_publication_row(e.data, e.raw, owner_id, labels, now, flag) for e in items]
     _insert_plain_rows(session, table, _PUBLICATION_COLUMNS, rows)
     uids = [row[0] for row in rows]
     found = session.execute(select(table.c.uid, table.c.id).where(table.c.uid.in_(uids)))
@@ -964,8 +967,8 @@ def _create_publications(
         for pos, (author, planned) in enumerate(zip(data["authors"], entry.authors, strict=True)):
             person_id = planned.person_id
             authorships.append(
-                (pid, pos, author["name"], person_id, bool(author.get("co_first")),
-                 bool(author.get("corresponding")), author.get("given"),
+                (pid, pos, author["name"], person_id, flag[bool(author.get("co_first"))],
+                 flag[bool(author.get("corresponding"))], author.get("given"),
                  author.get("particle"), author.get("family"), author.get("suffix"),
                  author.get("role") or "author", planned.suggested_id)
             )  # fmt: skip
@@ -977,9 +980,10 @@ def _create_publications(
             awards.append((pid, name, pos))
         for pos, b in enumerate(data.get("badges") or ()):
             badges.append((pid, b["name"], b.get("issuer"), pos))
-        profile_rows.append((owner_id, pid, bool(data.get("selected")), False, position + offset))
+        selected = flag[bool(data.get("selected"))]
+        profile_rows.append((owner_id, pid, selected, flag[False], position + offset))
         for other in dict.fromkeys(people):
-            profile_rows.append((other, pid, False, False, 0))
+            profile_rows.append((other, pid, flag[False], flag[False], 0))
     for model, rows in (
         (m.Authorship, authorships),
         (m.PublicationLink, links),
@@ -1019,7 +1023,8 @@ _PLAIN_COLUMNS = {
 def _insert_plain_rows(
     session: Session, table: Any, names: tuple[str, ...], rows: list[tuple]
 ) -> None:
-    """INSERT many rows of plain values (int, str, bool, None) with one DBAPI executemany.
+    """INSERT many rows of plain values (int, str, None; booleans as :func:`_driver_flags`
+    gives them) with one DBAPI executemany.
 
     SQLAlchemy's Core executemany still processes every parameter of every row in Python,
     which for the tens of thousands of author rows of a large import costs more than the
@@ -1053,6 +1058,16 @@ def _converters(session: Session, table: Any, names: tuple[str, ...]) -> dict[st
         processor = column_type.dialect_impl(dialect).bind_processor(dialect)
         converters[name] = processor or (lambda value: value)
     return converters
+
+
+def _driver_flags(session: Session) -> tuple[Any, Any]:
+    """(false, true) as this session's driver takes them for a Boolean column: 0 and 1 on
+    SQLite, whose driver binds an int at once but looks up an adapter for every bool (a
+    tenth of an import's write went there), and the bools themselves where the database has
+    a boolean type (PostgreSQL refuses an int for one)."""
+    table = m.Authorship.__table__
+    convert = _converters(session, table, ("co_first",))["co_first"]
+    return convert(False), convert(True)
 
 
 def _link_existing(

@@ -974,11 +974,12 @@ def _parse_names(raw: str, role: str, warnings: list[str]) -> tuple[list[dict[st
         if raw_name.strip().lower() == "others":
             incomplete = True
             continue
-        parts = split_name(raw_name)
-        if not parts["name"]:
+        name, given, particle, family, suffix = _split_name(raw_name.strip())
+        if not name:
             continue
         names.append(
-            {**parts, "role": role, "person": None, "co_first": co_first,
+            {"name": name, "given": given, "particle": particle, "family": family,
+             "suffix": suffix, "role": role, "person": None, "co_first": co_first,
              "corresponding": corresponding}
         )  # fmt: skip
     return names, incomplete

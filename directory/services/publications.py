@@ -70,11 +70,17 @@ def normalise_title(title: str | None) -> str:
     return fold(title or "")
 
 
-def title_words(title: str | None) -> set[str]:
+def title_words(title: str | None) -> frozenset[str]:
     """The distinct words of ``title`` as titles are compared (lower case, no accents or
     punctuation): those stored for each paper (:mod:`directory.services.title_words`) and
     those :class:`PublicationIndex` looks papers up by."""
-    return set(normalise_title(title).split())
+    return _distinct_words(normalise_title(title))
+
+
+@lru_cache(maxsize=1 << 16)
+def _distinct_words(text: str) -> frozenset[str]:
+    # Cached: an import asks for each entry's words to count, match, index and store them.
+    return frozenset(text.split())
 
 
 @lru_cache(maxsize=1 << 16)

@@ -23,6 +23,15 @@ BIB = r"""
 """
 
 
+def import_bib(db, person: m.Person) -> m.Person:
+    """Import BIB into ``person``'s profile, committed, and forget every loaded object."""
+    parsed = parse_bibtex(BIB)
+    apply_plan(db, plan_import(db, person, parsed.entries), person)
+    db.commit()
+    db.expire_all()
+    return person
+
+
 def test_every_column_of_a_paper_is_given_by_the_bulk_row() -> None:
     # Plain driver SQL applies no column default: a column added to the model and not to the
     # bulk row would be left NULL on every imported paper.
@@ -31,11 +40,7 @@ def test_every_column_of_a_paper_is_given_by_the_bulk_row() -> None:
 
 
 def test_a_bulk_imported_paper_reads_back_like_one_the_orm_wrote(db, make_person) -> None:
-    ada = make_person("Ada Lovelace")
-    parsed = parse_bibtex(BIB)
-    apply_plan(db, plan_import(db, ada, parsed.entries), ada)
-    db.commit()
-    db.expire_all()
+    import_bib(db, make_person("Ada Lovelace"))
     bulk = db.scalar(select(m.Publication).where(m.Publication.doi == "10.1000/bulk.rows"))
     # The same values through the ORM (a DOI of its own: DOIs are unique).
     orm = m.Publication(**{
@@ -61,11 +66,7 @@ def test_a_bulk_imported_paper_reads_back_like_one_the_orm_wrote(db, make_person
 
 def test_the_flags_of_bulk_rows_read_back_as_written(db, make_person) -> None:
     # Given to the driver as it takes them (0/1 on SQLite, booleans on PostgreSQL).
-    ada = make_person("Ada Lovelace")
-    parsed = parse_bibtex(BIB)
-    apply_plan(db, plan_import(db, ada, parsed.entries), ada)
-    db.commit()
-    db.expire_all()
+    ada = import_bib(db, make_person("Ada Lovelace"))
     row = db.get(m.ProfilePublication, (ada.id, db.scalar(select(m.Publication.id))))
     assert (row.selected, row.hidden) == (True, False)
     flags = db.execute(select(m.Authorship.co_first, m.Authorship.corresponding)).all()

@@ -71,3 +71,27 @@ def test_the_flags_of_bulk_rows_read_back_as_written(db, make_person) -> None:
     assert (row.selected, row.hidden) == (True, False)
     flags = db.execute(select(m.Authorship.co_first, m.Authorship.corresponding)).all()
     assert flags == [(False, False), (False, False)]
+
+
+def test_plain_rows_keep_every_character_and_null(db, make_publication) -> None:
+    # On PostgreSQL the rows go by COPY, whose text format escapes tabs, newlines and
+    # backslashes: they must come back as written, and None as NULL.
+    pid = make_publication("Awarded").id
+    names = ["tab\there", "line\nbreak", "back\\slash \\N", "魏星达 «ü»", "\\.", ""]
+    rows = [(pid, name, pos) for pos, name in enumerate(names)]
+    pubimport._insert_plain_rows(
+        db, m.PublicationAward.__table__, ("publication_id", "name", "position"), rows
+    )
+    links = [(pid, "pdf", "https://example.org/a\tb", None, 0)]
+    pubimport._insert_plain_rows(
+        db, m.PublicationLink.__table__, ("publication_id", "kind", "url", "label", "position"),
+        links,
+    )  # fmt: skip
+    db.commit()
+    award = m.PublicationAward
+    stored = db.scalars(
+        select(award.name).where(award.publication_id == pid).order_by(award.position)
+    )
+    assert list(stored) == names
+    link = db.execute(select(m.PublicationLink.url, m.PublicationLink.label)).one()
+    assert tuple(link) == ("https://example.org/a\tb", None)

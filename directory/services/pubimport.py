@@ -1024,15 +1024,27 @@ def _insert_plain_rows(
     session: Session, table: Any, names: tuple[str, ...], rows: list[tuple]
 ) -> None:
     """INSERT many rows of plain values (int, str, None; booleans as :func:`_driver_flags`
-    gives them) with one DBAPI executemany.
+    gives them) in one go: PostgreSQL's COPY through psycopg, else one DBAPI executemany.
 
     SQLAlchemy's Core executemany still processes every parameter of every row in Python,
     which for the tens of thousands of author rows of a large import costs more than the
-    database does. So the statement is handed to the driver in its own parameter style, and
-    a value whose column type converts it (JSON, a date on SQLite) must come converted: see
-    :func:`_converters`.
+    database does. So the rows are handed to the driver as they are, and a value whose
+    column type converts it (JSON, a date on SQLite) must come converted: see
+    :func:`_converters`. On PostgreSQL even psycopg's executemany spends about a millisecond
+    of the client's CPU per ten rows on its pipeline; COPY takes the rows in one stream (a
+    fourth of the write's CPU time), checks the same constraints and runs in the same
+    transaction. COPY passes no SQLAlchemy execute event: nothing here relies on one.
     """
     connection = session.connection()
+    preparer = connection.dialect.identifier_preparer
+    columns = ", ".join(preparer.quote(n) for n in names)
+    target = f"{preparer.format_table(table)} ({columns})"
+    if connection.dialect.driver == "psycopg":
+        cursor = connection.connection.cursor()
+        with cursor, cursor.copy(f"COPY {target} FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        return
     style = connection.dialect.paramstyle
     if style == "qmark":
         marks = ", ".join("?" for _ in names)
@@ -1041,10 +1053,7 @@ def _insert_plain_rows(
     else:  # named / numeric drivers: let SQLAlchemy do it
         session.execute(insert(table), [dict(zip(names, row, strict=True)) for row in rows])
         return
-    preparer = connection.dialect.identifier_preparer
-    columns = ", ".join(preparer.quote(n) for n in names)
-    sql = f"INSERT INTO {preparer.format_table(table)} ({columns}) VALUES ({marks})"  # noqa: S608
-    connection.exec_driver_sql(sql, rows)
+    connection.exec_driver_sql(f"INSERT INTO {target} VALUES ({marks})", rows)  # noqa: S608
 
 
 def _converters(session: Session, table: Any, names: tuple[str, ...]) -> dict[str, Callable]:

@@ -203,6 +203,41 @@ def _sentence(rng: random.Random, words: int) -> str:
     return text[:1].upper() + text[1:]
 
 
+_SYLLABLES = ("bar", "vel", "dor", "qui", "san", "mef", "tol", "ush", "rin", "gal", "pho", "wex")
+
+
+def _topic_vocabulary(size: int = 20_000) -> tuple[list[str], list[float]]:
+    """Words of a paper's own topic (``Velqui``, ``Dorsanmef``...), the same for every
+    department of a university, and their cumulative weights by Zipf's law (the word of rank
+    r drawn 1/r as often as the first), as the words of real titles are: a few are common,
+    most are rare."""
+    rng = random.Random("topic words")
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
+    ranked = sorted(words)
+    rng.shuffle(ranked)
+    cumulative, total = [], 0.0
+    for rank in range(1, size + 1):
+        total += 1 / rank
+        cumulative.append(total)
+    return ranked, cumulative
+
+
+_TOPIC_WORDS, _TOPIC_WEIGHTS = _topic_vocabulary()
+
+
+def _title(rng: random.Random) -> str:
+    """A paper's title: two to six of the field's common words (``WORDS``) and one to three
+    words of its topic. (Titles of the common words alone made every word of every title
+    common: a duplicate check then compares a title with a share of all the papers.)"""
+    words = [rng.choice(WORDS) for _ in range(rng.randint(2, 6))]
+    words += rng.choices(_TOPIC_WORDS, cum_weights=_TOPIC_WEIGHTS, k=rng.randint(1, 3))
+    rng.shuffle(words)
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
+
+
 def _weighted(rng: random.Random, pairs: Iterable[tuple[str, int]]) -> str:
     values, weights = zip(*pairs, strict=True)
     return rng.choices(values, weights=weights)[0]
@@ -228,6 +263,9 @@ def generate(session: Session, sizes: Sizes, seed: int = 1, prefix: str = "") ->
     """Add a department of ``sizes`` to ``session``'s database (flushed, not committed)."""
     started = time.perf_counter()
     rng = random.Random(f"{seed}-{prefix}")
+    # The papers' titles draw from their own stream, so that how titles are made does not
+    # change who and what else the department holds.
+    titles_rng = random.Random(f"{seed}-{prefix}-titles")
     summary = Summary()
     writer = _Writer(session, summary)
     today = date.today()
@@ -517,7 +555,7 @@ def generate(session: Session, sizes: Sizes, seed: int = 1, prefix: str = "") ->
         pubs.append(
             {
                 "uid": f"bench{prefix}{seed}x{i}",
-                "title": f"{_sentence(rng, rng.randint(4, 9))}",
+                "title": _title(titles_rng),
                 "venue": venue,
                 "venue_short": f"{short}'{year % 100:02d}",
                 "year": year,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pytest
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from directory import models as m
 from directory.formats.bibtex import parse_bibtex
@@ -95,3 +97,12 @@ def test_plain_rows_keep_every_character_and_null(db, make_publication) -> None:
     assert list(stored) == names
     link = db.execute(select(m.PublicationLink.url, m.PublicationLink.label)).one()
     assert tuple(link) == ("https://example.org/a\tb", None)
+
+
+def test_a_row_the_database_refuses_is_its_integrity_error(db, make_publication) -> None:
+    # The same exception on every engine and path (COPY included), for the callers' handlers.
+    pid = make_publication("Refused").id
+    names = ("publication_id", "name", "position")
+    with pytest.raises(IntegrityError):
+        pubimport._insert_plain_rows(db, m.PublicationAward.__table__, names, [(pid + 999, "x", 0)])
+    db.rollback()

@@ -36,6 +36,7 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from directory import models as m
@@ -1033,17 +1034,24 @@ def _insert_plain_rows(
     :func:`_converters`. On PostgreSQL even psycopg's executemany spends about a millisecond
     of the client's CPU per ten rows on its pipeline; COPY takes the rows in one stream (a
     fourth of the write's CPU time), checks the same constraints and runs in the same
-    transaction. COPY passes no SQLAlchemy execute event: nothing here relies on one.
+    transaction. COPY passes no SQLAlchemy execute event (nothing here relies on one); its
+    errors are raised as SQLAlchemy's own (IntegrityError, OperationalError...), as the
+    executemany's are.
     """
     connection = session.connection()
     preparer = connection.dialect.identifier_preparer
     columns = ", ".join(preparer.quote(n) for n in names)
     target = f"{preparer.format_table(table)} ({columns})"
     if connection.dialect.driver == "psycopg":
+        sql = f"COPY {target} FROM STDIN"
+        dbapi_error = connection.dialect.loaded_dbapi.Error
         cursor = connection.connection.cursor()
-        with cursor, cursor.copy(f"COPY {target} FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
+        try:
+            with cursor, cursor.copy(sql) as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except dbapi_error as error:  # as SQLAlchemy raises it for any statement it runs
+            raise DBAPIError.instance(sql, None, error, dbapi_error) from error
         return
     style = connection.dialect.paramstyle
     if style == "qmark":

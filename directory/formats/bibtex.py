@@ -1635,7 +1635,7 @@ def _parse_bibtex(
         if text.startswith("\ufeff"):
             text = text[1:]
 
-    count = sum(1 for _ in _ENTRY_START_RE.finditer(text))
+    count = len(_ENTRY_START_RE.findall(text))
     if count > max_entries:
         raise BibtexTooLarge(
             f"The file holds {count:,} entries; at most {max_entries:,} are imported at a "

@@ -16,6 +16,13 @@ from urllib.parse import urljoin, urlsplit
 __all__ = ["person_link_kind", "same_address", "web_url"]
 
 _SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+#: An address that :func:`web_url` keeps as it is, known without parsing it: http or https, a
+#: host name of ASCII letters, digits and hyphens (an optional port), then a path, query or
+#: fragment or nothing. Most links of an import are such; ``tests/test_urls.py`` checks that
+#: the shortcut answers as the full parse does.
+_PLAIN_WEB_URL_RE = re.compile(
+    r"https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::[0-9]{1,5})?(?:[/?#]|\Z)", re.IGNORECASE
+)
 
 
 def _visible(value: str) -> str:
@@ -39,6 +46,13 @@ def web_url(value: str | None, base: str | None = None) -> tuple[str | None, str
     url = _visible(value or "")
     if not url:
         return None, "it is empty"
+    if _PLAIN_WEB_URL_RE.match(url):
+        return url, None
+    return _parsed_web_url(url, base)
+
+
+def _parsed_web_url(url: str, base: str | None) -> tuple[str | None, str | None]:
+    """:func:`web_url` of a visible, non-empty ``url``, by parsing it."""
     scheme = _SCHEME_RE.match(url)
     if scheme is None and not url.startswith("//"):
         if base is None:

@@ -150,6 +150,27 @@ def test_importing_the_same_file_twice_adds_nothing(client, db, wei) -> None:
     assert after == before
 
 
+def test_importing_again_with_selected_marks_the_profile_paper_selected(client, db, wei) -> None:
+    login(client, "wei")
+    entry = (
+        "@inproceedings{{wei23,\n  title = {{Fast Transactions for Disaggregated Memory}},\n"
+        "  author = {{Wei, Xingda and Chen, Rong}},\n  booktitle = {{SOSP}},\n  year = {{2023}},\n"
+        "{extra}}}\n"
+    )
+    import_file(client, "xingda-wei", entry.format(extra="").encode())
+    row = db.scalar(select(m.ProfilePublication).where(m.ProfilePublication.person_id == wei.id))
+    assert row.selected is False
+
+    url, html = preview(client, "xingda-wei", entry.format(extra="  selected = {true},\n").encode())
+    assert "marks it selected" in html
+    confirm(client, url, html)
+    db.expire_all()
+    assert db.get(m.ProfilePublication, (wei.id, row.publication_id)).selected is True
+
+    _, html = preview(client, "xingda-wei", entry.format(extra="  selected = {true},\n").encode())
+    assert "marks it selected" not in html and "Nothing to add" in html
+
+
 def test_generic_titles_and_an_item_listed_twice_are_found_again(client, db, wei) -> None:
     """A journal's "Letters" of two issues and its "Calendar" are the importer's own papers
     read again when venue, volume, issue and pages agree (they never match on the title

@@ -410,10 +410,11 @@ _FIELD_WORDS = {"venue_short": "short venue", "arxiv_id": "arXiv id", "doi": "DO
 
 def _enrichment(
     pub: m.Publication, data: dict[str, Any], raw: str, index: PublicationIndex,
-    authors: AuthorIndex, owner_id: int, on_profile: bool, profile_row: Any,
+    authors: AuthorIndex, owner_id: int, on_profile: bool, selected: bool | None,
     entry_id: int | None = None,
 ) -> tuple[list[str], dict[str, Any]]:  # fmt: skip
     """What linking ``data`` to ``pub`` adds (words for the preview, values for the write).
+    ``selected``: whether the owner's profile marks ``pub`` selected (None: not on it).
     ``entry_id`` is the entry's own id in ``index``, if it was added there."""
     ours = (pub.id, entry_id)
     words: list[str] = []
@@ -477,7 +478,7 @@ def _enrichment(
             "asks " + ", ".join(authors.names[pid] for pid in suggestions.values())
             + " to confirm being an author"
         )  # fmt: skip
-    if on_profile and data.get("selected") and profile_row is not None and not profile_row.selected:
+    if on_profile and data.get("selected") and selected is not None and not selected:
         fill["selected"] = True
         words.append("marks it selected")
     return words, fill
@@ -497,12 +498,13 @@ def plan_import(
 ) -> ImportPlan:
     """What importing ``entries`` (and ORCID ``records``) into ``person``'s profile would do.
     Reads the database, writes nothing."""
-    profile_rows = {
-        row.publication_id: row
-        for row in session.scalars(
-            select(m.ProfilePublication).where(m.ProfilePublication.person_id == person.id)
-        )
-    }
+    # The owner's papers, and whether each is selected: plain rows (a profile has hundreds).
+    mine = m.ProfilePublication
+    profile_rows: dict[int, bool] = dict(
+        session.execute(
+            select(mine.publication_id, mine.selected).where(mine.person_id == person.id)
+        ).all()
+    )
     # The papers the file's entries can match: by identifier, title words, or the profile's.
     index = PublicationIndex(session, [e.data for e in entries], own=profile_rows)
     authors = AuthorIndex.load(session)

@@ -45,6 +45,7 @@ from bibtexparser.model import (
 from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
 
 from directory.formats.batch import collection_paused
+from directory.formats.bibsplit import split_plain
 from directory.i18n import gettext
 
 __all__ = [
@@ -1662,7 +1663,11 @@ def _parse_bibtex(
         cursor[0] = pos + len(raw)
         return original[pos : pos + len(raw)]
 
-    library = _bibtexparser_split(text, parse_stack=[])
+    # Well-formed files by the quick way; anything else by bibtexparser's splitter, whose
+    # recovery from errors the messages below are written for (formats/bibsplit.py).
+    library = split_plain(text)
+    if library is None:
+        library = _bibtexparser_split(text, parse_stack=[])
 
     problems: list[BibtexProblem] = []
     evaluator = _Evaluator()

@@ -27,8 +27,13 @@ def wei(db, make_person, make_publication):
         m.Award(owner_id=wei.id, title="EuroSys Best Paper Award", year=2024, position=0),
     ])  # fmt: skip
     db.commit()
-    make_publication("DrTM: Fast In-memory Transaction Processing using RDMA and HTM",
-                     authors=(wei, "Rong Chen"), year=2015, venue="SOSP", venue_short="SOSP")
+    make_publication(
+        "DrTM: Fast In-memory Transaction Processing using RDMA and HTM",
+        authors=(wei, "Rong Chen"),
+        year=2015,
+        venue="SOSP",
+        venue_short="SOSP",
+    )
     make_publication("An Unpublished Members-only Draft", authors=(wei,), year=2026,
                      visibility="members")  # fmt: skip
     return wei
@@ -102,8 +107,14 @@ def test_the_pdf_and_the_command_line_write_the_same_cv(client, runner, wei, tmp
     assert response.status_code == 200 and response.mimetype == "application/pdf"
     assert response.data.startswith(b"%PDF-")
     # Anonymous: no members-only draft, so no "2026" heading.
-    assert outline(response.data) == ["Xingda Wei", "Research interests", "Education",
-                                      "Publications", "2015", "Awards and honours"]
+    assert outline(response.data) == [
+        "Xingda Wei",
+        "Research interests",
+        "Education",
+        "Publications",
+        "2015",
+        "Awards and honours",
+    ]
     only = client.get(f"{P}/people/xingda-wei/cv.pdf?section=education").data
     assert outline(only) == ["Xingda Wei", "Education"]
     out = tmp_path / "wei.pdf"

@@ -130,8 +130,14 @@ def test_long_author_lists_fold_keeping_the_owner_and_co_first_authors(
     pub = m.Publication(title="TrainMover: An Interruption-Resilient Runtime for ML Training",
                         year=2026, venue_short="OSDI")  # fmt: skip
     for i, name in enumerate(names):
-        pub.authorships.append(m.Authorship(position=i, name=name, co_first=(i == 11),
-                                            person=duan if name == "Jiangfei Duan" else None))
+        pub.authorships.append(
+            m.Authorship(
+                position=i,
+                name=name,
+                co_first=(i == 11),
+                person=duan if name == "Jiangfei Duan" else None,
+            )
+        )
     db.add(pub)
     db.flush()
     db.add(m.ProfilePublication(person_id=duan.id, publication_id=pub.id))

@@ -102,7 +102,7 @@ def test_a_conference_paper_page_carries_every_field_for_scholar_and_schema_org(
     assert "<p>Key-value stores are everywhere.</p><p>We cache" in html
     assert f'href="{P}/people/xingda-wei"' in html
     assert 'href="https://github.com/SJTU-IPADS/xstore"' in html
-    assert "<summary>Citation <span class=\"muted\">(APA)</span></summary>" in html
+    assert '<summary>Citation <span class="muted">(APA)</span></summary>' in html
     assert "Wei, X., Chen, R., &amp; Chen, H. (2020). Fast RDMA-based" in html
     assert "@inproceedings{" in html and "pages = {117--135}" in html
 

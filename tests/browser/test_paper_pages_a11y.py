@@ -39,8 +39,8 @@ def _paper_path(db) -> str:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_new_pages_have_no_accessibility_violation_in_either_scheme(
-    demo, db, page, axe_source, scheme  # noqa: F811
-) -> None:
+    demo, db, page, axe_source, scheme  # noqa: F811 - axe_source is the imported fixture
+) -> None:  # fmt: skip
     pages = [
         (None, _paper_path(db)),
         (None, "/directory/people/xingda-wei"),

@@ -5,6 +5,7 @@ thousands of generated and mutated files."""
 from __future__ import annotations
 
 import random
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,7 @@ def agrees(text: str) -> bool:
     return True
 
 
+@cache
 def fixture_texts() -> dict[str, str]:
     texts = {p.name: p.read_bytes().decode("utf-8", "replace") for p in sorted(BIB.glob("*.bib"))}
     texts["benchmark"] = make_bibtex(200)

@@ -28,7 +28,7 @@ __all__ = ["MAX_DEPTH", "split_plain"]
 #: The deepest nesting of braces in a value read here; a deeper one goes to bibtexparser.
 MAX_DEPTH = 8
 
-# bibtexparser's marks: an unescaped brace, quote, comma, "=" or newline, or a block start.
+#: A block's start, as bibtexparser's splitter recognises one (``@type`` before ``{`` or ``(``).
 _BLOCK_START_RE = re.compile(r"@[\w]*( |\t)*(?=[{(])")
 
 

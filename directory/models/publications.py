@@ -100,6 +100,14 @@ class PublicationTitleWord(Base):
     )
 
 
+def _where_set(column: str) -> Index:
+    """An index of ``directory_authorships.column`` holding only the rows where it is set."""
+    where = text(f"{column} IS NOT NULL")
+    return Index(
+        f"ix_directory_authorships_{column}", column, sqlite_where=where, postgresql_where=where
+    )
+
+
 class Authorship(Base):
     __tablename__ = "directory_authorships"
     __table_args__ = (
@@ -109,18 +117,8 @@ class Authorship(Base):
         #: Every read asks for one member's names (``person_id = ?``), which both engines
         #: answer from such an index, as they do the ON DELETE SET NULL of a member removed
         #: (migration ``speed_4``).
-        Index(
-            "ix_directory_authorships_person_id",
-            "person_id",
-            sqlite_where=text("person_id IS NOT NULL"),
-            postgresql_where=text("person_id IS NOT NULL"),
-        ),
-        Index(
-            "ix_directory_authorships_suggested_person_id",
-            "suggested_person_id",
-            sqlite_where=text("suggested_person_id IS NOT NULL"),
-            postgresql_where=text("suggested_person_id IS NOT NULL"),
-        ),
+        _where_set("person_id"),
+        _where_set("suggested_person_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -410,11 +410,11 @@ _FIELD_WORDS = {"venue_short": "short venue", "arxiv_id": "arXiv id", "doi": "DO
 
 def _enrichment(
     pub: m.Publication, data: dict[str, Any], raw: str, index: PublicationIndex,
-    authors: AuthorIndex, owner_id: int, on_profile: bool, selected: bool | None,
+    authors: AuthorIndex, owner_id: int, on_profile: bool, selected_there: bool | None,
     entry_id: int | None = None,
 ) -> tuple[list[str], dict[str, Any]]:  # fmt: skip
     """What linking ``data`` to ``pub`` adds (words for the preview, values for the write).
-    ``selected``: whether the owner's profile marks ``pub`` selected (None: not on it).
+    ``selected_there``: whether the owner's profile marks ``pub`` selected (None: not on it).
     ``entry_id`` is the entry's own id in ``index``, if it was added there."""
     ours = (pub.id, entry_id)
     words: list[str] = []
@@ -478,7 +478,7 @@ def _enrichment(
             "asks " + ", ".join(authors.names[pid] for pid in suggestions.values())
             + " to confirm being an author"
         )  # fmt: skip
-    if on_profile and data.get("selected") and selected is not None and not selected:
+    if on_profile and data.get("selected") and selected_there is False:
         fill["selected"] = True
         words.append("marks it selected")
     return words, fill

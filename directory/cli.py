@@ -18,12 +18,6 @@ from directory import migrate
 from directory import models as m
 from directory.db import get_session
 from directory.formats.bibtex import BibtexTooLarge
-from directory.formats.interchange import (
-    ImportRefused,
-    export_person,
-    read_document,
-    validate_document,
-)
 from directory.formats.pdf import pdf_available
 from directory.i18n import current_locale, force_locale, format_number, ngettext
 from directory.i18n import gettext as _
@@ -32,6 +26,12 @@ from directory.services import health, mail, reminders, search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import import_plan, import_profiles, plan_source
+from directory.services.interchange import (
+    ImportRefused,
+    export_person,
+    read_document,
+    validate_document,
+)
 from directory.services.photos import placeholder_portrait
 from directory.services.pubimport import PersonPlan, PlanRefused, resolve_decisions
 from directory.services.snapshots import PERSON

@@ -75,8 +75,11 @@ def complex_blocks() -> list[str] | None:
 
 
 def _catches_conflict(handler: ast.ExceptHandler) -> bool:
-    names = {n.id for n in ast.walk(handler.type) if isinstance(n, ast.Name)} if handler.type else set()
-    names |= {n.attr for n in ast.walk(handler.type) if isinstance(n, ast.Attribute)} if handler.type else set()
+    if handler.type is None:
+        return False
+    nodes = list(ast.walk(handler.type))
+    names = {n.id for n in nodes if isinstance(n, ast.Name)}
+    names |= {n.attr for n in nodes if isinstance(n, ast.Attribute)}
     return bool(names & {"Conflict", "StaleDataError"})
 
 

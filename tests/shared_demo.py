@@ -18,7 +18,7 @@ from flask import Flask
 from sqlalchemy import Connection
 
 from directory.cli import demo_documents
-from directory.formats.interchange import import_documents
+from directory.services.interchange import import_documents
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ from directory import migrate
 from directory import models as m
 from directory.db import make_engine
 from directory.formats.charts import stacked_bar_chart
-from directory.formats.interchange import export_person, import_documents
 from directory.formats.placements import structure_placement
+from directory.services.interchange import export_person, import_documents
 
 from .conftest import login, scratch_database
 from .editing_support import post

@@ -19,7 +19,7 @@ from sqlalchemy.pool import NullPool
 
 from directory import migrate
 from directory import models as m
-from directory.formats import interchange
+from directory.services import interchange
 from directory.services.cache import current_generation
 from directory.web.views.common import wants_json
 

@@ -8,7 +8,7 @@ import json
 from sqlalchemy import delete, func, select
 
 from directory import models as m
-from directory.formats.interchange import export_person, schema
+from directory.services.interchange import export_person, schema
 
 
 def faculty_doc(**person) -> dict:

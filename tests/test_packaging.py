@@ -33,7 +33,7 @@ HOST = textwrap.dedent(
     from directory import Directory, migrate
     from directory.db import get_session
     from directory.cli import demo_documents
-    from directory.formats.interchange import import_documents
+    from directory.services.interchange import import_documents
 
     app = Flask("host", instance_path=tempfile.mkdtemp())
     app.config.update(SECRET_KEY="x", SERVER_NAME="host.test",

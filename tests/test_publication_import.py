@@ -918,7 +918,7 @@ def test_a_department_filled_by_imports_exports_and_reimports(
     same exports, and the same public pages."""
     from sqlalchemy import delete
 
-    from directory.formats.interchange import export_person
+    from directory.services.interchange import export_person
 
     def run(*args: str) -> None:
         result = runner.invoke(args=["directory", *args])

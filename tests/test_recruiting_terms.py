@@ -14,7 +14,7 @@ from sqlalchemy import column, func, inspect, select, table, text
 from directory import migrate
 from directory import models as m
 from directory.db import make_engine
-from directory.formats.interchange import export_person
+from directory.services.interchange import export_person
 
 from .conftest import login, scratch_database
 from .editing_support import post

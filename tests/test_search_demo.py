@@ -9,10 +9,10 @@ from sqlalchemy import func, select
 
 from directory import models as m
 from directory.cli import demo_documents
-from directory.formats.interchange import import_documents
 from directory.services import search as index
 from directory.services.access import listed_notices, listed_people, listed_publications
 from directory.services.identity import ANONYMOUS
+from directory.services.interchange import import_documents
 
 # Every test of this module sees the demo department, loaded once (see shared_demo.py).
 from .shared_demo import connection, demo_connection  # noqa: F401

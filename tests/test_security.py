@@ -20,8 +20,8 @@ from PIL import Image
 from sqlalchemy import func, inspect, select
 
 from directory import models as m
-from directory.formats import interchange
 from directory.models import Delegation
+from directory.services import interchange
 from directory.services.photos import PhotoRejected, photo_from_bytes
 
 from .conftest import ADMINS, login, make_app

@@ -26,10 +26,10 @@ from sqlalchemy.orm import Session
 
 from directory import models as m
 from directory.formats.bibtex import BibtexProblem, BibtexTooLarge, parse_bibtex
-from directory.formats.interchange import ImportResult, import_documents
 from directory.formats.orcid import parse_orcid_record
 from directory.models.vocabularies import N_
 from directory.services.errors import CannotApply
+from directory.services.interchange import ImportResult, import_documents
 from directory.services.pubimport import (
     ImportPlan,
     ImportSummary,

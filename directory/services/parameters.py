@@ -4,7 +4,7 @@ share.
 * The JSON API reads a parameter strictly: its value must be valid against the parameter's
   schema, exactly as written (no trimming, no case folding), or the answer is a 400 naming the
   parameter (:class:`BadFilter`). Given twice, it is refused too.
-* The API's OpenAPI document (:mod:`directory.formats.openapi`) publishes the same schemas, so
+* The API's OpenAPI document (:mod:`directory.web.api.openapi`) publishes the same schemas, so
   the document says what the API does: a value the document allows is read, any other refused.
 * The web pages first tidy a value (trim it; fold the case of a word) and check it against the
   same schema; a value still refused is dropped, so an old or hand-edited bookmark still opens.

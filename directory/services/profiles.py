@@ -13,7 +13,6 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from directory import models as m
-from directory.formats.interchange import profile_publication_order
 from directory.models.vocabularies import N_
 from directory.services.access import (
     advising_visible,
@@ -22,6 +21,7 @@ from directory.services.access import (
     visibility_clause,
 )
 from directory.services.identity import Viewer
+from directory.services.interchange import profile_publication_order
 from directory.services.paging import PageSpan
 from directory.services.shown_papers import ShownPaper, shown_papers
 

@@ -30,9 +30,9 @@ from directory.i18n import gettext as _
 from directory.services import department
 from directory.services.access import can_view
 from directory.services.identity import ANONYMOUS, current_viewer
+from directory.web.api.views import ApiError
 from directory.web.blueprint import blueprint
 from directory.web.csrf import csrf_token
-from directory.web.views.api import ApiError
 
 
 def month_year(year: int | None, month: int | None = None) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from flask import abort, current_app, render_template, request
 
 from directory.db import get_session
-from directory.formats.structured import area_jsonld, listing_jsonld
 from directory.services import department
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.services.parameters import LETTERS
 from directory.web.blueprint import blueprint
+from directory.web.structured import area_jsonld, listing_jsonld
 
 
 @blueprint.route("/")

@@ -24,11 +24,6 @@ from directory.formats.citations import (
     venue_badge,
     venue_has_year,
 )
-from directory.formats.structured import (
-    paper_page_jsonld,
-    papers_collection_jsonld,
-    scholarly_article,
-)
 from directory.i18n import department_name
 from directory.i18n import gettext as _
 from directory.models.vocabularies import N_
@@ -42,6 +37,11 @@ from directory.services.identity import Viewer, current_viewer
 from directory.services.profiles import publication_options, year_heading
 from directory.services.publications import publication_data
 from directory.web.blueprint import blueprint
+from directory.web.structured import (
+    paper_page_jsonld,
+    papers_collection_jsonld,
+    scholarly_article,
+)
 from directory.web.views.common import item_url, month_year
 
 

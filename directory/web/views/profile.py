@@ -11,13 +11,13 @@ from sqlalchemy.orm import selectinload
 
 from directory import models as m
 from directory.db import get_session
-from directory.formats.structured import profile_page_jsonld
 from directory.services import department
 from directory.services.access import can_edit_person, person_visible
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.services.profiles import load_profile, paper_page
 from directory.web.blueprint import blueprint
+from directory.web.structured import profile_page_jsonld
 from directory.web.views.papers import shown_citations
 
 

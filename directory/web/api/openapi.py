@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document of the JSON API v1, served at ``<prefix>/api/v1/openapi.json``.
 
 Written by hand, except the profile entry schemas, which come from the same field lists the
-API renders (:data:`directory.formats.representations.ENTRY_FIELDS`), and the query
+API renders (:data:`directory.web.api.representations.ENTRY_FIELDS`), and the query
 parameters, which come from the filter classes the API reads them with (:data:`LIST_FILTERS`;
 each parameter's schema is the one the API checks a value against). Schemas are strict (every key
 required, no others) so that a test comparing them with real responses catches any drift.
@@ -14,9 +14,9 @@ from typing import Any
 from flask import current_app
 
 from directory import models as m
-from directory.formats.representations import ENTRY_FIELDS, json_type
 from directory.services import alumni, department
 from directory.services.parameters import MAX_PER_PAGE, Filters, Paging, Parameter
+from directory.web.api.representations import ENTRY_FIELDS, json_type
 
 STRING = {"type": "string"}
 NULLABLE_STRING = {"type": ["string", "null"]}

@@ -1,5 +1,5 @@
 """The read-only JSON API, version 1, under ``<prefix>/api/v1`` (described by
-``<prefix>/api/v1/openapi.json``: :mod:`directory.formats.openapi`; prose in docs/api.md).
+``<prefix>/api/v1/openapi.json``: :mod:`directory.web.api.openapi`; prose in docs/api.md).
 
 * Lists take ``page`` and ``per_page`` (at most 100) and answer
   ``{"items": [...], "page", "per_page", "pages", "total", "links": {"self", "first", "last",
@@ -7,7 +7,7 @@
 * Query parameters are read by the pages' own filter classes, strictly: each value must be
   valid against the parameter's schema, the very one the OpenAPI document publishes
   (:mod:`directory.services.parameters`; which class each list reads is
-  :data:`directory.formats.openapi.LIST_FILTERS`). A bad value is a 400 naming the parameter
+  :data:`directory.web.api.openapi.LIST_FILTERS`). A bad value is a 400 naming the parameter
   and an unknown (or hidden) object a 404, both as RFC 9457 problem details
   (``application/problem+json``).
 * What a viewer sees follows the read rules of :mod:`directory.services.access`, as on the
@@ -30,8 +30,6 @@ from werkzeug.http import HTTP_STATUS_CODES
 
 from directory import models as m
 from directory.db import get_session
-from directory.formats import representations as rep
-from directory.formats.openapi import LIST_FILTERS, openapi_document
 from directory.i18n import current_locale
 from directory.services import alumni, department
 from directory.services.access import person_visible
@@ -39,6 +37,8 @@ from directory.services.identity import Viewer, current_viewer
 from directory.services.parameters import MAX_PER_PAGE, BadFilter, Paging
 from directory.services.profiles import load_profile, publication_options
 from directory.services.search import matching_ids, publication_urls
+from directory.web.api import representations as rep
+from directory.web.api.openapi import LIST_FILTERS, openapi_document
 from directory.web.blueprint import blueprint
 
 API = "/api/v1"

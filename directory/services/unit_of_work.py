@@ -14,7 +14,7 @@ once — the only ``commit()`` in the package — or rolls everything back:
 4. COMMIT.
 
 A view never commits: every view function registered on the blueprint is wrapped by
-:func:`committing` (see :mod:`directory.web.blueprint`), which commits when the view returns a
+:func:`directory.web.committing.committing`, which commits when the view returns a
 success (below 400) and rolls back otherwise, so a refused or failed request leaves nothing
 half-written. A command-line command uses ``with command_unit_of_work(...) as uow:``.
 
@@ -26,17 +26,16 @@ typed kept (:mod:`directory.web.views.editing`), never as "the database is unrea
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from flask import g, make_response, request
+from flask import g
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, SessionTransaction
 
 from directory import models as m
-from directory.db import get_session, read_only_from_now
+from directory.db import get_session
 from directory.services import cache, search
 from directory.services.changes import ChangeSet
 from directory.services.identity import Viewer, current_viewer
@@ -109,40 +108,6 @@ def current_unit_of_work() -> UnitOfWork:
         uow = UnitOfWork(get_session(), current_viewer())
         setattr(g, _REQUEST_KEY, uow)
     return uow
-
-
-def committing(view: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a view so that its request's writes are committed once when it succeeds, and
-    rolled back when it returns an error. An exception propagates with nothing committed."""
-
-    @functools.wraps(view)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return _run_and_commit(view, args, kwargs)
-        except OperationalError as error:
-            if request.method in ("GET", "HEAD") or not is_busy(error):
-                raise  # an outage: the 503 page
-            session = g.get("_directory_session")
-            if session is not None:
-                session.rollback()
-            read_only_from_now()  # the conflict page only reads
-            raise SaveNotCommitted() from error
-
-    return run
-
-
-def _run_and_commit(view: Callable[..., Any], args: Any, kwargs: Any) -> Any:
-    response = make_response(view(*args, **kwargs))
-    if g.get("_directory_session") is None:
-        return response  # the view never touched the database
-    uow = current_unit_of_work()
-    if not uow.has_writes:
-        return response  # nothing to commit; the session closes at teardown
-    if response.status_code < 400:
-        uow.commit()
-    else:
-        uow.rollback()
-    return response
 
 
 @contextmanager

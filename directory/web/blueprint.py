@@ -2,7 +2,7 @@
 :data:`blueprint`; importing :mod:`directory.web.views` registers them all.
 
 Every view function registered on it is wrapped by
-:func:`directory.services.unit_of_work.committing`: the request's writes are committed once
+:func:`directory.web.committing.committing`: the request's writes are committed once
 when the view succeeds and rolled back when it fails, so no view commits, and a route added
 later cannot forget to.
 """
@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint
 
 from directory.resources import resource_dir
-from directory.services.unit_of_work import committing
+from directory.web.committing import committing
 
 
 class DirectoryBlueprint(Blueprint):

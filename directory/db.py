@@ -8,14 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, current_app, g, has_request_context, request
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
-
-from directory import models as m
-from directory.formats.names import name_keys, typed_name_keys
-from directory.formats.text import strip_control_characters_deep
-from directory.services.title_words import title_changed, write_title_words
 
 #: How long (milliseconds) an SQLite write waits for another writer to finish before giving
 #: up; a save that still cannot go through comes back as a conflict page with the input kept
@@ -80,61 +75,6 @@ def _sqlite_pragmas(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if _writing_request() else "BEGIN")
 
 
-def strip_unstorable_text(session: Session, _context: Any = None, _instances: Any = None) -> None:
-    """Before every flush of a directory session: strip the characters no text may hold
-    (:mod:`directory.formats.text`) from every new or changed text or JSON column, whatever
-    path brought them (importers, the command line, the API). Forms refuse them earlier, with a
-    message; this is the gate that makes the rule hold on SQLite and PostgreSQL alike."""
-    for obj in (*session.new, *session.dirty):
-        state = inspect(obj)
-        changed = state.committed_state if obj not in session.new else state.dict
-        for attr in state.mapper.column_attrs:
-            value = state.dict.get(attr.key) if attr.key in changed else None
-            if isinstance(value, str | list | dict):
-                cleaned = strip_control_characters_deep(value)
-                if cleaned != value:
-                    setattr(obj, attr.key, cleaned)
-
-
-@event.listens_for(m.Person, "before_insert")
-@event.listens_for(m.Person, "before_update")
-def fill_name_keys(_mapper: Any, _connection: Any, person: m.Person) -> None:
-    """On every insert and update of a person, by any session: the stored name orders
-    (``name_key``, ``name_key_zh``: formats.names.name_keys) of the name as it is written, so
-    that the listing sorts, pages and counts its letters in SQL. The one place they are
-    computed (``tests/test_name_keys.py`` checks every test's people against it)."""
-    for column, key in name_keys(person.sort_name, person.full_name, person.native_name).items():
-        if getattr(person, column, None) != key:
-            setattr(person, column, key)
-
-
-@event.listens_for(m.AdvisingRelation, "before_insert")
-@event.listens_for(m.AdvisingRelation, "before_update")
-def fill_typed_name_keys(_mapper: Any, _connection: Any, relation: m.AdvisingRelation) -> None:
-    """On every insert and update of an advising relation: the stored forms of its typed
-    student name (``student_fold``, ``student_key``: formats.names.typed_name_keys), so that
-    the alumni outputs merge typed names, order and page in SQL. The one place they are
-    computed (the tests' autouse check compares every relation against it)."""
-    for column, key in typed_name_keys(relation.student_name).items():
-        if getattr(relation, column, None) != key:
-            setattr(relation, column, key)
-
-
-@event.listens_for(m.Publication, "after_insert")
-def store_title_words(_mapper: Any, connection: Any, pub: m.Publication) -> None:
-    """On every insert of a paper, by any session: the words of its title
-    (``services.title_words``), which imports look near-duplicates up by."""
-    write_title_words(connection, pub.id, pub.title, new=True)
-
-
-@event.listens_for(m.Publication, "after_update")
-def restore_title_words(_mapper: Any, connection: Any, pub: m.Publication) -> None:
-    """On every update of a paper's title: its stored words replaced (a deleted paper's go
-    with it: ON DELETE CASCADE)."""
-    if title_changed(pub):
-        write_title_words(connection, pub.id, pub.title, new=False)
-
-
 def make_engine(url: str, **options: Any) -> Engine:
     """Create an engine for ``url`` with the settings this plugin relies on."""
     if url.startswith("sqlite") and (url.endswith(":memory:") or url in ("sqlite://", "sqlite:")):
@@ -159,8 +99,9 @@ class DatabaseState:
         self._config = app.config
         self._instance_path = app.instance_path
         self._engine: Engine | None = None
+        #: The directory's sessions; the write gates of directory.services.write_gates and the
+        #: search index and page-cache listeners are installed on it by the extension.
         self.sessionmaker = sessionmaker(expire_on_commit=False)
-        event.listen(self.sessionmaker, "before_flush", strip_unstorable_text)
 
     @property
     def url(self) -> str:

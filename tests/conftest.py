@@ -185,9 +185,9 @@ def _every_person_keeps_its_name_order(request: pytest.FixtureRequest) -> Iterat
     """After every test that used the database, whatever path it wrote people by (forms,
     imports, the interchange, the command line, onboarding, the admin pages, ORCID...): each
     person's stored name orders are those of their names as stored (the listing sorts and
-    pages by them; directory.db.fill_name_keys keeps them), and so are each advising
+    pages by them; write_gates.fill_name_keys keeps them), and so are each advising
     relation's typed student name folded and its order (the alumni outputs merge and page by
-    them; directory.db.fill_typed_name_keys); and each paper's stored title words are those of
+    them; write_gates.fill_typed_name_keys); and each paper's stored title words are those of
     its title (imports find near-duplicates by them; services/title_words.py). A new write path
     that bypasses the gate fails its own test here (tests/test_name_keys.py and
     tests/test_title_words.py show these checks can fail)."""

@@ -5,7 +5,7 @@ order (``formats.names.name_keys``). That is right only if
 
 * a stored key compares, in the database, as the Python sort key it encodes (binary on SQLite,
   ``COLLATE "C"`` on PostgreSQL), its first character giving the same A–Z letter;
-* every path that writes a person fills it: ``directory.db.fill_name_keys`` on every ORM
+* every path that writes a person fills it: ``write_gates.fill_name_keys`` on every ORM
   insert and update, by any session; the package writes people through the ORM only (its
   source is read below); the benchmark's bulk insert fills them itself. The check that every
   person of every test's database carries the keys of its names

@@ -65,7 +65,7 @@ def person_sort_key(person: Any, locale: str | None = None) -> tuple[str, ...]:
 
 #: The stored name orders (columns of ``directory_people``): ``name_key`` for every locale but
 #: Chinese, ``name_key_zh`` for Chinese (pinyin), each the :func:`stored_sort_key` of the
-#: locale's :func:`name_sort_key`. Kept by one gate (:func:`directory.db.fill_name_keys`).
+#: locale's :func:`name_sort_key`. Kept by one gate (``write_gates.fill_name_keys``).
 NAME_KEY_LOCALES = {"name_key": "en", "name_key_zh": "zh"}
 
 # A sort key's parts are joined by \x01; the characters \x00-\x02 (which no stored text holds,
@@ -98,7 +98,7 @@ def name_keys(sort_name: str | None, full_name: str, native_name: str | None) ->
 #: The stored forms of a student's typed name on an advising relation (a student without a
 #: profile), by column: ``student_fold``, the name case-folded (two relations whose folds are
 #: equal are one alumnus), and ``student_key``, its order (:func:`name_sort_key` without a
-#: native name, the same in every locale). Kept by :func:`directory.db.fill_name_keys`.
+#: native name, the same in every locale). Kept by ``write_gates.fill_name_keys``.
 TYPED_NAME_COLUMNS = ("student_fold", "student_key")
 
 

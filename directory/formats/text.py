@@ -4,7 +4,7 @@ Control characters (C0 but tab, line feed and carriage return; DEL; C1), lone su
 the non-characters U+FFFE/U+FFFF are refused by PostgreSQL (NUL), break XML 1.0 (most of them)
 and mean nothing on a page. Forms refuse them with a message next to the field
 (:class:`directory.web.csrf.DirectoryForm`), every flush strips those that other paths bring
-(importers, the command line: :func:`directory.db.strip_unstorable_text`), and every XML
+(importers, the command line: ``write_gates.strip_unstorable_text``), and every XML
 output passes its text through :func:`strip_control_characters` once more, for rows stored
 before this rule existed.
 """

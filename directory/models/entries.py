@@ -204,7 +204,7 @@ class AdvisingRelation(EntryMixin, Base):
     student_name: Mapped[str | None] = mapped_column(String(200))
     #: The typed student name case-folded (one alumnus per fold and degree) and in the
     #: alumni pages' order: formats.names.typed_name_keys, filled on every insert and update
-    #: by directory.db.fill_name_keys, so that the alumni outputs merge, count and page in SQL.
+    #: by write_gates.fill_name_keys, so that the alumni outputs merge, count and page in SQL.
     student_fold: Mapped[str | None] = mapped_column(BINARY_TEXT)
     student_key: Mapped[str | None] = mapped_column(BINARY_TEXT)
     role: Mapped[str] = mapped_column(String(16), default="advisor", nullable=False)

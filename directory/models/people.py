@@ -75,7 +75,7 @@ class Person(VersionedMixin, Base):
     native_name: Mapped[str | None] = mapped_column(String(200))
     #: The name's place in the listing's order, in every locale but Chinese and in Chinese
     #: (pinyin): formats.names.name_keys, filled on every insert and update by
-    #: directory.db.fill_name_keys, so that the listing sorts and pages in SQL.
+    #: write_gates.fill_name_keys, so that the listing sorts and pages in SQL.
     name_key: Mapped[str] = mapped_column(BINARY_TEXT, nullable=False)
     name_key_zh: Mapped[str] = mapped_column(BINARY_TEXT, nullable=False)
     #: Other spellings used as an author ("X. Wei"), for linking printed author names.

@@ -85,7 +85,7 @@ class Publication(VersionedMixin, Base):
 class PublicationTitleWord(Base):
     """One word of a paper's title in its compared form (``services.publications.fold``): an
     import finds the papers a title may duplicate by its rare words, and counts how rare they
-    are, without reading every paper of the directory. Kept by ``directory.db`` on every ORM
+    are, without reading every paper of the directory. Kept by ``services.write_gates`` on every ORM
     write of a title and by the bulk import beside its own rows (``services.title_words``)."""
 
     __tablename__ = "directory_publication_title_words"

@@ -11,7 +11,7 @@ What it costs. A record merges the graduations of one student for one degree (th
 year, the first placement, every advisor); a student is their profile or their typed name
 case-folded, and records are ordered by year and then by name in the reader's order (pinyin
 in Chinese). Both are stored (a profile's ``name_key``, a typed name's ``student_fold`` and
-``student_key``, kept by :mod:`directory.db`), so the database merges the records
+``student_key``, kept by :mod:`directory.services.write_gates`), so the database merges the records
 (:func:`_records`), counts them (:func:`_record_counts`: the pages' totals, the summary, the
 filters' choices), ranks the advisors and pages both. Python reads one page of records and
 the full rows of their graduations (:func:`_full_rows`); the CSV reads every record and every

@@ -26,7 +26,7 @@ from directory.services.publication_rows import (
 )
 
 #: Columns that belong to the database, not to the user (a person's stored name orders are
-#: computed from the names on every write: directory.db.fill_name_keys).
+#: computed from the names on every write: write_gates.fill_name_keys).
 _NOT_USER_DATA = {"id", "owner_id", "version", "created_at", "updated_at", "person_id",
                   "name_key", "name_key_zh"}  # fmt: skip
 

@@ -156,3 +156,40 @@ def test_importing_the_models_loads_no_service() -> None:
     ).stdout  # fmt: skip
     loaded = eval(out)  # noqa: S307 - our own subprocess's repr of a list of names
     assert loaded and all(name.startswith("directory.models") for name in loaded), loaded
+
+
+def _external_imports(path: Path) -> set[str]:
+    """The top-level names of the packages ``path`` imports that are not the plugin."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found - {"directory"}
+
+
+def test_formats_are_pure_codecs() -> None:
+    """A format turns text into plain data and back: it may use the models, other formats and
+    directory.i18n (its messages are in the reader's language), never the services, the
+    session, the web layer or Flask itself (no request, no url_for)."""
+    impure = [
+        (name, target)
+        for name, imports in GRAPH.items()
+        if _layer(name) == "formats"
+        for target, _lazy in imports
+        if _layer(target) not in ("formats", "models") and target != "directory.i18n"
+    ]
+    impure += [
+        (name, package)
+        for name, path in MODULES.items()
+        if _layer(name) == "formats"
+        for package in _external_imports(path) & {"flask", "flask_wtf", "werkzeug"}
+    ]
+    assert impure == []
+
+
+def test_the_database_module_is_only_the_engine_and_the_session() -> None:
+    """db.py sits under services: the gates every write passes are a service
+    (services/write_gates.py), installed by the extension."""
+    assert {target for target, _ in GRAPH["directory.db"]} <= {"directory.models"}

@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PORT ?= 5000
 FLASK := $(VENV)/bin/flask --app wsgi
 
-.PHONY: run test test-postgres install lock browser pdf-libs axe lint bench wrk clean messages catalogues new-language cjk-fonts
+.PHONY: run test test-fast test-postgres install lock browser pdf-libs axe lint bench wrk clean messages catalogues new-language cjk-fonts
 
 $(VENV)/.installed: pyproject.toml $(LOCK)
 	@base=$$(scripts/find-python) || exit 1; \
@@ -63,6 +63,12 @@ axe: $(AXE)
 test: install browser pdf-libs axe
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -q -n auto --dist loadfile
+
+## The inner loop: the suite without the slow tests (over 30 s, wheels, subprocesses) and
+## without the browser; CI runs everything through `make test`.
+test-fast: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest -q -n auto --dist loadfile -m "not slow and not browser"
 
 test-postgres:
 	DIRECTORY_TEST_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test $(MAKE) test

@@ -1,2 +1,3 @@
-"""Benchmarks of the directory: a synthetic department (generate.py) and the measurements of
-``make bench`` (run.py). Not part of the installed package."""
+"""Benchmarks of the directory: the measurements of ``make bench`` (run.py) on the synthetic
+department of tests/support/synthetic.py. Not part of the installed package; the tests never
+import it (tests/invariants/test_architecture.py)."""

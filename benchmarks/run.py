@@ -1,6 +1,7 @@
-"""``make bench``: a synthetic department, then for each page of benchmarks/pages.py the SQL
-statements per request, the in-process server time, and requests per second under gunicorn
-(2 workers) driven by wrk, beside a trivial endpoint of the same app in the same run.
+"""``make bench``: a synthetic department, then for each page of
+tests/support/measured_pages.py the SQL statements per request, the in-process server time,
+and requests per second under gunicorn (2 workers) driven by wrk, beside a trivial endpoint
+of the same app in the same run.
 
     python benchmarks/run.py                      # the issue's sizes, SQLite file
     python benchmarks/run.py --small              # a tenth of that, for a quick look
@@ -40,16 +41,6 @@ if str(ROOT) not in sys.path:  # run as a script: make ``benchmarks`` and ``wsgi
 from sqlalchemy import func, select, text  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
-from benchmarks.generate import (  # noqa: E402
-    SMALL,
-    Sizes,
-    Summary,
-    bind_viewers,
-    department_facts,
-    generate,
-)
-from benchmarks.pages import PAGES, VIEWER_KEYS, Page  # noqa: E402
-from benchmarks.statements import count_rows, count_statements  # noqa: E402
 from directory import migrate  # noqa: E402
 from directory import models as m  # noqa: E402
 from directory.db import make_engine  # noqa: E402
@@ -57,6 +48,16 @@ from directory.services import search  # noqa: E402
 from directory.services.identity import (  # noqa: E402
     BUILTIN_GENERATION_KEY,
     BUILTIN_SESSION_KEY,
+)
+from tests.support.measured_pages import PAGES, VIEWER_KEYS, Page  # noqa: E402
+from tests.support.statements import count_rows, count_statements  # noqa: E402
+from tests.support.synthetic import (  # noqa: E402
+    SMALL,
+    Sizes,
+    Summary,
+    bind_viewers,
+    department_facts,
+    generate,
 )
 
 TRIVIAL = "/bench/trivial"
@@ -340,11 +341,11 @@ def measure_bibtex(url_db: str, entries: int) -> dict[str, float]:
     from sqlalchemy import select
 
     from benchmarks.app import make_app
-    from benchmarks.bench_bibtex_import import make_bibtex
     from directory import models as m
     from directory.db import get_session
     from directory.formats.bibtex import parse_bibtex
     from directory.services.pubimport import apply_plan, decision_choices, plan_import
+    from tests.support.bibtex_samples import make_bibtex
 
     text = make_bibtex(entries)
     app = make_app(DIRECTORY_DATABASE_URL=url_db)

@@ -36,7 +36,7 @@ def _files(under: Path) -> list[Path]:
 
 
 def _rel(path: Path) -> str:
-    return path.relative_to(ROOT).as_posix()
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
 
 def long_modules() -> list[str]:
@@ -49,8 +49,12 @@ def long_modules() -> list[str]:
 
 
 def long_functions() -> list[str]:
+    return long_functions_in(_files(PACKAGE))
+
+
+def long_functions_in(paths: list[Path]) -> list[str]:
     found = []
-    for path in _files(PACKAGE):
+    for path in paths:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 length = node.end_lineno - node.lineno + 1
@@ -84,15 +88,19 @@ def _catches_conflict(handler: ast.ExceptHandler) -> bool:
 
 
 def conflict_handlers() -> list[str]:
+    return conflict_handlers_in(_files(PACKAGE / "web"))
+
+
+def conflict_handlers_in(paths: list[Path]) -> list[str]:
     found = []
-    for path in _files(PACKAGE / "web"):
+    for path in paths:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ExceptHandler) and _catches_conflict(node):
                 found.append(f"{_rel(path)}:{node.lineno}")
     return found
 
 
-def _session_calls(paths: list[Path], methods: set[str], with_select: bool) -> list[str]:
+def session_calls(paths: list[Path], methods: set[str], with_select: bool) -> list[str]:
     found = []
     for path in paths:
         for node in ast.walk(ast.parse(path.read_text())):
@@ -110,12 +118,12 @@ def _session_calls(paths: list[Path], methods: set[str], with_select: bool) -> l
 
 
 def session_writes_in_web() -> list[str]:
-    return _session_calls(_files(PACKAGE / "web"), SESSION_WRITES, with_select=False)
+    return session_calls(_files(PACKAGE / "web"), SESSION_WRITES, with_select=False)
 
 
 def queries_in_web_and_cli() -> list[str]:
     paths = [*_files(PACKAGE / "web"), PACKAGE / "cli.py"]
-    return _session_calls([p for p in paths if p.exists()], SESSION_READS, with_select=True)
+    return session_calls([p for p in paths if p.exists()], SESSION_READS, with_select=True)
 
 
 def field_labels_definitions() -> list[str]:

@@ -23,8 +23,7 @@ from directory import Directory, migrate
 from directory import models as m
 from directory.formats.names import make_slug, name_keys, sort_name, typed_name_keys
 from directory.services.title_words import title_words
-
-from .mail_support import Inbox, mail_settings, smtp_server
+from tests.support.mail import Inbox, mail_settings, smtp_server
 
 
 def _worker_database(url: str) -> str:

@@ -15,7 +15,7 @@ from flask import Flask, redirect, session
 from sqlalchemy import event
 from werkzeug.serving import WSGIRequestHandler, make_server
 
-from ..conftest import TEST_USER_KEY, make_app
+from tests.conftest import TEST_USER_KEY, make_app
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"

@@ -16,8 +16,7 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from directory import models as m
-
-from .conftest import sign_in
+from tests.browser.conftest import sign_in
 
 pytestmark = pytest.mark.browser
 

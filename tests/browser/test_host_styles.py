@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from flask import Blueprint, Flask, redirect, session
 
-from ..conftest import TEST_USER_KEY, make_app
-from .conftest import serving
+from tests.browser.conftest import serving
+from tests.conftest import TEST_USER_KEY, make_app
 
 pytestmark = pytest.mark.browser
 

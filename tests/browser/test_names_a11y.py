@@ -13,10 +13,9 @@ import pytest
 
 from directory.formats.bibtex import parse_bibtex
 from directory.services.pubimport import apply_plan, plan_import
-
-from .conftest import sign_in
-from .test_a11y import axe_source  # noqa: F401 - the fixture
-from .test_paper_pages_a11y import _all_violations
+from tests.browser.conftest import sign_in
+from tests.browser.test_a11y import axe_source  # noqa: F401 - the fixture
+from tests.browser.test_paper_pages_a11y import _all_violations
 
 pytestmark = pytest.mark.browser
 

@@ -16,10 +16,9 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from directory import models as m
-
-from ..mail_support import links_in, mail_settings, smtp_server, text_of
-from .conftest import sign_in
-from .test_a11y import axe_source, run_axe  # noqa: F401 - the module's axe fixture
+from tests.browser.conftest import sign_in
+from tests.browser.test_a11y import axe_source, run_axe  # noqa: F401 - the module's axe fixture
+from tests.support.mail import links_in, mail_settings, smtp_server, text_of
 
 pytestmark = pytest.mark.browser
 

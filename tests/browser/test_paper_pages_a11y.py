@@ -11,9 +11,8 @@ import pytest
 from sqlalchemy import select
 
 from directory import models as m
-
-from .conftest import sign_in
-from .test_a11y import axe_source, run_axe  # noqa: F401 - the fixture and the runner
+from tests.browser.conftest import sign_in
+from tests.browser.test_a11y import axe_source, run_axe  # noqa: F401 - the fixture and the runner
 
 pytestmark = pytest.mark.browser
 

@@ -8,9 +8,8 @@ import pytest
 from sqlalchemy import select
 
 from directory import models as m
-
-from .conftest import sign_in
-from .test_a11y import A11Y_PAGES
+from tests.browser.conftest import sign_in
+from tests.browser.test_a11y import A11Y_PAGES
 
 pytestmark = pytest.mark.browser
 

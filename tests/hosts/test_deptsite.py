@@ -22,9 +22,8 @@ from directory.db import get_session
 from directory.formats.names import make_slug, sort_name
 from directory.migrate import VERSION_TABLE
 from directory.web.csrf import DirectoryForm
-
-from ..conftest import scratch_database
-from .deptsite import Announcement, User, create_app, db
+from tests.conftest import scratch_database
+from tests.hosts.deptsite import Announcement, User, create_app, db
 
 CHEAP_HASH = "pbkdf2:sha256:1000"
 

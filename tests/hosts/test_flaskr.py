@@ -11,9 +11,8 @@ from werkzeug.security import generate_password_hash
 
 from directory import models as m
 from directory.web.csrf import DirectoryForm
-
-from .flaskr import create_app
-from .flaskr.db import get_db, init_db
+from tests.hosts.flaskr import create_app
+from tests.hosts.flaskr.db import get_db, init_db
 
 
 @pytest.fixture

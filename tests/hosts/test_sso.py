@@ -13,8 +13,7 @@ from flask import Flask
 from werkzeug.serving import make_server
 
 from directory import models as m
-
-from .sso import create_app
+from tests.hosts.sso import create_app
 
 FORGED_HEADERS = {
     "REMOTE_USER": "ada@example.edu",

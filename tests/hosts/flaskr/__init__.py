@@ -25,7 +25,7 @@ def create_app(test_config: dict | None = None, instance_path: str | None = None
     app.config.update(test_config or {})
     os.makedirs(app.instance_path, exist_ok=True)
 
-    from . import auth, blog, db
+    from tests.hosts.flaskr import auth, blog, db
 
     db.init_app(app)
     app.register_blueprint(auth.bp)

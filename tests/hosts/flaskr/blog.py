@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 
-from .auth import login_required
-from .db import get_db
+from tests.hosts.flaskr.auth import login_required
+from tests.hosts.flaskr.db import get_db
 
 bp = Blueprint("blog", __name__)
 

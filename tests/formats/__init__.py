@@ -1,0 +1,1 @@
+"""The codecs of directory/formats: text in, plain data out, and back."""

@@ -1,0 +1,2 @@
+"""Guarantees of the whole package, each proved by walking every route, form, model, output
+or module."""

@@ -1,0 +1,206 @@
+"""The package's layers, read from its source: models import nothing else of the plugin,
+services and formats never import the web layer or the CLI, and no import cycle exists, not
+even one held apart by an import inside a function."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "directory"
+
+#: Imports inside functions allowed, with the reason (none other: such an import usually
+#: hides a cycle).
+LAZY_IMPORTS = {
+    "directory": "PEP 562 __getattr__: `import directory.models` must not load the web layer",
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """ids of the nodes inside ``if TYPE_CHECKING:`` blocks (not imports at run time)."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            skip.update(id(child) for child in ast.walk(node))
+    return skip
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
+    """(imported module, inside a function?) for each run-time import of the plugin."""
+    tree = ast.parse(path.read_text(), str(path))
+    skip = _type_checking_nodes(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    in_function: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            in_function.update(id(child) for child in ast.walk(node) if child is not node)
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        targets: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parents = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parents, base] if base else parents)
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                targets.append(candidate if candidate in MODULES else base)
+        elif isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        for target in targets:
+            if target in MODULES and target != name:
+                found.append((target, id(node) in in_function))
+    return found
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _layer(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_the_graph_is_read() -> None:
+    assert len(MODULES) > 40
+    assert ("directory.models", False) in GRAPH["directory.services.changes"]
+
+
+def test_models_import_nothing_else_of_the_plugin() -> None:
+    upward = [
+        (name, target)
+        for name, imports in GRAPH.items()
+        if _layer(name) == "models"
+        for target, _lazy in imports
+        if _layer(target) != "models"
+    ]
+    assert upward == []
+
+
+def test_services_and_formats_never_import_the_web_layer_or_the_cli() -> None:
+    upward = [
+        (name, target)
+        for name, imports in GRAPH.items()
+        if _layer(name) in ("services", "formats")
+        for target, _lazy in imports
+        if _layer(target) in ("web", "cli", "extension") or target == "directory"
+    ]
+    assert upward == []
+
+
+def test_no_import_inside_a_function() -> None:
+    lazy = [
+        (name, target)
+        for name, imports in GRAPH.items()
+        for target, inside in imports
+        if inside and name not in LAZY_IMPORTS
+    ]
+    assert lazy == []
+
+
+def test_no_import_cycle() -> None:
+    edges = {name: {target for target, _ in imports} for name, imports in GRAPH.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in edges[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for node in edges:
+        if node not in index:
+            visit(node)
+    assert cycles == []
+
+
+def test_importing_the_models_loads_no_service() -> None:
+    code = (
+        "import sys, directory.models\n"
+        "print(sorted(m for m in sys.modules if m.startswith('directory.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        cwd=PACKAGE.parent,
+    ).stdout  # fmt: skip
+    loaded = eval(out)  # noqa: S307 - our own subprocess's repr of a list of names
+    assert loaded and all(name.startswith("directory.models") for name in loaded), loaded
+
+
+def _external_imports(path: Path) -> set[str]:
+    """The top-level names of the packages ``path`` imports that are not the plugin."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found - {"directory"}
+
+
+def test_formats_are_pure_codecs() -> None:
+    """A format turns text into plain data and back: it may use the models, other formats and
+    directory.i18n (its messages are in the reader's language), never the services, the
+    session, the web layer or Flask itself (no request, no url_for)."""
+    impure = [
+        (name, target)
+        for name, imports in GRAPH.items()
+        if _layer(name) == "formats"
+        for target, _lazy in imports
+        if _layer(target) not in ("formats", "models") and target != "directory.i18n"
+    ]
+    impure += [
+        (name, package)
+        for name, path in MODULES.items()
+        if _layer(name) == "formats"
+        for package in _external_imports(path) & {"flask", "flask_wtf", "werkzeug"}
+    ]
+    assert impure == []
+
+
+def test_the_database_module_is_only_the_engine_and_the_session() -> None:
+    """db.py sits under services: the gates every write passes are a service
+    (services/write_gates.py), installed by the extension."""
+    assert {target for target, _ in GRAPH["directory.db"]} <= {"directory.models"}
+
+
+def test_no_test_imports_the_benchmarks() -> None:
+    """The benchmarks measure what the tests build (tests/support), never the other way."""
+    tests = Path(__file__).resolve().parents[1]
+    offenders = [
+        str(path.relative_to(tests))
+        for path in tests.rglob("*.py")
+        if "benchmarks" in _external_imports(path)
+    ]
+    assert offenders == []

@@ -1,0 +1,1 @@
+"""The services: the write path, imports, reads and the department's data."""

@@ -1,0 +1,270 @@
+"""Search: safe with any input, Unicode names, visibility, an index that follows every change,
+and the search page (the demo-based comparison of the engines is in test_search_demo.py)."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from sqlalchemy import delete, event, select
+
+from directory import models as m
+from directory.services import search as index
+from directory.services.identity import ANONYMOUS, Viewer
+from tests.conftest import login
+
+
+def found(results: index.SearchResults) -> set[tuple[str, str]]:
+    return {(hit.kind, hit.ref) for hit in results.hits}
+
+
+NASTY_INPUTS = (
+    "",
+    "   ",
+    '"',
+    "'",
+    "''",
+    '"unterminated',
+    "*",
+    "**",
+    "xingda*",
+    "-xingda",
+    "^xingda",
+    "NOT",
+    "AND OR NOT",
+    "wei AND",
+    "NEAR(wei chen, 2)",
+    "title_tokens:wei",
+    "directory_search_fts:wei",
+    "wei:* & !chen | (x",
+    "'wei':*",
+    "\\",
+    "\x00",
+    "wei\x00chen",
+    "%_%",
+    "' OR 1=1 --",
+    "); DROP TABLE directory_people; --",
+    "<script>alert(1)</script>",
+    "😀 🎓",
+    "é",
+    "ß",
+    "𠀋",
+    "x" * 5000,
+    " ".join(["wei"] * 500),
+)
+
+
+@pytest.mark.parametrize("query", NASTY_INPUTS, ids=range(len(NASTY_INPUTS)))
+def test_any_input_is_safe(app, db, client, make_person, query) -> None:
+    make_person("Wei Chen", interests="Operating systems")
+    with app.test_request_context():
+        results = index.search(db, query, ANONYMOUS)
+    assert len(results.terms) <= index.MAX_QUERY_TERMS
+    response = client.get("/directory/search", query_string={"q": query})
+    assert response.status_code == 200
+    assert "<script>alert(1)" not in response.get_data(as_text=True)
+    paged = client.get("/directory/search", query_string={"q": query, "kind": "publication"})
+    assert paged.status_code == 200
+
+
+def test_operators_are_words_not_syntax(app, db, make_person) -> None:
+    make_person("Wei Chen", interests="near and not or")
+    make_person("Ada Lovelace")
+    with app.test_request_context():
+        # "OR" would widen an FTS5 query and "-" would exclude: here they are plain words.
+        assert found(index.search(db, "wei OR ada", ANONYMOUS)) == set()
+        assert found(index.search(db, "wei -chen", ANONYMOUS)) == {("person", "wei-chen")}
+        assert found(index.search(db, "NEAR(not", ANONYMOUS)) == {("person", "wei-chen")}
+
+
+def test_unicode_names_are_found_however_they_are_typed(app, db, make_person) -> None:
+    make_person("Xingda Wei", native_name="魏星达", slug="xingda-wei")
+    make_person("José Müller", slug="jose-muller")
+    make_person("Søren Kierkegaard", slug="soren")
+    make_person("Yuki Sato", native_name="佐藤ゆき", slug="yuki")
+    with app.test_request_context():
+        for query in ("魏星达", "星达", "魏", "魏星", "Wei 魏"):
+            assert found(index.search(db, query, ANONYMOUS)) == {("person", "xingda-wei")}, query
+        assert found(index.search(db, "星魏", ANONYMOUS)) == set()
+        for query in ("jose", "JOSÉ", "muller", "Müller", "mul", "josé müll"):
+            assert found(index.search(db, query, ANONYMOUS)) == {("person", "jose-muller")}, query
+        assert found(index.search(db, "søren", ANONYMOUS)) == {("person", "soren")}
+        assert found(index.search(db, "ゆき", ANONYMOUS)) == {("person", "yuki")}
+        hit = index.search(db, "星达", ANONYMOUS).hits[0]
+        assert str(hit.title) == "Xingda Wei 魏<mark>星达</mark>"
+
+
+def test_visibility_levels_owner_and_admin(app, db, make_person, make_publication) -> None:
+    make_person("Public Lantern", interests="lantern")
+    private = make_person("Private Lantern", interests="lantern", visibility="private")
+    make_person("Member Lantern", interests="lantern", visibility="members")
+    make_person("Gone Lantern", interests="lantern", active=False)
+    paper = make_publication("Lantern paper", authors=(private,), visibility="private")
+    paper.created_by_id = private.id
+    db.commit()
+    member = Viewer(key="someone")
+    owner = Viewer(key="private-key", person_id=private.id)
+    admin = Viewer(key="admin", is_admin=True)
+    with app.test_request_context():
+        refs = {v: found(index.search(db, "lantern", v)) for v in (ANONYMOUS, member, owner)}
+        admin_refs = found(index.search(db, "lantern", admin))
+    assert refs[ANONYMOUS] == {("person", "public-lantern")}
+    assert refs[member] == {("person", "public-lantern"), ("person", "member-lantern")}
+    assert refs[owner] == refs[member] | {
+        ("person", "private-lantern"),
+        ("publication", paper.uid),
+    }
+    # Inactive people are listed nowhere, even for admins (as on the department listing).
+    assert ("person", "gone-lantern") not in admin_refs
+    assert ("person", "private-lantern") in admin_refs
+
+
+def test_notices_follow_their_owner_and_expire(app, db, make_person) -> None:
+    today = date.today()
+    open_owner = make_person("Open Owner")
+    hidden_owner = make_person("Hidden Owner", visibility="private")
+    for owner, text, expires in (
+        (open_owner, "lanternopen", None),
+        (open_owner, "lanternlater", today + timedelta(days=1)),
+        (open_owner, "lanternexpired", today),
+        (hidden_owner, "lanternhidden", None),
+    ):
+        db.add(
+            m.RecruitingNotice(owner_id=owner.id, level="phd", description=text, expires_on=expires)
+        )
+    db.commit()
+    with app.test_request_context():
+
+        def words(viewer: Viewer, when: date = today) -> set[str]:
+            results = index.search(db, "lantern", viewer, today=when)
+            return {hit.snippet.striptags() for hit in results.hits}
+
+        assert words(ANONYMOUS) == {"lanternopen", "lanternlater"}
+        assert words(ANONYMOUS, today + timedelta(days=1)) == {"lanternopen"}
+        assert words(Viewer(key="x", person_id=hidden_owner.id)) == {
+            "lanternopen",
+            "lanternlater",
+            "lanternhidden",
+        }
+        hidden_owner.visibility = "public"
+        db.commit()
+        assert "lanternhidden" in words(ANONYMOUS)
+
+
+def test_the_index_follows_edits_deletes_and_imports(app, db, make_person, make_publication):
+    ada = make_person(bio="Works on **engines**.")
+    pub = make_publication("Analytical Engines", authors=(ada,), abstract="About looms.")
+    area = m.ResearchArea(slug="computing", name="Computing History")
+    ada.areas.append(area)
+    db.commit()
+
+    def refs(query: str) -> set[tuple[str, str]]:
+        with app.test_request_context():
+            return found(index.search(db, query, ANONYMOUS))
+
+    assert refs("engines") == {("person", "ada-lovelace"), ("publication", pub.uid)}
+    assert refs("looms") == {("publication", pub.uid)}
+    assert refs("history") == {("person", "ada-lovelace")}
+
+    ada.bio = "Works on poetry."
+    pub.authorships[0].name = "Augusta Ada King"
+    area.name = "Mathematics"
+    db.commit()
+    assert refs("engines") == {("publication", pub.uid)}
+    assert refs("poetry") == {("person", "ada-lovelace")}
+    assert refs("augusta") == {("publication", pub.uid)}
+    assert refs("history") == set()
+    assert refs("mathematics") == {("person", "ada-lovelace")}
+
+    db.delete(pub)
+    db.commit()
+    assert refs("looms") == set()
+
+    # Bulk statements bypass the session's bookkeeping: the affected kinds are rebuilt.
+    db.add(m.RecruitingNotice(owner_id=ada.id, level="phd", description="lantern"))
+    db.commit()
+    assert refs("lantern") == {("notice", "ada-lovelace")}
+    db.execute(delete(m.RecruitingNotice))
+    db.commit()
+    assert refs("lantern") == set()
+
+    # A rolled-back change leaves the index as it was.
+    ada.bio = "Temporary words."
+    db.flush()
+    db.rollback()
+    assert refs("temporary") == set()
+    assert refs("poetry") == {("person", "ada-lovelace")}
+
+    db.delete(ada)
+    db.commit()
+    assert refs("poetry") == set()
+    assert db.scalar(select(index.SearchDocument.id)) is None
+
+
+def test_reindex_command_rebuilds_the_index(runner, db, make_person) -> None:
+    make_person(interests="lantern")
+    db.execute(delete(index.SearchDocument))
+    db.commit()
+    result = runner.invoke(args=["directory", "reindex"])
+    assert result.exit_code == 0, result.output
+    assert "Indexed 1 document(s)." in result.output
+
+
+# ----------------------------------------------------------------------------- the page
+
+
+def test_page_escapes_what_owners_wrote(client, make_person) -> None:
+    make_person(
+        "Mallory <img src=x onerror=alert(1)>",
+        slug="mallory",
+        interests='lantern <script>alert("x")</script> & more',
+    )
+    html = client.get("/directory/search?q=lantern").get_data(as_text=True)
+    assert "<img src=x" not in html and "<script>alert" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<mark>lantern</mark> &lt;script&gt;" in html
+
+
+def test_page_without_a_query_or_without_results(client, make_person) -> None:
+    make_person()
+    empty = client.get("/directory/search").get_data(as_text=True)
+    assert 'id="search-q"' in empty and "results for" not in empty
+    none = client.get("/directory/search?q=nothing+here").get_data(as_text=True)
+    assert "No results for “nothing here”." in none
+
+
+def test_header_search_box_on_other_pages(client, make_person) -> None:
+    make_person()
+    html = client.get("/directory/").get_data(as_text=True)
+    assert 'action="/directory/search"' in html
+    assert '<label class="visually-hidden" for="site-search-q">' in html
+
+
+def test_signed_in_members_find_member_profiles_on_the_page(client, make_person) -> None:
+    make_person("Member Lantern", interests="lantern", visibility="members")
+    link = 'href="/directory/people/member-lantern"'
+    assert link not in client.get("/directory/search?q=lantern").get_data(as_text=True)
+    login(client, "someone")
+    assert link in client.get("/directory/search?q=lantern").get_data(as_text=True)
+
+
+def test_the_page_of_every_kind_counts_the_matches_once(
+    app, client, make_person, make_publication
+) -> None:
+    """The counts of every kind come from one GROUP BY, whichever kinds are shown: the page of
+    all kinds does not count again for each kind it previews."""
+    ada = make_person("Ada Lantern")
+    make_publication("Lantern Engines", authors=(ada,))
+    statements: list[str] = []
+    engine = app.extensions["directory"].db.engine
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        html = client.get("/directory/search?q=lantern").get_data(as_text=True)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert "<mark>Lantern</mark> Engines" in html and "Ada <mark>Lantern</mark>" in html
+    assert sum("GROUP BY" in s and "count(*)" in s for s in statements) == 1

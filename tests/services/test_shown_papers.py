@@ -1,0 +1,119 @@
+"""The profile and its complete list show their papers from plain values
+(:mod:`directory.services.shown_papers`), not ORM objects: every paper must read the same
+either way. Each paper of the display fixtures (editors, "et al.", organisations, awards in
+Markdown, unpublished papers, abstracts; tests/fixtures/bibtex) and one with links, badges,
+versions and co-authors whose profiles are private or unlisted renders the same citation,
+Bib block, interchange data (BibTeX, JSON-LD) and JSON-LD author links from both, for each
+kind of viewer."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+from flask import render_template_string
+from sqlalchemy import select
+
+from directory import models as m
+from directory.services import shown_papers as shown
+from directory.services.identity import ANONYMOUS, Viewer
+from directory.services.publications import publication_data
+from directory.services.shown_papers import shown_papers
+from directory.web.views.papers import author_profile_urls
+from tests.conftest import login
+from tests.formats.test_publication_display import BIB
+from tests.services.test_publication_import import import_file
+
+CITATION = (
+    '{% import "directory/_macros.html" as ui %}{{ ui.publication(pub, emphasise_id, bib=True) }}'
+)
+
+
+@pytest.fixture
+def papers(client, db, make_person) -> tuple[m.Person, list[m.Publication], dict[str, int]]:
+    owner = make_person("Xingda Wei", user_key="wei")
+    make_person("Rong Chen", user_key="chen")
+    private = make_person("Hidden Person", visibility="private")
+    unlisted = make_person("Unlisted Person", published=False)
+    delegate = make_person("Lab Manager", user_key="manager")
+    db.add(m.Delegation(person_id=unlisted.id, delegate_id=delegate.id))
+    login(client, "wei")
+    for name in ("display.bib", "names.bib"):
+        import_file(client, "xingda-wei", (BIB / name).read_bytes(), decision_all="new")
+    login(client, None)
+    other = m.Publication(title="The Preprint", year=2023, visibility="private")
+    full = m.Publication(title="A Paper With Everything", year=2024, venue_short="OSDI",
+                         doi="10.1/everything", abstract="One.\n\nTwo.")  # fmt: skip
+    for i, (name, person) in enumerate(
+        [("Xingda Wei", owner), ("Hidden Person", private), ("Unlisted Person", unlisted)]
+        + [("Rong Chen", None)]
+    ):
+        full.authorships.append(m.Authorship(position=i, name=name, person=person, co_first=i == 1))
+    full.links = [
+        m.PublicationLink(kind="pdf", url="https://example.org/a.pdf", position=0),
+        m.PublicationLink(kind="code", url="https://example.org/code", label="Code", position=1),
+    ]
+    full.awards = [m.PublicationAward(name="**Best** paper", position=0)]
+    full.badges = [m.ArtifactBadge(name="Artifacts Available", issuer="ACM", position=0)]
+    db.add_all([other, full])
+    db.flush()
+    full.relations = [m.PublicationRelation(kind="published_version_of", target=other)]
+    db.add(m.ProfilePublication(person_id=owner.id, publication_id=full.id))
+    db.commit()
+    pubs = list(
+        db.scalars(
+            select(m.Publication)
+            .join(m.ProfilePublication)
+            .where(m.ProfilePublication.person_id == owner.id)
+        )
+    )
+    assert len(pubs) > 10 and full in pubs
+    ids = {"owner": owner.id, "delegate": delegate.id, "unlisted": unlisted.id}
+    return owner, pubs, ids
+
+
+def test_every_paper_reads_the_same_as_plain_values_as_an_object(app, db, papers) -> None:
+    owner, pubs, ids = papers
+    shown = shown_papers(db, [pub.id for pub in pubs])
+    assert sorted(shown) == sorted(pub.id for pub in pubs)
+    viewers = [
+        ANONYMOUS,
+        Viewer(key="wei", person_id=ids["owner"]),
+        Viewer(key="manager", person_id=ids["delegate"]),  # opens the unlisted co-author
+        Viewer(key="admin", is_admin=True),
+    ]
+    for pub in pubs:
+        plain = shown[pub.id]
+        assert publication_data(plain) == publication_data(pub), pub.title
+        with app.test_request_context("/directory/"):
+            for viewer in viewers:
+                assert author_profile_urls(plain, viewer) == author_profile_urls(pub, viewer)
+            assert render_template_string(
+                CITATION, pub=plain, emphasise_id=owner.id
+            ) == render_template_string(CITATION, pub=pub, emphasise_id=owner.id), pub.title
+
+
+def test_the_delegate_of_an_unlisted_co_author_is_linked_to_their_profile(app, db, papers) -> None:
+    """The one access check a shown paper's author makes with a statement (is the viewer a
+    delegate of an unlisted profile?) works on a plain value."""
+    _owner, pubs, ids = papers
+    full = next(pub for pub in pubs if pub.title == "A Paper With Everything")
+    plain = shown_papers(db, [full.id])[full.id]
+    with app.test_request_context("/directory/"):
+        urls = author_profile_urls(plain, Viewer(key="manager", person_id=ids["delegate"]))
+        assert urls[2] is not None and urls[2].endswith("/people/unlisted-person")
+        assert author_profile_urls(plain, ANONYMOUS)[1:3] == [None, None]
+
+
+def test_each_plain_value_takes_its_columns_by_name() -> None:
+    """The values are built from rows positionally: each class's fields start with the very
+    columns its statement selects, in that order (a column added to one and not the other
+    would shift every value after it)."""
+    for kind, columns in (
+        (shown.ShownPaper, shown.PAPER_COLUMNS),
+        (shown.ShownPerson, shown.PERSON_COLUMNS),
+        (shown.ShownAuthor, shown.AUTHOR_COLUMNS),
+        (shown.ShownTarget, shown.TARGET_COLUMNS),
+    ):
+        names = [f.name for f in fields(kind)]
+        assert names[: len(columns)] == list(columns), kind.__name__

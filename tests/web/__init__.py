@@ -1,0 +1,1 @@
+"""Pages, forms and the API, through the test client."""

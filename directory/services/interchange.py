@@ -44,8 +44,8 @@ DATE_FIELDS = {"last_confirmed", "deadline", "expires_on"}
 PERSON_FIELDS = (
     "slug", "full_name", "sort_name", "native_name", "name_variants", "role", "rank", "title",
     "unit", "institution", "email", "office", "address", "phone", "pronouns", "interests", "bio",
-    "section_intros", "last_confirmed", "user_key", "active", "visibility", "repeat_selected",
-    "unpublished_in_year", "cv_sections",
+    "section_intros", "last_confirmed", "user_key", "active", "published", "visibility",
+    "repeat_selected", "unpublished_in_year", "cv_sections",
 )  # fmt: skip
 PUBLICATION_FIELDS = (
     "uid", "title", "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi",

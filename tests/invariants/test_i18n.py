@@ -21,6 +21,7 @@ from directory import Directory, i18n
 from directory import models as m
 from directory.formats.names import initial, name_sort_key
 from directory.services.health import DirectoryConfigError, language_problems
+from directory.services.snapshots import FIELD_LABELS, field_label
 from directory.web.mails import invitation_mail
 from tests.conftest import login, make_app
 from tests.invariants.test_access_matrix import ROUTES as EDITING_ROUTES
@@ -55,9 +56,16 @@ def test_the_marking_check_finds_unmarked_text() -> None:
         '<p>Hello {{ name }}</p><p>{{ _("Marked") }}</p><img alt="A photo">'
         "{% trans %}Also marked{% endtrans %}{% if x %}In a branch{% endif %}"
         '{% macro m() %}<b>In a macro</b>{% endmacro %}&middot; <h{{ n }} title="Tip">1</h{{ n }}>'
+        # Literals in expressions: shown as they are unless a gettext call wraps them; data
+        # (compared, a key, a CSS class, an identifier) is no text.
+        "{% for label in [(_('Marked heading'), 1), (\"Current master's students\", 2)] %}"
+        "{% endfor %}{{ x or 'none: cannot be reminded' }}{{ 'Publications' if y }}"
+        "{{ {'key': 'research area'}[k] }}{% if f.type == 'BooleanField' %}{% endif %}"
+        "{{ d['Some key'] }}{{ m(class_='button button--small') }}{{ url_for('publications') }}"
     )
     assert unmarked_in_source(source, template_env()) == [
         "Hello", "A photo", "In a branch", "In a macro", "Tip",
+        "Current master's students", "none: cannot be reminded", "Publications", "research area",
     ]  # fmt: skip
 
 
@@ -119,6 +127,20 @@ def test_translations_keep_every_placeholder() -> None:
         wanted = set(placeholder.findall(ids[-1])) - {"%(count)s"}
         for text in strings:
             assert wanted <= set(placeholder.findall(text)), (message.id, text)
+
+
+def test_every_history_field_label_is_translated(app) -> None:
+    """The history and the approval queue name fields by FIELD_LABELS, translated where shown:
+    each label is marked for translation, so that `make messages` extracts it, and has its
+    Chinese in the shipped catalogue ("Sorted as" once had neither)."""
+    unmarked = sorted(set(FIELD_LABELS.values()) - set(extracted()))
+    assert unmarked == [], "mark them with N_()"
+    catalogue = {message.id: message.string for message in CATALOGUE if message.id}
+    untranslated = sorted(label for label in FIELD_LABELS.values() if not catalogue.get(label))
+    assert untranslated == [], "add them to the catalogue (docs/translating.md)"
+    with app.test_request_context("/directory/", headers=ZH):
+        assert i18n.translate(field_label("sort_name")) == "排序用姓名"
+        assert i18n.translate(field_label("visibility")) == catalogue["Who sees this"]
 
 
 def test_the_compiled_catalogue_is_the_source_compiled() -> None:

@@ -109,16 +109,57 @@ def unmarked_text(path: Path, env: Environment) -> list[str]:
 
 
 def unmarked_in_source(source: str, env: Environment) -> list[str]:
-    """:func:`unmarked_text` of a template's source."""
+    """:func:`unmarked_text` of a template's source: its literal text, then the English
+    literals of its expressions (:func:`_unmarked_literals`)."""
+    template = env.parse(source)
     # "<h{{ level }}": the marker stands in a tag name, where the HTML parser wants a digit.
-    masked = re.sub(f"(</?h){_MARK}", r"\g<1>9", _masked(env.parse(source)))
+    masked = re.sub(f"(</?h){_MARK}", r"\g<1>9", _masked(template))
     pieces = []
     for text in read_text(masked):
         for piece in text.split(_MARK):
             piece = NOT_MESSAGES.sub("", piece).strip()
             if _LETTER.search(piece):
                 pieces.append(piece)
-    return pieces
+    return pieces + _unmarked_literals(template)
+
+
+#: The template callables that translate their string arguments.
+_GETTEXT_CALLS = {name for name in KEYWORDS if name != "N_"} | {"directory_translate"}
+#: A literal that reads as English: words with a space between them ("Current master's
+#: students"), or one capitalised word ("Publications"); CSS classes ("button--small") and
+#: identifiers ("BooleanField", "publications") do not.
+_ENGLISH_LITERAL = re.compile(r"[A-Za-z]\s+\S*[A-Za-z]|^[A-Z][a-z]+$")
+_CSS_CLASS = re.compile(r"--|__")
+
+
+def _unmarked_literals(template: nodes.Template) -> list[str]:
+    """String literals of the template's expressions that read as English and that no
+    gettext call wraps (``{% for label in ["A heading"] %}``, ``{{ x or 'none' }}``): the
+    text the literal-text check cannot see. A literal compared with something
+    (``f.type == 'BooleanField'``) or used as a key (``d['Key']``) is data, not text."""
+    found: list[str] = []
+
+    def walk(node: nodes.Node) -> None:
+        if isinstance(node, nodes.Call) and getattr(node.node, "name", None) in _GETTEXT_CALLS:
+            return
+        if isinstance(node, nodes.Compare):
+            return
+        if isinstance(node, nodes.Getitem):
+            walk(node.node)
+            return
+        if isinstance(node, nodes.Pair):
+            walk(node.value)
+            return
+        if isinstance(node, nodes.Const) and isinstance(node.value, str):
+            text = node.value.strip()
+            if _ENGLISH_LITERAL.search(text) and not _CSS_CLASS.search(text):
+                found.append(text)
+            return
+        for child in node.iter_child_nodes():
+            walk(child)
+
+    walk(template)
+    return found
 
 
 def template_env() -> Environment:

@@ -35,8 +35,7 @@ from directory import models as m
 from directory.formats.names import make_slug, sort_name
 from directory.formats.placements import structure_placement
 from directory.services.photos import placeholder_portrait
-
-from .conftest import make_app
+from tests.conftest import make_app
 
 #: Tables that are no part of a profile, and so of no backup, with the reason.
 TABLES_NOT_CARRIED = {

@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document of the JSON API v1, served at ``<prefix>/api/v1/openapi.json``.
 
-Written by hand, except the profile entry schemas, which come from the same field lists the
-API renders (:data:`directory.web.api.representations.ENTRY_FIELDS`), and the query
+Written by hand, except the profile entry schemas, which come from the entry kinds'
+declarations the API renders (:func:`directory.web.api.representations.api_kinds`), and the query
 parameters, which come from the filter classes the API reads them with (:data:`LIST_FILTERS`;
 each parameter's schema is the one the API checks a value against). Schemas are strict (every key
 required, no others) so that a test comparing them with real responses catches any drift.
@@ -16,7 +16,7 @@ from flask import current_app
 from directory import models as m
 from directory.services import alumni, department
 from directory.services.parameters import MAX_PER_PAGE, Filters, Paging, Parameter
-from directory.web.api.representations import ENTRY_FIELDS, json_type
+from directory.web.api.representations import api_kinds, json_type
 
 STRING = {"type": "string"}
 NULLABLE_STRING = {"type": ["string", "null"]}
@@ -268,34 +268,34 @@ ALUMNI_SUMMARY = strict(
     "alumni first (``advisors`` is the page; ``advisor_pages`` and the links tell the rest).",
 )
 
-#: Component names of the profile entry kinds.
-ENTRY_SCHEMA_NAMES = {
-    "news": "NewsItem",
-    "education": "Education",
-    "experience": "Experience",
-    "projects": "Project",
-    "teaching": "Teaching",
-    "service": "Service",
-    "awards": "Award",
-    "funding": "Funding",
-    "custom_sections": "CustomSection",
+#: What an entry kind's OpenAPI schema holds besides its fields (see
+#: :data:`directory.web.api.representations.ENTRY_SHAPES`).
+ENTRY_EXTRAS: dict[str, dict[str, Any]] = {
+    "awards": {
+        "publication": {
+            "type": ["string", "null"],
+            "description": "uid of the paper the award is for, when visible.",
+        }
+    },
+    "projects": {
+        "publications": array({**STRING, "description": "uid"}),
+        "children": array(ref("Project")),
+    },
 }
 
 
 def _entry_schemas() -> dict[str, Any]:
-    schemas = {}
-    for key, (model, names) in ENTRY_FIELDS.items():
-        properties = {"id": INTEGER, **{name: json_type(model, name) for name in names}}
-        if key == "awards":
-            properties["publication"] = {
-                "type": ["string", "null"],
-                "description": "uid of the paper the award is for, when visible.",
+    """The schema of each entry kind the API lists, from its declaration and columns."""
+    return {
+        kind.api_name: strict(
+            {
+                "id": INTEGER,
+                **{name: json_type(kind.model, name) for name in kind.fields},
+                **ENTRY_EXTRAS.get(kind.name, {}),
             }
-        if key == "projects":
-            properties["publications"] = array({**STRING, "description": "uid"})
-            properties["children"] = array(ref("Project"))
-        schemas[ENTRY_SCHEMA_NAMES[key]] = strict(properties)
-    return schemas
+        )
+        for kind in api_kinds()
+    }
 
 
 def _person_detail() -> dict[str, Any]:
@@ -309,7 +309,7 @@ def _person_detail() -> dict[str, Any]:
         "bio_html": {**STRING, "description": "The bio rendered and sanitised."},
         "last_confirmed": NULLABLE_DATE,
         "links": array(ref("Link")),
-        **{key: array(ref(name)) for key, name in ENTRY_SCHEMA_NAMES.items()},
+        **{kind.name: array(ref(kind.api_name)) for kind in api_kinds()},
         "positions": array(ref("Position")),
         "students": array(ref("Advising")),
         "advisors": array(ref("Advising")),

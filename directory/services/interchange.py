@@ -13,7 +13,7 @@ import copy
 import json
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from typing import Any
 
@@ -618,113 +618,128 @@ def _entry_dict(obj: Any, names: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def export_person(session: Session, person: m.Person) -> dict[str, Any]:
-    """The complete profile document of ``person`` (every entry, whatever its visibility):
-    this is the backup format, so only admins and the owner may be given it."""
-    doc: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION}
-    pdata = _entry_dict(person, PERSON_FIELDS)
-    pdata["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in person.links]
-    pdata["areas"] = sorted(area.name for area in person.areas)
+def _person_dict(person: m.Person) -> dict[str, Any]:
+    data = _entry_dict(person, PERSON_FIELDS)
+    data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in person.links]
+    data["areas"] = sorted(area.name for area in person.areas)
     if person.photo is not None:
-        pdata["photo"] = {
+        data["photo"] = {
             "mime_type": person.photo.mime_type,
             "data_base64": base64.b64encode(person.photo.data).decode("ascii"),
             "alt_text": person.photo.alt_text,
             "focus": [person.photo.focus_x, person.photo.focus_y],
         }
-    doc["person"] = pdata
+    return data
 
-    def owned(model: type[m.Base]) -> list[Any]:
-        return list(
-            session.scalars(
-                select(model).where(model.owner_id == person.id).order_by(model.position, model.id)
+
+def _owned(session: Session, person: m.Person, model: type[m.Base]) -> list[Any]:
+    """The person's entries of ``model``, in their order."""
+    stmt = select(model).where(model.owner_id == person.id).order_by(model.position, model.id)
+    return list(session.scalars(stmt))
+
+
+def _listing_rows(session: Session, person: m.Person) -> list[m.ProfilePublication]:
+    """Every paper on the person's profile (hidden ones too), with what its document holds."""
+    pub = m.Publication
+    stmt = (
+        select(m.ProfilePublication)
+        .join(pub)
+        .where(m.ProfilePublication.person_id == person.id)
+        .options(
+            selectinload(m.ProfilePublication.publication).options(
+                selectinload(pub.authorships).options(
+                    selectinload(m.Authorship.person), selectinload(m.Authorship.suggested_person)
+                ),
+                selectinload(pub.links),
+                selectinload(pub.awards),
+                selectinload(pub.badges),
+                selectinload(pub.relations).selectinload(m.PublicationRelation.target),
             )
         )
-
-    for kind in simple_kinds():
-        doc[kind.name] = [_entry_dict(e, document_fields(kind)) for e in owned(kind.model)]
-
-    rows = list(
-        session.scalars(
-            select(m.ProfilePublication)
-            .join(m.Publication)
-            .where(m.ProfilePublication.person_id == person.id)
-            .options(
-                selectinload(m.ProfilePublication.publication).options(
-                    selectinload(m.Publication.authorships).options(
-                        selectinload(m.Authorship.person),
-                        selectinload(m.Authorship.suggested_person),
-                    ),
-                    selectinload(m.Publication.links),
-                    selectinload(m.Publication.awards),
-                    selectinload(m.Publication.badges),
-                    selectinload(m.Publication.relations).selectinload(
-                        m.PublicationRelation.target
-                    ),
-                )
-            )
-            .order_by(*owner_publication_order())
-        )
+        .order_by(*owner_publication_order())
     )
-    ref_of = {row.publication.id: row.publication.uid for row in rows}
-    publications = []
-    for row in rows:
-        pub = row.publication
-        data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
-        data["authors"] = author_dicts(
-            pub,
-            lambda a: a.person.slug if a.person else None,
-            suggested_key=lambda a: a.suggested_person.slug if a.suggested_person else None,
-        )
-        data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
-        data["awards"] = [a.name for a in pub.awards]
-        data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
-        # Relations to papers outside this profile can't be expressed by ref; they are kept
-        # on the shared record when it is re-imported next to the other profile.
-        data["relations"] = [
-            {"kind": r.kind, "target": ref_of[r.target_id]}
-            for r in pub.relations
-            if r.target_id in ref_of
-        ]
-        data.update(selected=row.selected, hidden=row.hidden, section=row.section)
-        publications.append(data)
-    doc["publications"] = publications
+    return list(session.scalars(stmt))
 
-    award_fields = document_fields(m.ENTRY_KINDS["awards"])
-    doc["awards"] = [
-        {
-            **_entry_dict(a, award_fields),
-            "publication": ref_of.get(a.publication_id) if a.publication_id else None,
-        }
-        for a in owned(m.Award)
+
+def _publication_dict(row: m.ProfilePublication, ref_of: dict[int, str]) -> dict[str, Any]:
+    pub = row.publication
+    data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
+    data["authors"] = author_dicts(
+        pub,
+        lambda a: a.person.slug if a.person else None,
+        suggested_key=lambda a: a.suggested_person.slug if a.suggested_person else None,
+    )
+    data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
+    data["awards"] = [a.name for a in pub.awards]
+    data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
+    # Relations to papers outside this profile can't be expressed by ref; they are kept
+    # on the shared record when it is re-imported next to the other profile.
+    data["relations"] = [
+        {"kind": r.kind, "target": ref_of[r.target_id]}
+        for r in pub.relations
+        if r.target_id in ref_of
     ]
+    data.update(selected=row.selected, hidden=row.hidden, section=row.section)
+    return data
 
-    projects = owned(m.ResearchProject)
+
+def _project_tree(projects: list[m.ResearchProject], ref_of: dict[int, str]) -> list[dict]:
+    """The person's projects nested as the document holds them (children under parents)."""
     children: dict[int | None, list[m.ResearchProject]] = {}
     for project in projects:
         children.setdefault(project.parent_id, []).append(project)
+    fields = document_fields(m.ENTRY_KINDS["projects"])
 
     def project_dict(project: m.ResearchProject) -> dict[str, Any]:
         return {
-            **_entry_dict(project, document_fields(m.ENTRY_KINDS["projects"])),
+            **_entry_dict(project, fields),
             "publications": [ref_of[p.id] for p in project.publications if p.id in ref_of],
             "children": [project_dict(c) for c in children.get(project.id, [])],
         }
 
-    doc["projects"] = [project_dict(p) for p in children.get(None, [])]
+    return [project_dict(p) for p in children.get(None, [])]
 
-    advising_fields = document_fields(m.ENTRY_KINDS["advising"])
-    doc["advising"] = [
-        {
-            **_entry_dict(rel, advising_fields),
-            "advisor": rel.advisor.slug if rel.advisor else None,
-            "student": rel.student.slug if rel.student else None,
-        }
-        for rel in owned(m.AdvisingRelation)
-    ]
-    notice_fields = document_fields(m.ENTRY_KINDS["recruiting"])
-    doc["recruiting"] = [
-        {**_entry_dict(n, notice_fields), "areas": sorted(a.name for a in n.areas)}
-        for n in owned(m.RecruitingNotice)
-    ]
+
+def _linked_entries(session: Session, person: m.Person, ref_of: dict[int, str]) -> dict:
+    """The entries of :data:`LINKED_KINDS`: their fields and what they point at, by ref
+    (papers of this document), slug (people) or name (research areas)."""
+    owned, fields = (
+        partial(_owned, session, person),
+        lambda name: document_fields(m.ENTRY_KINDS[name]),
+    )
+    return {
+        "awards": [
+            {**_entry_dict(a, fields("awards")), "publication": ref_of.get(a.publication_id)}
+            for a in owned(m.Award)
+        ],
+        "projects": _project_tree(owned(m.ResearchProject), ref_of),
+        "advising": [
+            {
+                **_entry_dict(rel, fields("advising")),
+                "advisor": rel.advisor.slug if rel.advisor else None,
+                "student": rel.student.slug if rel.student else None,
+            }
+            for rel in owned(m.AdvisingRelation)
+        ],
+        "recruiting": [
+            {**_entry_dict(n, fields("recruiting")), "areas": sorted(a.name for a in n.areas)}
+            for n in owned(m.RecruitingNotice)
+        ],
+    }
+
+
+def export_person(session: Session, person: m.Person) -> dict[str, Any]:
+    """The complete profile document of ``person`` (every entry, whatever its visibility):
+    this is the backup format, so only admins and the owner may be given it."""
+    doc: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION}
+    doc["person"] = _person_dict(person)
+    for kind in simple_kinds():
+        doc[kind.name] = [
+            _entry_dict(e, document_fields(kind)) for e in _owned(session, person, kind.model)
+        ]
+    rows = _listing_rows(session, person)
+    ref_of = {row.publication.id: row.publication.uid for row in rows}
+    doc["publications"] = [_publication_dict(row, ref_of) for row in rows]
+    # The linked kinds come after the papers, whose refs they use.
+    doc.update(_linked_entries(session, person, ref_of))
     return doc

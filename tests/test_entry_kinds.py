@@ -162,6 +162,7 @@ def test_the_shipped_schema_is_what_the_declarations_make() -> None:
     text = resources.files("directory").joinpath("schema/profile.schema.json").read_text("utf-8")
     shipped = json.loads(text)
     assert interchange.schema() == shipped
+    assert text == interchange.schema_text(), "run scripts/write_profile_schema.py"
     for kind in m.ENTRY_KINDS.values():
         assert interchange.entry_definition(kind) == shipped["$defs"][kind.document_name]
 

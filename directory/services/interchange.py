@@ -102,6 +102,12 @@ def _schema_of(kinds: tuple[m.EntryKind, ...]) -> dict[str, Any]:
     return doc
 
 
+def schema_text() -> str:
+    """:func:`schema` as ``directory/schema/profile.schema.json`` holds it
+    (``scripts/write_profile_schema.py`` writes it there)."""
+    return json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"
+
+
 def simple_kinds() -> list[m.EntryKind]:
     """The declared kinds whose document fields map one-to-one onto columns."""
     return [kind for kind in m.ENTRY_KINDS.values() if kind.name not in LINKED_KINDS]

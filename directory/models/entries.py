@@ -1,5 +1,6 @@
 """The ordered entries of a profile: news, education, experience, projects, teaching,
-service, awards, funding, free sections, advising and recruiting."""
+service, awards, funding, free sections, advising and recruiting (each declared in
+:mod:`directory.models.entry_kinds`)."""
 
 from __future__ import annotations
 
@@ -382,19 +383,3 @@ class RecruitingNotice(EntryMixin, Base):
         if not intake.rolling:
             self.term_season, self.term_year = intake.season, intake.year
         return None
-
-
-#: Every kind of ordered profile entry, by the name used in URLs and the interchange format.
-ENTRY_MODELS: dict[str, type[Base]] = {
-    "news": NewsItem,
-    "education": Education,
-    "experience": Experience,
-    "projects": ResearchProject,
-    "teaching": Teaching,
-    "service": Service,
-    "awards": Award,
-    "funding": Funding,
-    "custom_sections": CustomSection,
-    "advising": AdvisingRelation,
-    "recruiting": RecruitingNotice,
-}

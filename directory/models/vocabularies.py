@@ -189,18 +189,3 @@ def values(vocabulary: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
 def label(vocabulary: tuple[tuple[str, str], ...], value: str | None) -> str:
     """The display label of ``value`` in ``vocabulary`` (the value itself if unknown)."""
     return dict(vocabulary).get(value or "", value or "")
-
-
-#: The sections of a CV made from a profile, in their default order (the owner may choose
-#: some and order them: ``Person.cv_sections``).
-CV_SECTIONS = (
-    ("interests", N_("Research interests")),
-    ("education", N_("Education")),
-    ("experience", N_("Experience")),
-    ("publications", N_("Publications")),
-    ("awards", N_("Awards and honours")),
-    ("funding", N_("Funding")),
-    ("teaching", N_("Teaching")),
-    ("service", N_("Service")),
-    ("students", N_("Students advised")),
-)

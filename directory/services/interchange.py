@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import json
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from typing import Any
 
 import jsonschema
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import Boolean, Date, Integer, delete, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
@@ -30,16 +31,9 @@ from directory.services.publications import link_coauthor_profiles
 FORMAT = "faculty-directory-profile"
 FORMAT_VERSION = 1
 
-#: Document key → model, for the entry kinds whose fields map one-to-one onto columns.
-SIMPLE_ENTRIES: dict[str, type[m.Base]] = {
-    "news": m.NewsItem,
-    "education": m.Education,
-    "experience": m.Experience,
-    "teaching": m.Teaching,
-    "service": m.Service,
-    "funding": m.Funding,
-    "custom_sections": m.CustomSection,
-}
+#: The entry kinds the document writes with code of their own (links to papers, people and
+#: areas, nesting); every other declared kind's fields map one-to-one onto columns.
+LINKED_KINDS = ("awards", "projects", "advising", "recruiting")
 DATE_FIELDS = {"last_confirmed", "deadline", "expires_on"}
 PERSON_FIELDS = (
     "slug", "full_name", "sort_name", "native_name", "name_variants", "role", "rank", "title",
@@ -85,19 +79,142 @@ class ImportResult:
 
 
 @cache
-def schema() -> dict[str, Any]:
-    """The JSON Schema of one profile document."""
+def _shipped_schema() -> dict[str, Any]:
     text = resources.files("directory").joinpath("schema/profile.schema.json").read_text("utf-8")
     return json.loads(text)
 
 
+def schema() -> dict[str, Any]:
+    """The JSON Schema of one profile document: the shipped file, its entry definitions
+    made from the declared kinds (a test checks that the file holds the same)."""
+    return _schema_of(tuple(m.ENTRY_KINDS.values()))
+
+
+@cache
+def _schema_of(kinds: tuple[m.EntryKind, ...]) -> dict[str, Any]:
+    doc = copy.deepcopy(_shipped_schema())
+    for kind in kinds:
+        ref = {"$ref": f"#/$defs/{kind.document_name}"}
+        doc["properties"][kind.name] = {"type": "array", "items": ref}
+        doc["$defs"][kind.document_name] = entry_definition(kind)
+    cv_sections = doc["$defs"]["person"]["properties"]["cv_sections"]
+    cv_sections["items"]["enum"] = [name for name, _ in m.CV_SECTIONS]
+    return doc
+
+
+def schema_text() -> str:
+    """:func:`schema` as ``directory/schema/profile.schema.json`` holds it
+    (``scripts/write_profile_schema.py`` writes it there)."""
+    return json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def simple_kinds() -> list[m.EntryKind]:
+    """The declared kinds whose document fields map one-to-one onto columns."""
+    return [kind for kind in m.ENTRY_KINDS.values() if kind.name not in LINKED_KINDS]
+
+
+def document_fields(kind: m.EntryKind) -> tuple[str, ...]:
+    """The columns an entry of ``kind`` carries in the document, in its order."""
+    return (*kind.fields, "visibility")
+
+
+URL_PATTERN = "^(https?://|mailto:)"
+DATE_PATTERN = "^\\d{4}-\\d{2}-\\d{2}$"
+#: The values of whole-number fields, by how their names end.
+NUMBER_RANGES = {"year": (1900, 2200), "month": (1, 12), "day": (1, 31)}
+
+#: What the document's entries hold besides their columns (references by ref or slug,
+#: nesting), by kind.
+LINKED_PROPERTIES: dict[str, dict[str, Any]] = {
+    "awards": {
+        "publication": {
+            "type": ["string", "null"],
+            "description": "ref of a publication in this document",
+        }
+    },
+    "projects": {
+        "publications": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 200},
+            "description": "refs of publications in this document",
+        },
+        "children": {"type": "array", "items": {"$ref": "#/$defs/project"}},
+    },
+    "advising": {
+        side: {"anyOf": [{"$ref": "#/$defs/slug"}, {"type": "null"}]}
+        for side in ("advisor", "student")
+    },
+    "recruiting": {
+        "areas": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 120}}
+    },
+}
+
+#: Descriptions of fields whose meaning their name does not tell, by (kind, field).
+FIELD_DESCRIPTIONS = {
+    ("recruiting", "term_season"): (
+        "The intake's season, with term_year; both null (or absent) for a rolling notice, open "
+        "to any intake."
+    ),
+    ("recruiting", "term"): (
+        "The intake as text (documents before term_season and term_year): read as a season "
+        'and year when it names one ("Fall 2027", "2027 fall"; empty or "rolling": rolling), '
+        "else kept as written and flagged to the owner."
+    ),
+}
+
+
+def _column_schema(kind: m.EntryKind, name: str) -> dict[str, Any]:
+    """The JSON Schema of one column of an entry: its vocabulary, or its type, with the
+    column's limits (a ``String(n)``'s length) and the ranges of years, months and days."""
+    column = kind.model.__table__.columns[name]
+    nullable = column.nullable
+    out: dict[str, Any]
+    if name in kind.vocabularies:
+        out = {"enum": [*m.values(kind.vocabularies[name]), *([None] if nullable else [])]}
+    elif isinstance(column.type, Boolean):
+        out = {"type": "boolean"}
+    elif isinstance(column.type, Integer):
+        out = {"type": ["integer", "null"] if nullable else "integer"}
+        low, high = next(r for end, r in NUMBER_RANGES.items() if name.endswith(end))
+        out.update(minimum=low, maximum=high)
+    elif isinstance(column.type, Date):
+        out = {"type": ["string", "null"], "format": "date", "pattern": DATE_PATTERN}
+    else:
+        out = {"type": ["string", "null"] if nullable else "string"}
+        if not nullable:
+            out["minLength"] = 1
+        if kind.max_length(name):
+            out["maxLength"] = kind.max_length(name)
+        if name == "url" or name.endswith("_url"):
+            out["pattern"] = URL_PATTERN
+    if (kind.name, name) in FIELD_DESCRIPTIONS:
+        out["description"] = FIELD_DESCRIPTIONS[(kind.name, name)]
+    return out
+
+
+def entry_definition(kind: m.EntryKind) -> dict[str, Any]:
+    """The JSON Schema of one entry of ``kind`` in the document, from its declaration: its
+    fields (required: those the column needs and has no default for), its visibility, and
+    what it links to."""
+    columns = kind.model.__table__.columns
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": [
+            name
+            for name in kind.fields
+            if not columns[name].nullable and columns[name].default is None
+        ],
+        "properties": {
+            **{name: _column_schema(kind, name) for name in kind.fields},
+            "visibility": {"$ref": "#/$defs/visibility"},
+            **LINKED_PROPERTIES.get(kind.name, {}),
+        },
+    }
+
+
 def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.FormatChecker())
-
-
-def _column_fields(model: type[m.Base], props: dict[str, Any]) -> list[str]:
-    columns = set(model.__table__.columns.keys())
-    return [name for name in props if name in columns]
 
 
 def _walk_projects(projects: list[dict], path: str):
@@ -322,12 +439,10 @@ class _Importer:
     def import_document(self, doc: dict[str, Any], person: m.Person) -> None:
         self.clear_entries(person)
         session = self.session
-        for key, model in SIMPLE_ENTRIES.items():
-            props = schema()["$defs"][_def_name(key)]["properties"]
-            names = _column_fields(model, props)
-            for i, data in enumerate(doc.get(key, [])):
-                entry = model(owner_id=person.id, position=i)
-                _copy_fields(entry, data, names)
+        for kind in simple_kinds():
+            for i, data in enumerate(doc.get(kind.name, [])):
+                entry = kind.model(owner_id=person.id, position=i)
+                _copy_fields(entry, data, document_fields(kind))
                 session.add(entry)
 
         pubs: dict[str, m.Publication] = {}
@@ -353,7 +468,7 @@ class _Importer:
         session.flush()
         link_coauthor_profiles(session, list(pubs.values()))
 
-        award_fields = _column_fields(m.Award, schema()["$defs"]["award"]["properties"])
+        award_fields = document_fields(m.ENTRY_KINDS["awards"])
         for i, data in enumerate(doc.get("awards", [])):
             award = m.Award(owner_id=person.id, position=i)
             _copy_fields(award, data, award_fields)
@@ -361,7 +476,7 @@ class _Importer:
                 award.publication = pubs[data["publication"]]
             session.add(award)
 
-        project_fields = ("title", "summary", "url", "status", "visibility")
+        project_fields = document_fields(m.ENTRY_KINDS["projects"])
 
         def add_projects(items: list[dict], parent: m.ResearchProject | None) -> None:
             for i, data in enumerate(items):
@@ -373,9 +488,7 @@ class _Importer:
 
         add_projects(doc.get("projects", []), None)
 
-        advising_fields = _column_fields(
-            m.AdvisingRelation, schema()["$defs"]["advising"]["properties"]
-        )
+        advising_fields = document_fields(m.ENTRY_KINDS["advising"])
         for i, data in enumerate(doc.get("advising", [])):
             rel = m.AdvisingRelation(owner_id=person.id, position=i)
             _copy_fields(rel, data, advising_fields)
@@ -393,9 +506,7 @@ class _Importer:
                         setattr(rel, f"{side}_name", data[side])
             session.add(rel)
 
-        notice_fields = _column_fields(
-            m.RecruitingNotice, schema()["$defs"]["recruiting"]["properties"]
-        )
+        notice_fields = document_fields(m.ENTRY_KINDS["recruiting"])
         for i, data in enumerate(doc.get("recruiting", [])):
             notice = m.RecruitingNotice(owner_id=person.id, position=i)
             _copy_fields(notice, data, notice_fields)
@@ -442,10 +553,6 @@ def owner_publication_order() -> tuple:
         m.Publication.year.desc().nulls_last(),
         m.Publication.id,
     )
-
-
-def _def_name(key: str) -> str:
-    return {"custom_sections": "custom_section"}.get(key, key)
 
 
 def import_documents(session: Session, documents: list[tuple[str, Any]]) -> ImportResult:
@@ -517,118 +624,128 @@ def _entry_dict(obj: Any, names: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def export_person(session: Session, person: m.Person) -> dict[str, Any]:
-    """The complete profile document of ``person`` (every entry, whatever its visibility):
-    this is the backup format, so only admins and the owner may be given it."""
-    doc: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION}
-    pdata = _entry_dict(person, PERSON_FIELDS)
-    pdata["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in person.links]
-    pdata["areas"] = sorted(area.name for area in person.areas)
+def _person_dict(person: m.Person) -> dict[str, Any]:
+    data = _entry_dict(person, PERSON_FIELDS)
+    data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in person.links]
+    data["areas"] = sorted(area.name for area in person.areas)
     if person.photo is not None:
-        pdata["photo"] = {
+        data["photo"] = {
             "mime_type": person.photo.mime_type,
             "data_base64": base64.b64encode(person.photo.data).decode("ascii"),
             "alt_text": person.photo.alt_text,
             "focus": [person.photo.focus_x, person.photo.focus_y],
         }
-    doc["person"] = pdata
+    return data
 
-    def owned(model: type[m.Base]) -> list[Any]:
-        return list(
-            session.scalars(
-                select(model).where(model.owner_id == person.id).order_by(model.position, model.id)
+
+def _owned(session: Session, person: m.Person, model: type[m.Base]) -> list[Any]:
+    """The person's entries of ``model``, in their order."""
+    stmt = select(model).where(model.owner_id == person.id).order_by(model.position, model.id)
+    return list(session.scalars(stmt))
+
+
+def _listing_rows(session: Session, person: m.Person) -> list[m.ProfilePublication]:
+    """Every paper on the person's profile (hidden ones too), with what its document holds."""
+    pub = m.Publication
+    stmt = (
+        select(m.ProfilePublication)
+        .join(pub)
+        .where(m.ProfilePublication.person_id == person.id)
+        .options(
+            selectinload(m.ProfilePublication.publication).options(
+                selectinload(pub.authorships).options(
+                    selectinload(m.Authorship.person), selectinload(m.Authorship.suggested_person)
+                ),
+                selectinload(pub.links),
+                selectinload(pub.awards),
+                selectinload(pub.badges),
+                selectinload(pub.relations).selectinload(m.PublicationRelation.target),
             )
         )
-
-    for key, model in SIMPLE_ENTRIES.items():
-        names = _column_fields(model, schema()["$defs"][_def_name(key)]["properties"])
-        doc[key] = [_entry_dict(entry, names) for entry in owned(model)]
-
-    rows = list(
-        session.scalars(
-            select(m.ProfilePublication)
-            .join(m.Publication)
-            .where(m.ProfilePublication.person_id == person.id)
-            .options(
-                selectinload(m.ProfilePublication.publication).options(
-                    selectinload(m.Publication.authorships).options(
-                        selectinload(m.Authorship.person),
-                        selectinload(m.Authorship.suggested_person),
-                    ),
-                    selectinload(m.Publication.links),
-                    selectinload(m.Publication.awards),
-                    selectinload(m.Publication.badges),
-                    selectinload(m.Publication.relations).selectinload(
-                        m.PublicationRelation.target
-                    ),
-                )
-            )
-            .order_by(*owner_publication_order())
-        )
+        .order_by(*owner_publication_order())
     )
-    ref_of = {row.publication.id: row.publication.uid for row in rows}
-    publications = []
-    for row in rows:
-        pub = row.publication
-        data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
-        data["authors"] = author_dicts(
-            pub,
-            lambda a: a.person.slug if a.person else None,
-            suggested_key=lambda a: a.suggested_person.slug if a.suggested_person else None,
-        )
-        data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
-        data["awards"] = [a.name for a in pub.awards]
-        data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
-        # Relations to papers outside this profile can't be expressed by ref; they are kept
-        # on the shared record when it is re-imported next to the other profile.
-        data["relations"] = [
-            {"kind": r.kind, "target": ref_of[r.target_id]}
-            for r in pub.relations
-            if r.target_id in ref_of
-        ]
-        data.update(selected=row.selected, hidden=row.hidden, section=row.section)
-        publications.append(data)
-    doc["publications"] = publications
+    return list(session.scalars(stmt))
 
-    award_fields = _column_fields(m.Award, schema()["$defs"]["award"]["properties"])
-    doc["awards"] = [
-        {
-            **_entry_dict(a, award_fields),
-            "publication": ref_of.get(a.publication_id) if a.publication_id else None,
-        }
-        for a in owned(m.Award)
+
+def _publication_dict(row: m.ProfilePublication, ref_of: dict[int, str]) -> dict[str, Any]:
+    pub = row.publication
+    data = {"ref": pub.uid, **_entry_dict(pub, PUBLICATION_FIELDS)}
+    data["authors"] = author_dicts(
+        pub,
+        lambda a: a.person.slug if a.person else None,
+        suggested_key=lambda a: a.suggested_person.slug if a.suggested_person else None,
+    )
+    data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in pub.links]
+    data["awards"] = [a.name for a in pub.awards]
+    data["badges"] = [{"name": b.name, "issuer": b.issuer} for b in pub.badges]
+    # Relations to papers outside this profile can't be expressed by ref; they are kept
+    # on the shared record when it is re-imported next to the other profile.
+    data["relations"] = [
+        {"kind": r.kind, "target": ref_of[r.target_id]}
+        for r in pub.relations
+        if r.target_id in ref_of
     ]
+    data.update(selected=row.selected, hidden=row.hidden, section=row.section)
+    return data
 
-    projects = owned(m.ResearchProject)
+
+def _project_tree(projects: list[m.ResearchProject], ref_of: dict[int, str]) -> list[dict]:
+    """The person's projects nested as the document holds them (children under parents)."""
     children: dict[int | None, list[m.ResearchProject]] = {}
     for project in projects:
         children.setdefault(project.parent_id, []).append(project)
+    fields = document_fields(m.ENTRY_KINDS["projects"])
 
     def project_dict(project: m.ResearchProject) -> dict[str, Any]:
         return {
-            **_entry_dict(project, ("title", "summary", "url", "status", "visibility")),
+            **_entry_dict(project, fields),
             "publications": [ref_of[p.id] for p in project.publications if p.id in ref_of],
             "children": [project_dict(c) for c in children.get(project.id, [])],
         }
 
-    doc["projects"] = [project_dict(p) for p in children.get(None, [])]
+    return [project_dict(p) for p in children.get(None, [])]
 
-    advising_fields = _column_fields(
-        m.AdvisingRelation, schema()["$defs"]["advising"]["properties"]
+
+def _linked_entries(session: Session, person: m.Person, ref_of: dict[int, str]) -> dict:
+    """The entries of :data:`LINKED_KINDS`: their fields and what they point at, by ref
+    (papers of this document), slug (people) or name (research areas)."""
+    owned, fields = (
+        partial(_owned, session, person),
+        lambda name: document_fields(m.ENTRY_KINDS[name]),
     )
-    doc["advising"] = [
-        {
-            **_entry_dict(rel, advising_fields),
-            "advisor": rel.advisor.slug if rel.advisor else None,
-            "student": rel.student.slug if rel.student else None,
-        }
-        for rel in owned(m.AdvisingRelation)
-    ]
-    notice_fields = _column_fields(
-        m.RecruitingNotice, schema()["$defs"]["recruiting"]["properties"]
-    )
-    doc["recruiting"] = [
-        {**_entry_dict(n, notice_fields), "areas": sorted(a.name for a in n.areas)}
-        for n in owned(m.RecruitingNotice)
-    ]
+    return {
+        "awards": [
+            {**_entry_dict(a, fields("awards")), "publication": ref_of.get(a.publication_id)}
+            for a in owned(m.Award)
+        ],
+        "projects": _project_tree(owned(m.ResearchProject), ref_of),
+        "advising": [
+            {
+                **_entry_dict(rel, fields("advising")),
+                "advisor": rel.advisor.slug if rel.advisor else None,
+                "student": rel.student.slug if rel.student else None,
+            }
+            for rel in owned(m.AdvisingRelation)
+        ],
+        "recruiting": [
+            {**_entry_dict(n, fields("recruiting")), "areas": sorted(a.name for a in n.areas)}
+            for n in owned(m.RecruitingNotice)
+        ],
+    }
+
+
+def export_person(session: Session, person: m.Person) -> dict[str, Any]:
+    """The complete profile document of ``person`` (every entry, whatever its visibility):
+    this is the backup format, so only admins and the owner may be given it."""
+    doc: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION}
+    doc["person"] = _person_dict(person)
+    for kind in simple_kinds():
+        doc[kind.name] = [
+            _entry_dict(e, document_fields(kind)) for e in _owned(session, person, kind.model)
+        ]
+    rows = _listing_rows(session, person)
+    ref_of = {row.publication.id: row.publication.uid for row in rows}
+    doc["publications"] = [_publication_dict(row, ref_of) for row in rows]
+    # The linked kinds come after the papers, whose refs they use.
+    doc.update(_linked_entries(session, person, ref_of))
     return doc

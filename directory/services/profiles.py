@@ -4,6 +4,7 @@ see, in a fixed number of queries whatever the profile's size."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from itertools import groupby
@@ -47,29 +48,31 @@ class StudentGroups:
 
 @dataclass
 class Profile:
+    """Everything a profile page shows: the person, their papers, and each declared entry
+    kind's part (:data:`LOADERS`; read as attributes: ``profile.awards``,
+    ``profile.internships``)."""
+
     person: m.Person
-    news: list[m.NewsItem]
-    education: list[m.Education]
-    experience: list[m.Experience]
-    internships: list[m.Experience]
-    projects: list[m.ResearchProject]
-    teaching: list[m.Teaching]
-    service: list[tuple[str, list[tuple[int | None, list[m.Service]]]]]
-    awards: list[m.Award]
-    funding: list[m.Funding]
-    custom_sections: list[m.CustomSection]
-    recruiting: list[m.RecruitingNotice]
     publications: list[PublicationGroup]
     selected_publications: list[Any]
-    students: StudentGroups
-    advisors: list[m.AdvisingRelation]
-    co_advisors: dict[int, list[str]]
+    #: Each entry kind's part of the page, by the names its loader gives them.
+    sections: dict[str, Any] = field(default_factory=dict)
     publication_count: int = 0
     #: Listed papers the page leaves out when it is folded (they are on the complete list).
     folded_publications: int = 0
     #: Ids of the papers the page shows (a project's or award's link to a folded paper goes
     #: to the paper's own page instead of an anchor on this one).
     shown_publication_ids: set[int] = field(default_factory=set)
+
+    def __getattr__(self, name: str) -> Any:
+        sections = self.__dict__.get("sections", {})
+        if name in sections:
+            return sections[name]
+        raise AttributeError(name)
+
+    def entries(self, kind: str) -> list[Any]:
+        """The entries of ``kind`` the page shows, as one list in the page's order."""
+        return FLAT_ENTRIES.get(kind, lambda p: p.sections[kind])(self)
 
 
 def _entries(
@@ -444,6 +447,72 @@ def _service_groups(rows: list[m.Service]) -> list[tuple[str, list[tuple[int | N
     return result
 
 
+@dataclass(frozen=True)
+class ProfileQuery:
+    """What an entry kind's loader reads: whose profile, for whom, on which day, and the ids
+    of the papers the profile lists."""
+
+    session: Session
+    person: m.Person
+    viewer: Viewer
+    today: date
+    listed: set[int]
+
+    def entries(self, model: Any, *options: Any) -> list[Any]:
+        return _entries(self.session, model, self.person, self.viewer, *options)
+
+
+def _experience(q: ProfileQuery) -> dict[str, Any]:
+    rows = q.entries(m.Experience)
+    return {"experience": [e for e in rows if e.kind == "job"],
+            "internships": [e for e in rows if e.kind != "job"]}  # fmt: skip
+
+
+def _advising_sections(q: ProfileQuery) -> dict[str, Any]:
+    students, co_advisors, advisors = _advising(q.session, q.person, q.viewer)
+    return {"students": students, "co_advisors": co_advisors, "advisors": advisors}
+
+
+def _recruiting(q: ProfileQuery) -> dict[str, Any]:
+    # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
+    # joined, not selected afterwards, so the page costs the same statements with or without.
+    notices = q.session.scalars(
+        select(m.RecruitingNotice)
+        .where(m.RecruitingNotice.owner_id == q.person.id, listed_notices(q.viewer, q.today))
+        .options(joinedload(m.RecruitingNotice.areas))
+        .order_by(m.RecruitingNotice.position, m.RecruitingNotice.id)
+    )
+    return {"recruiting": list(notices.unique())}
+
+
+#: How a kind's part of the profile is loaded, where it is more than its entries the viewer
+#: may see in the owner's order (every other declared kind: ``profile.<kind>``, that list).
+LOADERS: dict[str, Callable[[ProfileQuery], dict[str, Any]]] = {
+    "experience": _experience,
+    "projects": lambda q: {"projects": _projects(q.session, q.person, q.viewer, q.listed)},
+    "service": lambda q: {"service": _service_groups(q.entries(m.Service))},
+    "advising": _advising_sections,
+    "recruiting": _recruiting,
+}
+
+#: A kind's entries as one list in the page's order, where its part of the profile is more
+#: than that list (see :meth:`Profile.entries`).
+FLAT_ENTRIES: dict[str, Callable[[Profile], list[Any]]] = {
+    "projects": lambda p: p.projects,
+    "experience": lambda p: p.experience + p.internships,
+    "service": lambda p: [item for _, years in p.service for _, items in years for item in items],
+}
+
+
+def _load_sections(q: ProfileQuery) -> dict[str, Any]:
+    """Every declared kind's part of the profile (:data:`LOADERS`)."""
+    sections: dict[str, Any] = {}
+    for kind in m.ENTRY_KINDS.values():
+        loader = LOADERS.get(kind.name)
+        sections.update(loader(q) if loader else {kind.name: q.entries(kind.model)})
+    return sections
+
+
 def load_profile(
     session: Session, person: m.Person, viewer: Viewer, today: date, *, fold: int | None = None
 ) -> Profile:
@@ -451,7 +520,6 @@ def load_profile(
     shows at most that many selected papers and that many others (the most recent, in the
     profile's order); ``folded_publications`` counts the rest, which the complete list of the
     person's papers shows. Without it (the CV, the API), every listed paper."""
-    experience = _entries(session, m.Experience, person, viewer)
     folded = 0
     publications: list[Any]
     if fold is None:
@@ -470,35 +538,12 @@ def load_profile(
         others, folded = fold_publications([g for g in groups if g.heading != SELECTED], fold)
         groups = with_details(session, person, selected + others)
         folded += folded_selected
-    students, co_advisors, advisors = _advising(session, person, viewer)
-    # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
-    # joined, not selected afterwards, so the page costs the same statements with or without.
-    recruiting = list(
-        session.scalars(
-            select(m.RecruitingNotice)
-            .where(m.RecruitingNotice.owner_id == person.id, listed_notices(viewer, today))
-            .options(joinedload(m.RecruitingNotice.areas))
-            .order_by(m.RecruitingNotice.position, m.RecruitingNotice.id)
-        ).unique()
-    )
+    listed = {row.publication_id for row in publications}
     return Profile(
         person=person,
-        news=_entries(session, m.NewsItem, person, viewer),
-        education=_entries(session, m.Education, person, viewer),
-        experience=[e for e in experience if e.kind == "job"],
-        internships=[e for e in experience if e.kind != "job"],
-        projects=_projects(session, person, viewer, {row.publication_id for row in publications}),
-        teaching=_entries(session, m.Teaching, person, viewer),
-        service=_service_groups(_entries(session, m.Service, person, viewer)),
-        awards=_entries(session, m.Award, person, viewer),
-        funding=_entries(session, m.Funding, person, viewer),
-        custom_sections=_entries(session, m.CustomSection, person, viewer),
-        recruiting=recruiting,
         publications=[g for g in groups if g.heading != SELECTED],
         selected_publications=next((g.items for g in groups if g.heading == SELECTED), []),
-        students=students,
-        advisors=advisors,
-        co_advisors=co_advisors,
+        sections=_load_sections(ProfileQuery(session, person, viewer, today, listed)),
         publication_count=len(publications),
         folded_publications=folded,
         shown_publication_ids={row.publication_id for g in groups for row in g.items},

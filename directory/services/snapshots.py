@@ -382,22 +382,14 @@ HIDDEN_FIELDS = {"uid", "created_by_id"}
 #: Fields holding a month's number (1 to 12), shown by its name.
 _MONTH_FIELDS = {"month", "start_month", "end_month"}
 
-#: Fields holding a vocabulary's value, by kind (None: any kind), shown by their labels.
+#: Fields holding a vocabulary's value, by kind (None: any kind), shown by their labels; an
+#: entry kind's own are in its declaration (``EntryKind.vocabularies``).
 _VOCABULARIES: dict[tuple[str | None, str], tuple[tuple[str, str], ...]] = {
     (None, "visibility"): m.VISIBILITIES,
     ("person", "role"): m.ROLES,
     ("person", "rank"): m.FACULTY_RANKS,
-    ("teaching", "role"): m.TEACHING_ROLES,
-    ("advising", "role"): m.ADVISING_ROLES,
-    ("advising", "degree"): m.DEGREES,
-    ("advising", "status"): m.ADVISING_STATUSES,
-    ("projects", "status"): m.PROJECT_STATUSES,
-    ("experience", "kind"): m.EXPERIENCE_KINDS,
-    ("service", "kind"): m.SERVICE_KINDS,
     ("publication", "type"): m.PUBLICATION_TYPES,
     ("publication", "status"): m.PUBLICATION_STATUSES,
-    ("recruiting", "level"): m.RECRUITING_LEVELS,
-    ("recruiting", "term_season"): m.TERM_SEASONS,
 }
 
 #: Fields naming other records by id, and the model and column that name them for a person.
@@ -413,13 +405,25 @@ _REFERENCES: dict[tuple[str | None, str], tuple[type[m.Base], str]] = {
 }
 
 
-def field_label(name: str) -> str:
-    """How a field of a state is named to people ("Research interests", "Advisor")."""
+def field_label(name: str, kind: str | None = None) -> str:
+    """How a field of a state is named to people ("Research interests", "Advisor"); a field
+    of an entry kind that declares a label for it (``EntryKind.labels``) by that label."""
+    declared = m.ENTRY_KINDS.get(kind or "")
+    if declared is not None and name in declared.labels:
+        return declared.labels[name]
     return FIELD_LABELS.get(name) or _humanise(name)
 
 
 def _lookup(table: dict, kind: str, name: str) -> Any:
     return table.get((kind, name)) or table.get((None, name))
+
+
+def _vocabulary(kind: str, name: str) -> tuple[tuple[str, str], ...] | None:
+    """The vocabulary of a field: the entry kind's declared one, else :data:`_VOCABULARIES`."""
+    declared = m.ENTRY_KINDS.get(kind)
+    if declared is not None and name in declared.vocabularies:
+        return declared.vocabularies[name]
+    return _lookup(_VOCABULARIES, kind, name)
 
 
 def readable_rows(session: Session, kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -450,7 +454,7 @@ def readable_rows(session: Session, kind: str, rows: list[dict[str, Any]]) -> li
             if isinstance(value, list):
                 return [known.get(i, "(deleted)") for i in value]
             return known.get(value, "(deleted)")
-        vocabulary = _lookup(_VOCABULARIES, kind, name)
+        vocabulary = _vocabulary(kind, name)
         if vocabulary is not None:
             return translate(m.label(vocabulary, value))
         if name in _MONTH_FIELDS and isinstance(value, int) and 1 <= value <= 12:
@@ -471,7 +475,7 @@ def readable_rows(session: Session, kind: str, rows: list[dict[str, Any]]) -> li
     return [
         {
             **row,
-            "label": field_label(row["field"]),
+            "label": field_label(row["field"], kind),
             "before": show(row["field"], row["before"]),
             "after": show(row["field"], row["after"]),
             "raw_before": row["before"],

@@ -1,10 +1,13 @@
-"""The registry that drives the generic entry-editing views: for each kind of profile entry,
-its model, its form and how the editing pages name it. One set of views serves every kind."""
+"""The registry that drives the generic entry-editing views: for each declared kind of
+profile entry (:data:`directory.models.ENTRY_KINDS`), its model, its form and how the editing
+pages name it. One set of views serves every kind; a kind without a form of its own here gets
+one made from its declaration (:func:`directory.web.forms.declared_entry_form`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from directory import models as m
@@ -52,8 +55,8 @@ def _project(entry: Any) -> str:
 
 @dataclass(frozen=True)
 class EntryKind:
-    """One kind of profile entry: its model, its form, how the editing pages name it and how
-    one entry is summarised in lists and messages."""
+    """One kind of profile entry as the editing pages see it: its model, its form, how the
+    pages name it and how one entry is summarised in lists and messages."""
 
     name: str
     model: type[m.Base]
@@ -72,30 +75,62 @@ class EntryKind:
         return (self.summarise or _default_summary(self.name))(entry)
 
 
-KINDS: dict[str, EntryKind] = {
-    k.name: k
-    for k in (
-        EntryKind("news", m.NewsItem, forms.NewsItemForm, _l("News"), _l("news item"),
-                  lambda e: f"[{e.year}] {describe('news', {'body': e.body})}"),
-        EntryKind("recruiting", m.RecruitingNotice, forms.RecruitingNoticeForm,
-                  _l("Recruiting notices"), _l("recruiting notice"), _recruiting),
-        EntryKind("projects", m.ResearchProject, forms.ResearchProjectForm,
-                  _l("Research projects"), _l("project"), _project),
-        EntryKind("advising", m.AdvisingRelation, forms.AdvisingRelationForm,
-                  _l("Students and advisors"), _l("advising relation"), _advising,
-                  load=("advisor", "student")),
-        EntryKind("education", m.Education, forms.EducationForm, _l("Education"), _l("degree"),
-                  lambda e: f"{e.degree}, {e.institution}"),
-        EntryKind("experience", m.Experience, forms.ExperienceForm, _l("Experience"),
-                  _l("position"), lambda e: f"{e.organisation} · {e.title}"),
-        EntryKind("teaching", m.Teaching, forms.TeachingForm, _l("Teaching"), _l("course")),
-        EntryKind("service", m.Service, forms.ServiceForm, _l("Service"), _l("service entry"),
-                  _service),
-        EntryKind("awards", m.Award, forms.AwardForm, _l("Awards"), _l("award")),
-        EntryKind("funding", m.Funding, forms.FundingForm, _l("Funding"), _l("funding source")),
-        EntryKind("custom_sections", m.CustomSection, forms.CustomSectionForm,
-                  _l("Other sections"), _l("section")),
-    )
-}  # fmt: skip
+#: The kinds whose editing form is written by hand (web/forms.py); any other declared kind
+#: gets a form made from its declaration.
+FORMS: dict[str, type[forms.EntryForm]] = {
+    "news": forms.NewsItemForm,
+    "recruiting": forms.RecruitingNoticeForm,
+    "projects": forms.ResearchProjectForm,
+    "advising": forms.AdvisingRelationForm,
+    "education": forms.EducationForm,
+    "experience": forms.ExperienceForm,
+    "teaching": forms.TeachingForm,
+    "service": forms.ServiceForm,
+    "awards": forms.AwardForm,
+    "funding": forms.FundingForm,
+    "custom_sections": forms.CustomSectionForm,
+}
 
-assert set(KINDS) == set(m.ENTRY_MODELS), "every entry model needs an editing kind"  # noqa: S101
+#: How the editing pages name one entry of a kind, where its title does not (by kind).
+SUMMARIES: dict[str, Callable[[Any], str]] = {
+    "news": lambda e: f"[{e.year}] {describe('news', {'body': e.body})}",
+    "recruiting": _recruiting,
+    "projects": _project,
+    "advising": _advising,
+    "education": lambda e: f"{e.degree}, {e.institution}",
+    "experience": lambda e: f"{e.organisation} · {e.title}",
+    "service": _service,
+}
+
+#: Relationships a kind's summary reads (by kind).
+LOADS: dict[str, tuple[str, ...]] = {"advising": ("advisor", "student")}
+
+
+@cache
+def _editing_kind(declared: m.EntryKind) -> EntryKind:
+    name = declared.name
+    return EntryKind(
+        name,
+        declared.model,
+        FORMS.get(name) or forms.declared_entry_form(declared),
+        _l(declared.title),
+        _l(declared.singular),
+        SUMMARIES.get(name),
+        load=LOADS.get(name, ()),
+    )
+
+
+class _Kinds(Mapping[str, EntryKind]):
+    """The editing pages' kinds, one for each declared kind, in the declaration's order."""
+
+    def __getitem__(self, name: str) -> EntryKind:
+        return _editing_kind(m.ENTRY_KINDS[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(m.ENTRY_KINDS)
+
+    def __len__(self) -> int:
+        return len(m.ENTRY_KINDS)
+
+
+KINDS: Mapping[str, EntryKind] = _Kinds()

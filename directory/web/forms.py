@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask_wtf.file import FileField, FileRequired
-from sqlalchemy import inspect
+from sqlalchemy import Boolean, Date, Integer, inspect
 from wtforms import (
     BooleanField,
     DateField,
@@ -47,6 +47,7 @@ from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
 from directory.services.access import person_clause
 from directory.services.identity import current_viewer
+from directory.services.snapshots import field_label
 from directory.web.csrf import DirectoryForm
 
 YEAR = [Optional(), NumberRange(1900, 2200, message=_l("Enter a year such as 2024."))]
@@ -66,7 +67,17 @@ def url_field(label: str) -> StringField:
     )
 
 
-def text(label: str, max_length: int, required: bool = False, **kw: Any) -> StringField:
+def limit(column: Any) -> int:
+    """The longest text a model's column holds (its ``String(n)``): the entry forms take
+    their limits from the models, which declare them once."""
+    return column.property.columns[0].type.length
+
+
+def text(label: str, max_length: int | Any, required: bool = False, **kw: Any) -> StringField:
+    """A line of text of at most ``max_length`` characters (a number, or the model's column
+    whose limit it is)."""
+    if not isinstance(max_length, int):
+        max_length = limit(max_length)
     first = DataRequired(message=_l("This field is required.")) if required else Optional()
     return StringField(label, [first, Length(max=max_length)], **kw)
 
@@ -225,30 +236,34 @@ class NewsItemForm(EntryForm):
 
 
 class EducationForm(EntryForm, DateRangeFields):
-    degree = text(_l("Degree"), 120, required=True, description=_l("e.g. Ph.D., B.S."))
-    field = text(_l("Field"), 200)
-    institution = text(_l("Institution"), 200, required=True)
-    unit = text(_l("School or department"), 200)
-    place = text(_l("Place"), 200)
-    advisors = text(_l("Advisors"), 400)
-    thesis = text(_l("Thesis title"), 400)
+    degree = text(
+        _l("Degree"), m.Education.degree, required=True, description=_l("e.g. Ph.D., B.S.")
+    )
+    field = text(_l("Field"), m.Education.field)
+    institution = text(_l("Institution"), m.Education.institution, required=True)
+    unit = text(_l("School or department"), m.Education.unit)
+    place = text(_l("Place"), m.Education.place)
+    advisors = text(_l("Advisors"), m.Education.advisors)
+    thesis = text(_l("Thesis title"), m.Education.thesis)
     thesis_url = url_field(_l("Thesis link"))
     note = TextAreaField(_l("Note"), [Optional(), Length(max=2000)])
 
 
 class ExperienceForm(EntryForm, DateRangeFields):
     kind = SelectField(_l("Kind"), choices=vocab(m.EXPERIENCE_KINDS), default="job")
-    title = text(_l("Position"), 200, required=True)
-    organisation = text(_l("Organisation"), 200, required=True)
-    place = text(_l("Place"), 200)
-    hosts = text(_l("Hosts or mentors"), 400)
-    hosts_label = text(_l("Introduce them as"), 40, description=_l("Hosts, Advisor, Mentor…"))
+    title = text(_l("Position"), m.Experience.title, required=True)
+    organisation = text(_l("Organisation"), m.Experience.organisation, required=True)
+    place = text(_l("Place"), m.Experience.place)
+    hosts = text(_l("Hosts or mentors"), m.Experience.hosts)
+    hosts_label = text(
+        _l("Introduce them as"), m.Experience.hosts_label, description=_l("Hosts, Advisor, Mentor…")
+    )
     description = markdown(_l("Description"))
     url = url_field(_l("Link"))
 
 
 class ResearchProjectForm(EntryForm):
-    title = text(_l("Title"), 300, required=True)
+    title = text(_l("Title"), m.ResearchProject.title, required=True)
     summary = markdown(_l("Summary"))
     url = url_field(_l("Link"))
     status = SelectField(_l("Status"), choices=vocab(m.PROJECT_STATUSES), default="current")
@@ -281,36 +296,40 @@ class ResearchProjectForm(EntryForm):
 
 
 class TeachingForm(EntryForm):
-    title = text(_l("Course"), 300, required=True)
-    course_code = text(_l("Course code"), 60)
-    term = text(_l("Term"), 60, description=_l("e.g. Fall 2025"))
+    title = text(_l("Course"), m.Teaching.title, required=True)
+    course_code = text(_l("Course code"), m.Teaching.course_code)
+    term = text(_l("Term"), m.Teaching.term, description=_l("e.g. Fall 2025"))
     year = IntegerField(_l("Year"), YEAR)
-    institution = text(_l("Institution"), 200)
+    institution = text(_l("Institution"), m.Teaching.institution)
     role = SelectField(_l("Role"), choices=vocab(m.TEACHING_ROLES), default="instructor")
     url = url_field(_l("Link"))
 
 
 class ServiceForm(EntryForm):
     kind = SelectField(_l("Kind"), choices=vocab(m.SERVICE_KINDS))
-    venue = text(_l("Venue or body"), 200, required=True)
+    venue = text(_l("Venue or body"), m.Service.venue, required=True)
     year = IntegerField(_l("Year"), YEAR)
-    role = text(_l("Role"), 120, description=_l("When not plain membership: Co-Chair, Area chair…"))
-    note = text(_l("Note"), 200)
+    role = text(
+        _l("Role"),
+        m.Service.role,
+        description=_l("When not plain membership: Co-Chair, Area chair…"),
+    )
+    note = text(_l("Note"), m.Service.note)
 
 
 class AwardForm(EntryForm):
-    title = text(_l("Award"), 400, required=True)
-    title_translation = text(_l("Translation"), 400)
+    title = text(_l("Award"), m.Award.title, required=True)
+    title_translation = text(_l("Translation"), m.Award.title_translation)
     year = IntegerField(_l("Year"), YEAR)
-    giver = text(_l("Given by"), 200)
+    giver = text(_l("Given by"), m.Award.giver)
     url = url_field(_l("Link"))
-    note = text(_l("Note"), 400)
+    note = text(_l("Note"), m.Award.note)
 
 
 class FundingForm(EntryForm):
-    funder = text(_l("Funder"), 200, required=True)
-    title = text(_l("Grant title"), 400)
-    grant_number = text(_l("Grant number"), 120)
+    funder = text(_l("Funder"), m.Funding.funder, required=True)
+    title = text(_l("Grant title"), m.Funding.title)
+    grant_number = text(_l("Grant number"), m.Funding.grant_number)
     url = url_field(_l("Link"))
     start_year = IntegerField(_l("Start year"), YEAR)
     end_year = IntegerField(_l("End year"), YEAR)
@@ -318,8 +337,40 @@ class FundingForm(EntryForm):
 
 
 class CustomSectionForm(EntryForm):
-    title = text(_l("Heading"), 200, required=True)
+    title = text(_l("Heading"), m.CustomSection.title, required=True)
     body = markdown(_l("Text"), required=True)
+
+
+def _declared_field(kind: m.EntryKind, name: str) -> Any:
+    """The form field of one declared field, read from its column: a select of its
+    vocabulary, a checkbox, a year or month, a date, a link, a line of text as long as the
+    column allows, or Markdown for unlimited text."""
+    column = kind.model.__table__.columns[name]
+    label = _l(field_label(name, kind.name))
+    required = not column.nullable and column.default is None
+    if name in kind.vocabularies:
+        default = column.default.arg if column.default is not None else None
+        return SelectField(label, choices=vocab(kind.vocabularies[name]), default=default)
+    if isinstance(column.type, Boolean):
+        return BooleanField(label)
+    if isinstance(column.type, Integer):
+        checks = MONTH if name.endswith("month") else YEAR
+        first = InputRequired(message=_l("This field is required.")) if required else checks[0]
+        return IntegerField(label, [first, *checks[1:]])
+    if isinstance(column.type, Date):
+        return DateField(label, [Optional()])
+    if name == "url" or name.endswith("_url"):
+        return url_field(label)
+    if getattr(column.type, "length", None):
+        return text(label, column.type.length, required=required)
+    return markdown(label, required=required)
+
+
+def declared_entry_form(kind: m.EntryKind) -> type[EntryForm]:
+    """The editing form of a kind that has none written by hand: one field per declared
+    field, in the declaration's order."""
+    fields = {name: _declared_field(kind, name) for name in kind.fields}
+    return type(f"{kind.model.__name__}Form", (EntryForm,), fields)
 
 
 #: The intake select's value for a notice whose old free-text intake names no term.
@@ -336,14 +387,14 @@ class RecruitingNoticeForm(EntryForm):
         [Optional(), NumberRange(*m.TERM_YEARS, message=_l("Enter a year such as 2027."))],
         render_kw={"inputmode": "numeric"},
     )
-    title = text(_l("Title"), 300)
+    title = text(_l("Title"), m.RecruitingNotice.title)
     description = markdown(_l("Description"), required=True)
     how_to_apply = markdown(_l("How to apply"))
     deadline = DateField(_l("Apply by"), [Optional()])
     expires_on = DateField(
         _l("Take down on"), [Optional()], description=_l("The notice disappears on this date.")
     )
-    funding_note = text(_l("Funding"), 400)
+    funding_note = text(_l("Funding"), m.RecruitingNotice.funding_note)
     funded = BooleanField(_l("Funded positions"))
     areas = MultiCheckboxField(_l("Research areas"), coerce=int)
     extra_fields = ("areas", "term_season", "term_year")
@@ -443,7 +494,7 @@ class AdvisingRelationForm(EntryForm):
     start_year = IntegerField(_l("Start year"), YEAR)
     end_year = IntegerField(_l("End year"), YEAR)
     status = SelectField(_l("Status"), choices=vocab(m.ADVISING_STATUSES), default="current")
-    thesis = text(_l("Thesis"), 400)
+    thesis = text(_l("Thesis"), m.AdvisingRelation.thesis)
     placement = text(
         _l("Placement"),
         300,
@@ -452,7 +503,11 @@ class AdvisingRelationForm(EntryForm):
             "(2024). Leave the three placement fields below empty to have them read from it."
         ),
     )
-    placement_organisation = text(_l("Placement: organisation"), 200, description=_l("e.g. CMU"))
+    placement_organisation = text(
+        _l("Placement: organisation"),
+        m.AdvisingRelation.placement_organisation,
+        description=_l("e.g. CMU"),
+    )
     placement_kind = SelectField(
         _l("Placement: kind of position"),
         choices=vocab((("", "—"), *m.PLACEMENT_KINDS)),
@@ -461,7 +516,7 @@ class AdvisingRelationForm(EntryForm):
     placement_year = IntegerField(
         _l("Placement: year"), YEAR, description=_l("When they started there.")
     )
-    note = text(_l("Note"), 300)
+    note = text(_l("Note"), m.AdvisingRelation.note)
     extra_fields = ("side", "other_id", "other_name")
 
     def prepare(self, owner: m.Person, session: Any) -> None:

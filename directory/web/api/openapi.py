@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document of the JSON API v1, served at ``<prefix>/api/v1/openapi.json``.
 
-Written by hand, except the profile entry schemas, which come from the same field lists the
-API renders (:data:`directory.web.api.representations.ENTRY_FIELDS`), and the query
+Written by hand, except the profile entry schemas, which come from the entry kinds'
+declarations the API renders (:func:`directory.web.api.representations.api_kinds`), and the query
 parameters, which come from the filter classes the API reads them with (:data:`LIST_FILTERS`;
 each parameter's schema is the one the API checks a value against). Schemas are strict (every key
 required, no others) so that a test comparing them with real responses catches any drift.
@@ -16,7 +16,7 @@ from flask import current_app
 from directory import models as m
 from directory.services import alumni, department
 from directory.services.parameters import MAX_PER_PAGE, Filters, Paging, Parameter
-from directory.web.api.representations import ENTRY_FIELDS, json_type
+from directory.web.api.representations import api_kinds, json_type
 
 STRING = {"type": "string"}
 NULLABLE_STRING = {"type": ["string", "null"]}
@@ -268,34 +268,34 @@ ALUMNI_SUMMARY = strict(
     "alumni first (``advisors`` is the page; ``advisor_pages`` and the links tell the rest).",
 )
 
-#: Component names of the profile entry kinds.
-ENTRY_SCHEMA_NAMES = {
-    "news": "NewsItem",
-    "education": "Education",
-    "experience": "Experience",
-    "projects": "Project",
-    "teaching": "Teaching",
-    "service": "Service",
-    "awards": "Award",
-    "funding": "Funding",
-    "custom_sections": "CustomSection",
+#: What an entry kind's OpenAPI schema holds besides its fields (see
+#: :data:`directory.web.api.representations.ENTRY_SHAPES`).
+ENTRY_EXTRAS: dict[str, dict[str, Any]] = {
+    "awards": {
+        "publication": {
+            "type": ["string", "null"],
+            "description": "uid of the paper the award is for, when visible.",
+        }
+    },
+    "projects": {
+        "publications": array({**STRING, "description": "uid"}),
+        "children": array(ref("Project")),
+    },
 }
 
 
 def _entry_schemas() -> dict[str, Any]:
-    schemas = {}
-    for key, (model, names) in ENTRY_FIELDS.items():
-        properties = {"id": INTEGER, **{name: json_type(model, name) for name in names}}
-        if key == "awards":
-            properties["publication"] = {
-                "type": ["string", "null"],
-                "description": "uid of the paper the award is for, when visible.",
+    """The schema of each entry kind the API lists, from its declaration and columns."""
+    return {
+        kind.api_name: strict(
+            {
+                "id": INTEGER,
+                **{name: json_type(kind.model, name) for name in kind.fields},
+                **ENTRY_EXTRAS.get(kind.name, {}),
             }
-        if key == "projects":
-            properties["publications"] = array({**STRING, "description": "uid"})
-            properties["children"] = array(ref("Project"))
-        schemas[ENTRY_SCHEMA_NAMES[key]] = strict(properties)
-    return schemas
+        )
+        for kind in api_kinds()
+    }
 
 
 def _person_detail() -> dict[str, Any]:
@@ -309,7 +309,7 @@ def _person_detail() -> dict[str, Any]:
         "bio_html": {**STRING, "description": "The bio rendered and sanitised."},
         "last_confirmed": NULLABLE_DATE,
         "links": array(ref("Link")),
-        **{key: array(ref(name)) for key, name in ENTRY_SCHEMA_NAMES.items()},
+        **{kind.name: array(ref(kind.api_name)) for kind in api_kinds()},
         "positions": array(ref("Position")),
         "students": array(ref("Advising")),
         "advisors": array(ref("Advising")),
@@ -455,7 +455,6 @@ def _get(
 def openapi_document(server_url: str) -> dict[str, Any]:
     """The document, with ``server_url`` (the API's root URL) as its server."""
     department = current_app.config["DIRECTORY_DEPARTMENT_NAME"]
-    problem = {"application/problem+json": {"schema": ref("Problem")}}
     return {
         "openapi": "3.1.0",
         "info": {
@@ -470,146 +469,161 @@ def openapi_document(server_url: str) -> dict[str, Any]:
             ),
         },
         "servers": [{"url": server_url}],
-        "paths": {
-            "/": _get(
-                "Links to the API's resources",
-                "getIndex",
-                strict(
+        "paths": _paths(),
+        "components": _components(),
+    }
+
+
+def _paths() -> dict[str, Any]:
+    """Every path of the API, with its parameters and answers."""
+    return {
+        "/": _get(
+            "Links to the API's resources",
+            "getIndex",
+            strict(
+                {
+                    "openapi": URL,
+                    "people": URL,
+                    "positions": URL,
+                    "publications": URL,
+                    "areas": URL,
+                    "alumni": URL,
+                    "alumni_summary": URL,
+                }
+            ),
+            [],
+        ),
+        "/openapi.json": _get("This document", "getOpenAPI", {"type": "object"}, []),
+        "/people": _get(
+            "People of the department (active members, not alumni), by sort name",
+            "listPeople",
+            _list("PersonSummary"),
+            _list_parameters("/people"),
+            "400",
+        ),
+        "/people/{slug}": {
+            **_get(
+                "One person's whole profile",
+                "getPerson",
+                ref("PersonDetail"),
+                [
                     {
-                        "openapi": URL,
-                        "people": URL,
-                        "positions": URL,
-                        "publications": URL,
-                        "areas": URL,
-                        "alumni": URL,
-                        "alumni_summary": URL,
+                        "name": "slug",
+                        "in": "path",
+                        "required": True,
+                        "schema": STRING,
                     }
-                ),
-                [],
-            ),
-            "/openapi.json": _get("This document", "getOpenAPI", {"type": "object"}, []),
-            "/people": _get(
-                "People of the department (active members, not alumni), by sort name",
-                "listPeople",
-                _list("PersonSummary"),
-                _list_parameters("/people"),
-                "400",
-            ),
-            "/people/{slug}": {
-                **_get(
-                    "One person's whole profile",
-                    "getPerson",
-                    ref("PersonDetail"),
-                    [
-                        {
-                            "name": "slug",
-                            "in": "path",
-                            "required": True,
-                            "schema": STRING,
-                        }
-                    ],
-                    "404",
-                ),
-            },
-            "/positions": _get(
-                "Open positions (recruiting notices), soonest deadline first",
-                "listPositions",
-                _list("Position"),
-                _list_parameters("/positions"),
-                "400",
-            ),
-            "/publications": _get(
-                "Publications of the department, newest first",
-                "listPublications",
-                _list("Publication"),
-                _list_parameters("/publications"),
-                "400",
-            ),
-            "/areas": _get(
-                "Research areas", "listAreas", _list("Area"), _list_parameters("/areas"), "400"
-            ),
-            "/alumni": _get(
-                "Alumni: past students of the department, most recent first",
-                "listAlumni",
-                _list("Alumnus"),
-                _list_parameters("/alumni"),
-                "400",
-            ),
-            "/alumni/summary": _get(
-                "Alumni counted per year, degree, kind of position and advisor",
-                "getAlumniSummary",
-                ref("AlumniSummary"),
-                _filter_parameters("/alumni/summary"),
-                "400",
+                ],
+                "404",
             ),
         },
-        "components": {
-            "parameters": {
-                name: _query(name, parameter) for name, parameter in Paging.parameters().items()
-            },
-            "responses": {
-                "400": {
-                    "description": (
-                        "A parameter has a bad value, or names a research area or person that "
-                        "does not exist (or that the caller may not see); `parameter` says which."
-                    ),
-                    "content": problem,
-                },
-                "404": {"description": "No such thing (or not visible).", "content": problem},
-            },
-            "schemas": {
-                "Problem": {
-                    "type": "object",
-                    "description": "RFC 9457 problem details.",
-                    "properties": {
-                        "type": STRING,
-                        "title": STRING,
-                        "status": INTEGER,
-                        "detail": STRING,
-                        "parameter": {**STRING, "description": "The offending parameter."},
-                    },
-                    "required": ["type", "title", "status", "detail"],
-                    "additionalProperties": False,
-                },
-                "PageLinks": strict(
-                    {
-                        "self": URL,
-                        "first": URL,
-                        "last": URL,
-                        "next": NULLABLE_URL,
-                        "prev": NULLABLE_URL,
-                    }
-                ),
-                "Link": strict({"kind": STRING, "label": NULLABLE_STRING, "url": STRING}),
-                "AreaRef": AREA_REF,
-                "Area": strict(
-                    {
-                        "slug": STRING,
-                        "name": STRING,
-                        "description": NULLABLE_STRING,
-                        "parent": {**NULLABLE_STRING, "description": "Slug of the broader area."},
-                        "people": {**INTEGER, "description": "People listed in the area."},
-                        "people_url": URL,
-                    }
-                ),
-                "PersonSummary": strict(PERSON_SUMMARY),
-                "PersonDetail": _person_detail(),
-                "Publication": strict(PUBLICATION),
-                "ProfilePublication": strict(
-                    {
-                        **PUBLICATION,
-                        "selected": {**BOOLEAN, "description": "Among the selected papers."},
-                        "section": {
-                            **NULLABLE_STRING,
-                            "description": "Heading the owner files it under instead of its year.",
-                        },
-                    }
-                ),
-                "Position": strict(POSITION),
-                "Advising": ADVISING,
-                "Alumnus": ALUMNUS,
-                "AlumniSummary": ALUMNI_SUMMARY,
-                **_entry_schemas(),
-            },
+        "/positions": _get(
+            "Open positions (recruiting notices), soonest deadline first",
+            "listPositions",
+            _list("Position"),
+            _list_parameters("/positions"),
+            "400",
+        ),
+        "/publications": _get(
+            "Publications of the department, newest first",
+            "listPublications",
+            _list("Publication"),
+            _list_parameters("/publications"),
+            "400",
+        ),
+        "/areas": _get(
+            "Research areas", "listAreas", _list("Area"), _list_parameters("/areas"), "400"
+        ),
+        "/alumni": _get(
+            "Alumni: past students of the department, most recent first",
+            "listAlumni",
+            _list("Alumnus"),
+            _list_parameters("/alumni"),
+            "400",
+        ),
+        "/alumni/summary": _get(
+            "Alumni counted per year, degree, kind of position and advisor",
+            "getAlumniSummary",
+            ref("AlumniSummary"),
+            _filter_parameters("/alumni/summary"),
+            "400",
+        ),
+    }
+
+
+def _components() -> dict[str, Any]:
+    """The shared parameters, error answers and schemas."""
+    problem = {"application/problem+json": {"schema": ref("Problem")}}
+    return {
+        "parameters": {
+            name: _query(name, parameter) for name, parameter in Paging.parameters().items()
         },
+        "responses": {
+            "400": {
+                "description": (
+                    "A parameter has a bad value, or names a research area or person that "
+                    "does not exist (or that the caller may not see); `parameter` says which."
+                ),
+                "content": problem,
+            },
+            "404": {"description": "No such thing (or not visible).", "content": problem},
+        },
+        "schemas": _schemas(),
+    }
+
+
+def _schemas() -> dict[str, Any]:
+    return {
+        "Problem": {
+            "type": "object",
+            "description": "RFC 9457 problem details.",
+            "properties": {
+                "type": STRING,
+                "title": STRING,
+                "status": INTEGER,
+                "detail": STRING,
+                "parameter": {**STRING, "description": "The offending parameter."},
+            },
+            "required": ["type", "title", "status", "detail"],
+            "additionalProperties": False,
+        },
+        "PageLinks": strict(
+            {
+                "self": URL,
+                "first": URL,
+                "last": URL,
+                "next": NULLABLE_URL,
+                "prev": NULLABLE_URL,
+            }
+        ),
+        "Link": strict({"kind": STRING, "label": NULLABLE_STRING, "url": STRING}),
+        "AreaRef": AREA_REF,
+        "Area": strict(
+            {
+                "slug": STRING,
+                "name": STRING,
+                "description": NULLABLE_STRING,
+                "parent": {**NULLABLE_STRING, "description": "Slug of the broader area."},
+                "people": {**INTEGER, "description": "People listed in the area."},
+                "people_url": URL,
+            }
+        ),
+        "PersonSummary": strict(PERSON_SUMMARY),
+        "PersonDetail": _person_detail(),
+        "Publication": strict(PUBLICATION),
+        "ProfilePublication": strict(
+            {
+                **PUBLICATION,
+                "selected": {**BOOLEAN, "description": "Among the selected papers."},
+                "section": {
+                    **NULLABLE_STRING,
+                    "description": "Heading the owner files it under instead of its year.",
+                },
+            }
+        ),
+        "Position": strict(POSITION),
+        "Advising": ADVISING,
+        "Alumnus": ALUMNUS,
+        "AlumniSummary": ALUMNI_SUMMARY,
+        **_entry_schemas(),
     }

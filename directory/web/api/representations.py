@@ -2,8 +2,9 @@
 
 Everything here works on objects already filtered for the viewer, and filters again wherever a
 related object could be hidden from them (a co-author's profile, a paper an award points to).
-The entry kinds' fields are listed once in :data:`ENTRY_FIELDS`; the OpenAPI document derives
-their schemas from the same list and the models' columns.
+The entry kinds' fields are their declarations' (:data:`directory.models.ENTRY_KINDS`,
+:func:`api_kinds`); the OpenAPI document derives their schemas from the same declarations and
+the models' columns.
 """
 
 from __future__ import annotations
@@ -22,35 +23,12 @@ from directory.services.profiles import Profile
 from directory.services.publication_rows import NAME_PARTS
 from directory.services.search import notice_title
 
-#: The date fields of entries that span time (see models.DateRangeMixin).
-DATE_RANGE = ("start_year", "start_month", "end_year", "end_month", "is_current")
 
-#: Fields of each profile entry kind in the API (besides ``id``), in the models' column names.
-ENTRY_FIELDS: dict[str, tuple[type[m.Base], tuple[str, ...]]] = {
-    "news": (m.NewsItem, ("year", "month", "day", "body", "url", "archived")),
-    "education": (
-        m.Education,
-        ("degree", "field", "institution", "unit", "place", "advisors", "thesis", "thesis_url")
-        + ("note", *DATE_RANGE),
-    ),
-    "experience": (
-        m.Experience,
-        ("kind", "title", "organisation", "place", "hosts", "hosts_label", "description")
-        + ("url", *DATE_RANGE),
-    ),
-    "projects": (m.ResearchProject, ("title", "summary", "url", "status")),
-    "teaching": (
-        m.Teaching,
-        ("course_code", "title", "term", "year", "institution", "role", "url"),
-    ),
-    "service": (m.Service, ("kind", "venue", "year", "role", "note")),
-    "awards": (m.Award, ("title", "title_translation", "year", "giver", "url", "note")),
-    "funding": (
-        m.Funding,
-        ("funder", "title", "grant_number", "url", "start_year", "end_year", "note"),
-    ),
-    "custom_sections": (m.CustomSection, ("title", "body")),
-}
+def api_kinds() -> list[m.EntryKind]:
+    """The entry kinds the API lists under their names (their fields are the declaration's,
+    besides ``id``): every declared kind with an OpenAPI name."""
+    return [kind for kind in m.ENTRY_KINDS.values() if kind.api_name]
+
 
 PUBLICATION_FIELDS = (
     "venue", "venue_short", "year", "month", "type", "status", "abstract", "doi", "arxiv_id",
@@ -194,12 +172,25 @@ def _advising(rel: m.AdvisingRelation, side: str, viewer: Viewer) -> dict[str, A
     }
 
 
-def _project(project: m.ResearchProject) -> dict[str, Any]:
+def _entry(entry: Any, kind: m.EntryKind, viewer: Viewer) -> dict[str, Any]:
+    return _fields(entry, kind.fields)
+
+
+def _award(award: m.Award, kind: m.EntryKind, viewer: Viewer) -> dict[str, Any]:
+    shown = award.publication is not None and can_view(viewer, award.publication)
+    return {**_fields(award, kind.fields), "publication": award.publication.uid if shown else None}
+
+
+def _project(project: m.ResearchProject, kind: m.EntryKind, viewer: Viewer) -> dict[str, Any]:
     return {
-        **_fields(project, ENTRY_FIELDS["projects"][1]),
+        **_fields(project, kind.fields),
         "publications": [pub.uid for pub in project.visible_publications],
-        "children": [_project(child) for child in project.visible_children],
+        "children": [_project(child, kind, viewer) for child in project.visible_children],
     }
+
+
+#: How one entry looks in the API, for the kinds that carry more than their fields.
+ENTRY_SHAPES = {"awards": _award, "projects": _project}
 
 
 def person_detail(profile: Profile, viewer: Viewer) -> dict[str, Any]:
@@ -216,28 +207,9 @@ def person_detail(profile: Profile, viewer: Viewer) -> dict[str, Any]:
         last_confirmed=_value(person.last_confirmed),
         links=[{"kind": k.kind, "label": k.label, "url": k.url} for k in person.links],
     )
-    simple = {
-        "news": profile.news,
-        "education": profile.education,
-        "experience": profile.experience + profile.internships,
-        "teaching": profile.teaching,
-        "funding": profile.funding,
-        "custom_sections": profile.custom_sections,
-        "service": [item for _, years in profile.service for _, items in years for item in items],
-    }
-    for key, entries in simple.items():
-        names = ENTRY_FIELDS[key][1]
-        data[key] = [_fields(entry, names) for entry in entries]
-    data["awards"] = [
-        {
-            **_fields(award, ENTRY_FIELDS["awards"][1]),
-            "publication": award.publication.uid
-            if award.publication is not None and can_view(viewer, award.publication)
-            else None,
-        }
-        for award in profile.awards
-    ]
-    data["projects"] = [_project(project) for project in profile.projects]
+    for kind in api_kinds():
+        shape = ENTRY_SHAPES.get(kind.name, _entry)
+        data[kind.name] = [shape(entry, kind, viewer) for entry in profile.entries(kind.name)]
     data["positions"] = [position(notice) for notice in profile.recruiting]
     students = profile.students
     data["students"] = [

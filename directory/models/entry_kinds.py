@@ -1,0 +1,398 @@
+"""What each kind of profile entry is, declared once: its model, the fields it exports and
+their order, its labels, its vocabularies, its CV section and its template partial.
+
+Everything else that lists entry kinds is derived from :data:`ENTRY_KINDS`: the profile's
+loaders (``services/profiles.py``), the interchange document and its JSON Schema
+(``services/interchange.py``), the API's fields and OpenAPI schemas (``web/api/``), the
+editing views' registry and forms (``web/entry_kinds.py``), the CV's sections
+(:data:`CV_SECTIONS`) and the history's field labels. Field lengths are the model's
+``String(n)``: forms and the schema read them from the column. Adding a kind is described in
+docs/architecture.md ("Adding an entry kind").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from directory.models.base import Base
+from directory.models.entries import (
+    TERM_SEASONS,
+    AdvisingRelation,
+    Award,
+    CustomSection,
+    Education,
+    Experience,
+    Funding,
+    NewsItem,
+    RecruitingNotice,
+    ResearchProject,
+    Service,
+    Teaching,
+)
+from directory.models.vocabularies import (
+    ADVISING_ROLES,
+    ADVISING_STATUSES,
+    DEGREES,
+    EXPERIENCE_KINDS,
+    N_,
+    PLACEMENT_KINDS,
+    PROJECT_STATUSES,
+    RECRUITING_LEVELS,
+    SERVICE_KINDS,
+    TEACHING_ROLES,
+)
+
+Vocabulary = tuple[tuple[str, str], ...]
+
+#: The fields of an entry that spans time (models.entries.DateRangeMixin), in their order.
+DATE_RANGE = ("start_year", "start_month", "end_year", "end_month", "is_current")
+
+
+@dataclass(frozen=True)
+class CvSection:
+    """A section of the CV made from a profile: its name (stored in ``Person.cv_sections``)
+    and its heading."""
+
+    name: str
+    label: str
+
+
+@dataclass(frozen=True, eq=False)
+class EntryKind:
+    """One kind of profile entry (compared and hashed by identity: one object per kind)."""
+
+    #: The name in URLs, the interchange document, the API and the history ("awards").
+    name: str
+    model: type[Base]
+    #: The fields the API and the interchange document carry (besides ``id`` and
+    #: ``visibility``), in the document's order; each is a column of ``model``.
+    fields: tuple[str, ...]
+    #: The section heading on the editing page ("Awards"), translated where shown.
+    title: str
+    #: One entry ("award"), translated where shown.
+    singular: str
+    #: The name of the entry's definition in the interchange schema (its ``$defs``).
+    document_name: str
+    #: The values a field may take, by field (forms, schema and history read them).
+    vocabularies: Mapping[str, Vocabulary] = field(default_factory=dict)
+    #: How a field is named on forms and in the history when the shared table
+    #: (services.snapshots.FIELD_LABELS) does not name it.
+    labels: Mapping[str, str] = field(default_factory=dict)
+    #: The kind's section of the CV, if it has one.
+    cv_section: CvSection | None = None
+    #: The name of its schema in the OpenAPI document; None: the API has no list of these
+    #: entries under the kind's name (advising and recruiting have their own shapes there).
+    api_name: str | None = None
+    #: The anchor of its section on the profile page ("#research").
+    anchor: str = ""
+
+    @property
+    def partial(self) -> str:
+        """The template that shows the kind on the profile and on the CV: macros ``toc``,
+        ``profile`` and (with a CV section) ``cv``."""
+        return f"directory/entries/{self.name}.html"
+
+    @property
+    def section_anchor(self) -> str:
+        return self.anchor or self.name
+
+    def max_length(self, name: str) -> int | None:
+        """The longest text ``name`` holds: its column's ``String(n)`` (None: unlimited)."""
+        return getattr(self.model.__table__.columns[name].type, "length", None)
+
+
+class _Registry(Mapping[str, EntryKind]):
+    """The declared kinds by name, in the editing page's order."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, EntryKind] = {}
+
+    def __getitem__(self, name: str) -> EntryKind:
+        return self._kinds[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kinds)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    def declare(self, kind: EntryKind) -> EntryKind:
+        if kind.name in self._kinds:
+            raise ValueError(f"entry kind {kind.name!r} is declared twice")
+        self._kinds[kind.name] = kind
+        return kind
+
+    def withdraw(self, name: str) -> EntryKind:
+        """Take a kind out again (a test's throwaway kind)."""
+        return self._kinds.pop(name)
+
+
+#: Every kind of ordered profile entry, by name.
+ENTRY_KINDS = _Registry()
+declare = ENTRY_KINDS.declare
+
+declare(
+    EntryKind(
+        "news",
+        NewsItem,
+        ("year", "month", "day", "body", "url", "archived"),
+        N_("News"),
+        N_("news item"),
+        "news",
+        api_name="NewsItem",
+    )
+)
+declare(
+    EntryKind(
+        "recruiting",
+        RecruitingNotice,
+        (
+            "level",
+            "term_season",
+            "term_year",
+            "term",
+            "title",
+            "description",
+            "how_to_apply",
+            "deadline",
+            "expires_on",
+            "funding_note",
+            "funded",
+            "last_confirmed",
+        ),
+        N_("Recruiting notices"),
+        N_("recruiting notice"),
+        "recruiting",
+        vocabularies={"level": RECRUITING_LEVELS, "term_season": TERM_SEASONS},
+    )
+)
+declare(
+    EntryKind(
+        "projects",
+        ResearchProject,
+        ("title", "summary", "url", "status"),
+        N_("Research projects"),
+        N_("project"),
+        "project",
+        vocabularies={"status": PROJECT_STATUSES},
+        api_name="Project",
+        anchor="research",
+    )
+)
+declare(
+    EntryKind(
+        "advising",
+        AdvisingRelation,
+        (
+            "advisor_name",
+            "student_name",
+            "role",
+            "degree",
+            "start_year",
+            "end_year",
+            "status",
+            "thesis",
+            "placement",
+            "placement_organisation",
+            "placement_kind",
+            "placement_year",
+            "note",
+        ),
+        N_("Students and advisors"),
+        N_("advising relation"),
+        "advising",
+        vocabularies={
+            "role": ADVISING_ROLES,
+            "degree": DEGREES,
+            "status": ADVISING_STATUSES,
+            "placement_kind": PLACEMENT_KINDS,
+        },
+        cv_section=CvSection("students", N_("Students advised")),
+        anchor="students",
+    )
+)
+declare(
+    EntryKind(
+        "education",
+        Education,
+        (
+            "degree",
+            "field",
+            "institution",
+            "unit",
+            "place",
+            *DATE_RANGE,
+            "advisors",
+            "thesis",
+            "thesis_url",
+            "note",
+        ),
+        N_("Education"),
+        N_("degree"),
+        "education",
+        api_name="Education",
+        cv_section=CvSection("education", N_("Education")),
+    )
+)
+declare(
+    EntryKind(
+        "experience",
+        Experience,
+        (
+            "kind",
+            "title",
+            "organisation",
+            "place",
+            *DATE_RANGE,
+            "hosts",
+            "hosts_label",
+            "description",
+            "url",
+        ),
+        N_("Experience"),
+        N_("position"),
+        "experience",
+        api_name="Experience",
+        vocabularies={"kind": EXPERIENCE_KINDS},
+        cv_section=CvSection("experience", N_("Experience")),
+    )
+)
+declare(
+    EntryKind(
+        "teaching",
+        Teaching,
+        ("course_code", "title", "term", "year", "institution", "role", "url"),
+        N_("Teaching"),
+        N_("course"),
+        "teaching",
+        api_name="Teaching",
+        vocabularies={"role": TEACHING_ROLES},
+        cv_section=CvSection("teaching", N_("Teaching")),
+    )
+)
+declare(
+    EntryKind(
+        "service",
+        Service,
+        ("kind", "venue", "year", "role", "note"),
+        N_("Service"),
+        N_("service entry"),
+        "service",
+        api_name="Service",
+        vocabularies={"kind": SERVICE_KINDS},
+        cv_section=CvSection("service", N_("Service")),
+    )
+)
+declare(
+    EntryKind(
+        "awards",
+        Award,
+        ("title", "title_translation", "year", "giver", "url", "note"),
+        N_("Awards"),
+        N_("award"),
+        "award",
+        api_name="Award",
+        cv_section=CvSection("awards", N_("Awards and honours")),
+    )
+)
+declare(
+    EntryKind(
+        "funding",
+        Funding,
+        ("funder", "title", "grant_number", "url", "start_year", "end_year", "note"),
+        N_("Funding"),
+        N_("funding source"),
+        "funding",
+        api_name="Funding",
+        cv_section=CvSection("funding", N_("Funding")),
+    )
+)
+declare(EntryKind(
+    "custom_sections", CustomSection, ("title", "body"),
+    N_("Other sections"), N_("section"), "custom_section", api_name="CustomSection",
+))  # fmt: skip
+
+
+class _ModelsByKind(Mapping[str, type[Base]]):
+    """:data:`ENTRY_KINDS`' models by kind name (always the declared kinds, however many)."""
+
+    def __getitem__(self, name: str) -> type[Base]:
+        return ENTRY_KINDS[name].model
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(ENTRY_KINDS)
+
+    def __len__(self) -> int:
+        return len(ENTRY_KINDS)
+
+
+#: Every kind of ordered profile entry's model, by the name used in URLs and the interchange
+#: format.
+ENTRY_MODELS: Mapping[str, type[Base]] = _ModelsByKind()
+
+#: The profile page's sections in their order: entry kinds by name, and the page's own
+#: sections ("about", "publications"). A kind not named here comes last.
+PROFILE_LAYOUT = (
+    "about", "recruiting", "news", "projects", "advising", "publications", "education",
+    "experience", "teaching", "service", "awards", "funding", "custom_sections",
+)  # fmt: skip
+
+#: The CV's sections that are not an entry kind's, by name.
+CV_OWN_SECTIONS = {
+    "interests": N_("Research interests"),
+    "publications": N_("Publications"),
+}
+#: The CV's default order: its own sections and the kinds' CV sections, by name. A kind's
+#: section not named here comes last.
+CV_LAYOUT = (
+    "interests", "education", "experience", "publications", "awards", "funding", "teaching",
+    "service", "students",
+)  # fmt: skip
+
+
+def profile_layout() -> list[str]:
+    """The profile page's sections in order (:data:`PROFILE_LAYOUT`, then any other kind)."""
+    return [*PROFILE_LAYOUT, *(name for name in ENTRY_KINDS if name not in PROFILE_LAYOUT)]
+
+
+def cv_kinds() -> dict[str, EntryKind]:
+    """The kinds with a CV section, by the section's name."""
+    return {k.cv_section.name: k for k in ENTRY_KINDS.values() if k.cv_section is not None}
+
+
+class _CvSections(Sequence[tuple[str, str]]):
+    """(name, label) of every CV section in the default order: :data:`CV_LAYOUT`, then the
+    sections of kinds it does not name."""
+
+    def _all(self) -> list[tuple[str, str]]:
+        labels = dict(CV_OWN_SECTIONS)
+        labels.update((name, kind.cv_section.label) for name, kind in cv_kinds().items())
+        names = [*CV_LAYOUT, *(name for name in labels if name not in CV_LAYOUT)]
+        return [(name, labels[name]) for name in names]
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+#: The sections of a CV made from a profile, in their default order (the owner may choose
+#: some and order them: ``Person.cv_sections``).
+CV_SECTIONS: Sequence[tuple[str, str]] = _CvSections()
+
+__all__ = [
+    "CV_LAYOUT",
+    "CV_OWN_SECTIONS",
+    "CV_SECTIONS",
+    "DATE_RANGE",
+    "ENTRY_KINDS",
+    "ENTRY_MODELS",
+    "PROFILE_LAYOUT",
+    "CvSection",
+    "EntryKind",
+    "cv_kinds",
+    "declare",
+    "profile_layout",
+]

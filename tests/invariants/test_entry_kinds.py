@@ -29,9 +29,8 @@ from directory import models as m
 from directory.models.vocabularies import N_
 from directory.services import interchange
 from directory.web.entry_kinds import KINDS
-
-from .conftest import login
-from .editing_support import post
+from tests.conftest import login
+from tests.support.editing import post
 
 PARTIAL = """
 {% import "directory/entries/_section.html" as entries %}

@@ -74,6 +74,10 @@ class EntryKind:
     singular: str
     #: The name of the entry's definition in the interchange schema (its ``$defs``).
     document_name: str
+    #: Columns only the interchange document (the backup) carries, after ``fields``: state
+    #: the owner does not publish but a restore must bring back (an advising relation's
+    #: confirmations).
+    backup_fields: tuple[str, ...] = ()
     #: The values a field may take, by field (forms, schema and history read them).
     vocabularies: Mapping[str, Vocabulary] = field(default_factory=dict)
     #: How a field is named on forms and in the history when the shared table
@@ -202,6 +206,7 @@ declare(
         N_("Students and advisors"),
         N_("advising relation"),
         "advising",
+        backup_fields=("advisor_confirmed", "student_confirmed"),
         vocabularies={
             "role": ADVISING_ROLES,
             "degree": DEGREES,

@@ -115,7 +115,7 @@ def simple_kinds() -> list[m.EntryKind]:
 
 def document_fields(kind: m.EntryKind) -> tuple[str, ...]:
     """The columns an entry of ``kind`` carries in the document, in its order."""
-    return (*kind.fields, "visibility")
+    return (*kind.fields, *kind.backup_fields, "visibility")
 
 
 URL_PATTERN = "^(https?://|mailto:)"
@@ -151,6 +151,13 @@ LINKED_PROPERTIES: dict[str, dict[str, Any]] = {
 
 #: Descriptions of fields whose meaning their name does not tell, by (kind, field).
 FIELD_DESCRIPTIONS = {
+    **{
+        ("advising", f"{side}_confirmed"): (
+            f"Whether the {side} has confirmed the relation (default: true); it is shown once "
+            "both sides have."
+        )
+        for side in ("advisor", "student")
+    },
     ("recruiting", "term_season"): (
         "The intake's season, with term_year; both null (or absent) for a rolling notice, open "
         "to any intake."
@@ -202,11 +209,11 @@ def entry_definition(kind: m.EntryKind) -> dict[str, Any]:
         "additionalProperties": False,
         "required": [
             name
-            for name in kind.fields
+            for name in (*kind.fields, *kind.backup_fields)
             if not columns[name].nullable and columns[name].default is None
         ],
         "properties": {
-            **{name: _column_schema(kind, name) for name in kind.fields},
+            **{name: _column_schema(kind, name) for name in (*kind.fields, *kind.backup_fields)},
             "visibility": {"$ref": "#/$defs/visibility"},
             **LINKED_PROPERTIES.get(kind.name, {}),
         },

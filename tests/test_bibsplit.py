@@ -1,4 +1,4 @@
-"""The quick splitter (directory.formats.bibsplit) gives bibtexparser's own blocks, or
+"""The quick splitter (directory.formats.bibtex.split) gives bibtexparser's own blocks, or
 declines: on every test bibliography, the benchmark's file, hand-written corner cases, and
 thousands of generated and mutated files."""
 
@@ -20,7 +20,7 @@ from bibtexparser.model import (
 from bibtexparser.splitter import Splitter
 
 from benchmarks.bench_bibtex_import import make_bibtex
-from directory.formats.bibsplit import MAX_DEPTH, split_plain
+from directory.formats.bibtex.split import MAX_DEPTH, split_plain
 
 BIB = Path(__file__).parent / "fixtures" / "bibtex"
 

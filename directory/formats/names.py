@@ -11,6 +11,9 @@ from slugify import slugify
 
 from directory import i18n
 
+#: Words after a surname that are no part of it ("Jr.", "III"), lower case without the dot.
+NAME_SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv"])
+
 
 def make_slug(text: str, max_length: int = 100) -> str:
     """A URL slug; non-Latin names are transliterated ("魏星达" → "wei-xing-da")."""

@@ -3,11 +3,11 @@
 :func:`parse_orcid_record` reads the ``/record`` document a researcher downloads or the public
 API returns: ``activities-summary`` → ``works`` (publications), ``educations``,
 ``employments``, ``distinctions``, ``services`` and ``fundings``. Works become
-:class:`~directory.formats.bibtex.ParsedEntry` objects in the interchange shape, so they go through
-the same preview and duplicate rules as BibTeX; the rest become :class:`RecordEntry` objects
-for the profile's entry tables, and the ``person`` part (biography, keywords, researcher URLs;
-also read from a ``/person`` document alone) a :class:`PersonData` the preview proposes for
-the profile's own fields (:mod:`directory.services.pubimport`).
+:class:`~directory.formats.bibtex.results.ParsedEntry` objects in the interchange shape, so they
+go through the same preview and duplicate rules as BibTeX; the rest become :class:`RecordEntry`
+objects for the profile's entry tables, and the ``person`` part (biography, keywords,
+researcher URLs; also read from a ``/person`` document alone) a :class:`PersonData` the preview
+proposes for the profile's own fields (:mod:`directory.services.pubimport`).
 
 The record's work summaries carry no co-authors, so an ORCID work lists the record holder as
 its only author (the preview says so); a later BibTeX import of the same paper (same DOI)
@@ -25,13 +25,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-from directory.formats.bibtex import (
-    BibtexProblem,
-    BibtexTooLarge,
-    ParsedEntry,
-    normalise_arxiv,
-    normalise_doi,
-)
+from directory.formats.bibtex.results import BibtexProblem, BibtexTooLarge, ParsedEntry
+from directory.formats.identifiers import normalise_arxiv, normalise_doi
 
 ORCID_ID_RE = re.compile(r"^(?:https?://orcid\.org/)?(\d{4}-\d{4}-\d{4}-\d{3}[\dX])$")
 

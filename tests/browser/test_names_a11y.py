@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from directory.formats.bibtex import parse_bibtex
+from directory.formats.bibtex.parse import parse_bibtex
 from directory.services.pubimport import apply_plan, plan_import
 
 from .conftest import sign_in

@@ -117,64 +117,78 @@ def _split_name(raw_name: str) -> tuple[str | None, ...]:
     Jr.") is a suffix, not a first name. A braced name ("{LaTeX3 Project Team}") is one family
     name: an organisation.
     """
-    tokens = raw_name.split()
     last, comma, first = raw_name.partition(",")
     if comma and last.strip().lower() in _SUFFIX_WORDS and "," not in first and first.strip():
         # DBLP writes "Barry W. Peddycord III" as "III, Barry W. Peddycord".
-        name, given_, particle_, family_, _ = _split_name(first.strip())
-        jr = last.strip()
-        return (f"{name} {jr}", given_, particle_, family_, jr)
+        return _with_suffix(_split_name(first.strip()), last.strip())
+    tokens = raw_name.split()
     if _SIMPLE_NAME_RE.match(raw_name) and all(t[:1].isupper() for t in tokens):
         # The common case, as BibTeX would split it: no von, the last word is the family.
-        given, particle, family, suffix = tokens[:-1], [], tokens[-1:], []
-    elif (
+        return _decoded_name(tokens[:-1], [], tokens[-1:], [])
+    if (
         comma
         and _SIMPLE_NAME_RE.match(last)
         and _SIMPLE_NAME_RE.match(first)
         and first.strip().lower() not in _SUFFIX_WORDS
         and all(t[:1].isupper() for t in raw_name.replace(",", " ").split())
     ):  # "Last, First" in capitalised words: no von, no Jr
-        given, particle, family, suffix = first.split(), [], last.split(), []
-    else:
-        try:
-            parts = parse_single_name_into_parts(raw_name, strict=False)
-        except InvalidNameError:
-            return (latex_to_text(raw_name), None, None, None, None)
-        given, particle, family, suffix = parts.first, parts.von, parts.last, parts.jr
-        top_commas = _split_top_level(raw_name, _COMMA_OR_BRACE_RE)
-        if (
-            len(top_commas) == 2
-            and not suffix
-            and len(given) == 1
-            and given[0].lower() in _SUFFIX_WORDS
-            and family
-        ):
-            # "Martin Luther King, Jr.": reparse the part before the comma.
-            name, inner_given, inner_particle, inner_family, _ = _split_name(top_commas[0].strip())
-            jr = latex_to_text(given[0])
-            return (f"{name} {jr}", inner_given, inner_particle, inner_family, jr)
-        if (
-            len(top_commas) == 3
-            and len(given) == 1
-            and given[0].lower() in _SUFFIX_WORDS
-            and suffix
-            and not any(word.lower() in _SUFFIX_WORDS for word in suffix)
-        ):
-            # "Fulton, James E., Jr." (JabRef) and "Moore, B, III" (Google Scholar) put the
-            # suffix last; BibTeX's "Last, Jr, First" would make "Jr." the first name.
-            given, suffix = suffix, given
-        if len(top_commas) >= 2 and particle:
-            # "Vázques de Parga, Luis": only leading lower-case words are a particle.
-            lead = 0
-            while lead < len(particle) and _starts_lower(particle[lead]):
-                lead += 1
-            family = particle[lead:] + family
-            particle = particle[:lead]
+        return _decoded_name(first.split(), [], last.split(), [])
+    return _split_by_bibtex_rules(raw_name)
+
+
+def _split_by_bibtex_rules(raw_name: str) -> tuple[str | None, ...]:
+    """:func:`_split_name` of a name that needs BibTeX's rules (braces, von, Jr)."""
+    try:
+        parts = parse_single_name_into_parts(raw_name, strict=False)
+    except InvalidNameError:
+        return (latex_to_text(raw_name), None, None, None, None)
+    given, particle, family, suffix = parts.first, parts.von, parts.last, parts.jr
+    top_commas = _split_top_level(raw_name, _COMMA_OR_BRACE_RE)
+    if (
+        len(top_commas) == 2
+        and not suffix
+        and len(given) == 1
+        and given[0].lower() in _SUFFIX_WORDS
+        and family
+    ):
+        # "Martin Luther King, Jr.": reparse the part before the comma.
+        before_comma = _split_name(top_commas[0].strip())
+        return _with_suffix(before_comma, latex_to_text(given[0]))
+    if (
+        len(top_commas) == 3
+        and len(given) == 1
+        and given[0].lower() in _SUFFIX_WORDS
+        and suffix
+        and not any(word.lower() in _SUFFIX_WORDS for word in suffix)
+    ):
+        # "Fulton, James E., Jr." (JabRef) and "Moore, B, III" (Google Scholar) put the
+        # suffix last; BibTeX's "Last, Jr, First" would make "Jr." the first name.
+        given, suffix = suffix, given
+    if len(top_commas) >= 2 and particle:
+        # "Vázques de Parga, Luis": only leading lower-case words are a particle.
+        lead = 0
+        while lead < len(particle) and _starts_lower(particle[lead]):
+            lead += 1
+        family = particle[lead:] + family
+        particle = particle[:lead]
+    return _decoded_name(given, particle, family, suffix)
+
+
+def _decoded_name(
+    given: list[str], particle: list[str], family: list[str], suffix: list[str]
+) -> tuple[str | None, ...]:
+    """(display name, given, particle, family, suffix), the parts' words decoded."""
     shown = (
         _decoded_part(given), _decoded_part(particle), _decoded_part(family),
         _decoded_part(suffix),
     )  # fmt: skip
     return (" ".join(p for p in shown if p), *shown)
+
+
+def _with_suffix(split: tuple[str | None, ...], suffix: str) -> tuple[str | None, ...]:
+    """A split name (:func:`_split_name`) with ``suffix`` ("Jr.") added after it."""
+    name, given, particle, family, _ = split
+    return (f"{name} {suffix}", given, particle, family, suffix)
 
 
 def _starts_lower(word: str) -> bool:

@@ -253,142 +253,28 @@ def _split_list(value: str | None, pattern: re.Pattern[str]) -> list[str]:
 def build_publication(
     key: str, entry_type: str, fields: dict[str, str], warnings: list[str]
 ) -> dict[str, Any]:
-    """Map evaluated (LaTeX still encoded) fields of one entry to the interchange dict."""
-    title = _decoded(fields, "title") or ""
-    subtitle = _decoded(fields, "subtitle")
-    if subtitle and title:  # biblatex keeps the subtitle apart
-        title = f"{title}: {subtitle}"
-    if not title:
-        warnings.append("entry has no title")
+    """Map evaluated (LaTeX still encoded) fields of one entry to the interchange dict.
 
-    # Venue: the first container-like field present.
-    venue = None
-    howpublished_url = None
-    for name in _VENUE_FIELDS:
-        value = fields.get(name)
-        if not value:
-            continue
-        if name == "howpublished" and ("\\url" in value or "://" in value):
-            howpublished_url = clean_url(value)  # a URL, not a venue
-            continue
-        venue = latex_to_text(value) or None
-        if venue:
-            break
-
+    The helpers run in the order the fields were always decoded, so that the warnings (and
+    the unknown LaTeX commands, reported in the order met) come out in the same order.
+    """
+    title = _title(fields, warnings)
+    venue, howpublished_url = _venue(fields)
     arxiv_id = _arxiv_from_fields(fields)
-    type_field = fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle")
-    pub_type = infer_type(
-        entry_type, latex_to_text(type_field) if type_field else None, bool(arxiv_id)
-    )
-    if entry_type not in _ENTRY_TYPES and entry_type not in _KNOWN_OTHER_TYPES:
-        warnings.append(f"unknown entry type @{entry_type}; imported as type 'other'")
-    pubtype_override = fields.get("pubtype", "").strip().lower()
-    if pubtype_override:
-        if pubtype_override in PUBLICATION_TYPES:
-            pub_type = pubtype_override
-        else:
-            warnings.append(f"pubtype '{pubtype_override}' is not a known publication type")
-
-    # Year and month, from year/month or a biblatex date.
-    year: int | None = None
-    month: int | None = None
-    year_text = fields.get("year", "").strip()
-    if year_text and NEEDS_LATEX_RE.search(year_text) is not None:
-        year_text = latex_to_text(year_text)  # {\noopsort{1973b}}1981 is 1981
-    if year_text:
-        m = _FOUR_DIGITS_RE.search(year_text)
-        if m is not None:
-            year = int(m.group(0))
-        elif not _NOTE_STATUS_RE.search(year_text):
-            warnings.append(f"year '{year_text}' is not a year")
-    month_text = fields.get("month", "").strip()
-    if month_text:
-        month = _parse_month(month_text)
-        if month is None:
-            warnings.append(f"month '{month_text}' is not a month")
-    date = fields.get("date")
-    if date and (year is None or month is None):
-        m = _DATE_RE.match(date)
-        if m is not None:
-            year = year if year is not None else int(m.group(1))
-            if month is None and m.group(2) and 1 <= int(m.group(2)) <= 12:
-                month = int(m.group(2))
-
-    # Status: explicit field, then the note (or a "to appear" year, or the venue), then the
-    # type.
+    pub_type = _publication_type(entry_type, fields, bool(arxiv_id), warnings)
+    year, month, year_text = _year_and_month(fields, warnings)
     note = _decoded(fields, "note")
-    status = None
-    explicit = (fields.get("status") or fields.get("pubstate") or "").strip().lower()
-    if explicit:
-        status = _STATUS_ALIASES.get(explicit.replace("-", " ")) or _STATUS_ALIASES.get(explicit)
-        if status is None:
-            warnings.append(f"status '{explicit}' is not one of {', '.join(STATUSES)}")
-    if status is None:
-        # al-folio sites write the status into the venue: "CVPR Under Review".
-        for text in (note, year_text if year is None else None, venue):
-            if text:
-                m = _NOTE_STATUS_RE.search(text)
-                if m is not None:
-                    status = (
-                        "under_review" if m.group("review")
-                        else "in_preparation" if m.group("prep") else "accepted"
-                    )  # fmt: skip
-                    break
-    if status is None:
-        status = "preprint" if pub_type == "preprint" else "published"
-
-    # DOI: the doi field, else a DOI URL.
-    doi = None
-    doi_text = fields.get("doi")
-    if doi_text:
-        doi = normalise_doi(clean_url(doi_text))
-        if doi is None:
-            warnings.append(f"doi '{doi_text.strip()}' is not a DOI")
-
-    links: list[dict[str, Any]] = []
-    seen_urls: set[str] = set()
-
-    def add_link(kind: str, url: str) -> None:
-        if url and url not in seen_urls:
-            seen_urls.add(url)
-            links.append({"kind": kind, "url": url, "label": None})
-
-    # Link fields in the order they stand in the entry, so exports read back identically.
-    for name, value in fields.items():
-        default_kind = _LINK_FIELDS.get(name)
-        if default_kind is None or not value.strip():
-            continue
-        url = clean_url(value)
-        kind = default_kind
-        if name == "url" or name == "html":
-            kind = _url_kind(url, "paper" if name == "url" else "website")
-            if doi is None and kind == "publisher":
-                doi = normalise_doi(url)
-        add_link(kind, url)
-    if howpublished_url:
-        add_link(_url_kind(howpublished_url, "paper"), howpublished_url)
-    if arxiv_id and not any(
-        "arxiv.org/" in link["url"] and normalise_arxiv(link["url"]) == arxiv_id for link in links
-    ):
-        add_link("preprint", arxiv_url(arxiv_id))
-
+    # al-folio sites write the status into the venue ("CVPR Under Review"), and some a
+    # "to appear" in place of the year.
+    status_texts = (note, year_text if year is None else None, venue)
+    status = _status(fields, status_texts, pub_type, warnings)
+    doi = _doi(fields, warnings)
+    links, doi = _links(fields, doi, howpublished_url, arxiv_id)
     authors, authors_incomplete = parse_authors(fields, warnings)
     if not authors:
         warnings.append("entry has no authors")
-
-    awards = _split_list(fields.get("award"), _AWARD_SPLIT_RE)
-    for extra in _split_list(fields.get("award_name"), _AWARD_SPLIT_RE):
-        if extra not in awards:
-            awards.append(extra)
-
-    badges = []
-    for name in _split_list(fields.get("badges"), LIST_SPLIT_RE):
-        m = _BADGE_ISSUER_RE.match(name)
-        if m is not None:
-            badges.append({"name": m.group(1), "issuer": m.group(2).strip()})
-        else:
-            badges.append({"name": name, "issuer": None})
-
+    awards = _awards(fields)
+    badges = _badges(fields)
     pages = _decoded(fields, "pages")
     return {
         "title": title,
@@ -416,3 +302,155 @@ def build_publication(
         "selected": fields.get("selected", "").strip().lower() in _TRUE_VALUES,
         "key": key,
     }
+
+
+def _title(fields: dict[str, str], warnings: list[str]) -> str:
+    title = _decoded(fields, "title") or ""
+    subtitle = _decoded(fields, "subtitle")
+    if subtitle and title:  # biblatex keeps the subtitle apart
+        title = f"{title}: {subtitle}"
+    if not title:
+        warnings.append("entry has no title")
+    return title
+
+
+def _venue(fields: dict[str, str]) -> tuple[str | None, str | None]:
+    """The venue (the first container-like field present) and the URL a ``howpublished``
+    holds instead of a venue, if any."""
+    howpublished_url = None
+    for name in _VENUE_FIELDS:
+        value = fields.get(name)
+        if not value:
+            continue
+        if name == "howpublished" and ("\\url" in value or "://" in value):
+            howpublished_url = clean_url(value)  # a URL, not a venue
+            continue
+        venue = latex_to_text(value) or None
+        if venue:
+            return venue, howpublished_url
+    return None, howpublished_url
+
+
+def _publication_type(
+    entry_type: str, fields: dict[str, str], has_arxiv: bool, warnings: list[str]
+) -> str:
+    """The type the entry type and venue imply, unless a ``pubtype`` field names one."""
+    type_field = fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle")
+    pub_type = infer_type(entry_type, latex_to_text(type_field) if type_field else None, has_arxiv)
+    if entry_type not in _ENTRY_TYPES and entry_type not in _KNOWN_OTHER_TYPES:
+        warnings.append(f"unknown entry type @{entry_type}; imported as type 'other'")
+    pubtype_override = fields.get("pubtype", "").strip().lower()
+    if pubtype_override:
+        if pubtype_override in PUBLICATION_TYPES:
+            return pubtype_override
+        warnings.append(f"pubtype '{pubtype_override}' is not a known publication type")
+    return pub_type
+
+
+def _year_and_month(
+    fields: dict[str, str], warnings: list[str]
+) -> tuple[int | None, int | None, str]:
+    """Year and month, from year/month or else a biblatex date; and the year's text (which
+    may say "to appear" instead)."""
+    year: int | None = None
+    month: int | None = None
+    year_text = fields.get("year", "").strip()
+    if year_text and NEEDS_LATEX_RE.search(year_text) is not None:
+        year_text = latex_to_text(year_text)  # {\noopsort{1973b}}1981 is 1981
+    if year_text:
+        m = _FOUR_DIGITS_RE.search(year_text)
+        if m is not None:
+            year = int(m.group(0))
+        elif not _NOTE_STATUS_RE.search(year_text):
+            warnings.append(f"year '{year_text}' is not a year")
+    month_text = fields.get("month", "").strip()
+    if month_text:
+        month = _parse_month(month_text)
+        if month is None:
+            warnings.append(f"month '{month_text}' is not a month")
+    date = fields.get("date")
+    if date and (year is None or month is None):
+        m = _DATE_RE.match(date)
+        if m is not None:
+            year = year if year is not None else int(m.group(1))
+            if month is None and m.group(2) and 1 <= int(m.group(2)) <= 12:
+                month = int(m.group(2))
+    return year, month, year_text
+
+
+def _status(
+    fields: dict[str, str], texts: tuple[str | None, ...], pub_type: str, warnings: list[str]
+) -> str:
+    """The status: an explicit field, else what the first of ``texts`` that says one says
+    ("to appear", "under review"), else the type's (a preprint's, or published)."""
+    explicit = (fields.get("status") or fields.get("pubstate") or "").strip().lower()
+    if explicit:
+        status = _STATUS_ALIASES.get(explicit.replace("-", " ")) or _STATUS_ALIASES.get(explicit)
+        if status is not None:
+            return status
+        warnings.append(f"status '{explicit}' is not one of {', '.join(STATUSES)}")
+    for text in texts:
+        m = _NOTE_STATUS_RE.search(text) if text else None
+        if m is not None:
+            if m.group("review"):
+                return "under_review"
+            return "in_preparation" if m.group("prep") else "accepted"
+    return "preprint" if pub_type == "preprint" else "published"
+
+
+def _doi(fields: dict[str, str], warnings: list[str]) -> str | None:
+    doi_text = fields.get("doi")
+    if not doi_text:
+        return None
+    doi = normalise_doi(clean_url(doi_text))
+    if doi is None:
+        warnings.append(f"doi '{doi_text.strip()}' is not a DOI")
+    return doi
+
+
+def _links(
+    fields: dict[str, str], doi: str | None, howpublished_url: str | None, arxiv_id: str | None
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The entry's links, each address once, in the order their fields stand in the entry (so
+    that exports read back identically); and the DOI, which a publisher's URL gives when no
+    ``doi`` field did."""
+    kinds: dict[str, str] = {}  # url -> kind, the first kind given to the url
+    for name, value in fields.items():
+        default_kind = _LINK_FIELDS.get(name)
+        if default_kind is None or not value.strip():
+            continue
+        url = clean_url(value)
+        kind = default_kind
+        if name == "url" or name == "html":
+            kind = _url_kind(url, "paper" if name == "url" else "website")
+            if doi is None and kind == "publisher":
+                doi = normalise_doi(url)
+        if url:
+            kinds.setdefault(url, kind)
+    if howpublished_url:
+        kinds.setdefault(howpublished_url, _url_kind(howpublished_url, "paper"))
+    if arxiv_id and not any(
+        "arxiv.org/" in url and normalise_arxiv(url) == arxiv_id for url in kinds
+    ):
+        kinds.setdefault(arxiv_url(arxiv_id), "preprint")
+    return [{"kind": kind, "url": url, "label": None} for url, kind in kinds.items()], doi
+
+
+def _awards(fields: dict[str, str]) -> list[str]:
+    awards = _split_list(fields.get("award"), _AWARD_SPLIT_RE)
+    for extra in _split_list(fields.get("award_name"), _AWARD_SPLIT_RE):
+        if extra not in awards:
+            awards.append(extra)
+    return awards
+
+
+def _badges(fields: dict[str, str]) -> list[dict[str, str | None]]:
+    """``badges = {Artifacts Available (ACM), Best Paper}``: names, each with its issuer."""
+    badges: list[dict[str, str | None]] = []
+    for name in _split_list(fields.get("badges"), LIST_SPLIT_RE):
+        m = _BADGE_ISSUER_RE.match(name)
+        if m is not None:
+            badges.append({"name": m.group(1), "issuer": m.group(2).strip()})
+        else:
+            badges.append({"name": name, "issuer": None})
+    return badges

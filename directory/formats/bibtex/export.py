@@ -4,6 +4,7 @@ same publications."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from directory.formats.bibtex.authors import AND_RE
@@ -157,53 +158,84 @@ def publication_to_bibtex(pub: dict[str, Any], key: str | None = None) -> str:
         pub_type = "other"
     entry_type, venue_field = _EXPORT_ENTRY_TYPES[pub_type]
     arxiv_id = normalise_arxiv(pub.get("arxiv_id"))
-    venue = pub.get("venue")
+    authors = [a for a in pub.get("authors") or [] if (a.get("role") or "author") == "author"]
+    lines = [
+        *_name_fields(pub, authors),
+        *_bibliographic_fields(pub, pub_type, venue_field),
+        *_identifier_fields(pub, arxiv_id),
+        *_link_fields(pub.get("links") or [], arxiv_id),
+        *_site_fields(pub, authors),
+    ]
+    # Say the type explicitly only where the entry type and venue would be read otherwise.
+    type_venue = pub.get("venue") if venue_field in ("journal", "booktitle") else None
+    if infer_type(entry_type, type_venue, bool(arxiv_id)) != pub_type:
+        lines.append(("pubtype", pub_type))
+    lines.extend(_escaped("abstract", pub.get("abstract")))
+    body = "".join(
+        f"  {name} = {value},\n" if name == "month" else f"  {name} = {{{value}}},\n"
+        for name, value in lines
+    )
+    return f"@{entry_type}{{{key},\n{body}}}\n"
 
-    lines: list[tuple[str, str]] = []
 
-    def add(name: str, value: Any, *, raw: bool = False) -> None:
-        if value is None or value == "" or value == []:
-            return
-        lines.append((name, str(value) if raw else _escape(value)))
+Field = tuple[str, str]
 
-    everyone = pub.get("authors") or []
-    authors = [a for a in everyone if (a.get("role") or "author") == "author"]
-    editors = [a for a in everyone if a.get("role") == "editor"]
+
+def _escaped(name: str, value: Any) -> Iterator[Field]:
+    """The field ``name`` with ``value`` escaped; nothing for an empty value."""
+    if value is None or value == "" or value == []:
+        return
+    yield name, _escape(value)
+
+
+def _name_fields(pub: dict[str, Any], authors: list[dict[str, Any]]) -> Iterator[Field]:
+    editors = [a for a in pub.get("authors") or [] if a.get("role") == "editor"]
     incomplete = bool(pub.get("authors_incomplete"))
     if authors:
-        lines.append(("author", _name_list(authors, incomplete)))
+        yield "author", _name_list(authors, incomplete)
     if editors:
-        lines.append(("editor", _name_list(editors, incomplete and not authors)))
+        yield "editor", _name_list(editors, incomplete and not authors)
+
+
+def _bibliographic_fields(pub: dict[str, Any], pub_type: str, venue_field: str) -> Iterator[Field]:
+    """Title, venue, date, volume, issue, pages, publisher, address, note and status."""
     if pub.get("title"):
-        lines.append(("title", _escape_title(pub["title"])))
-    add(venue_field, venue)
-    add("year", pub.get("year"))
+        yield "title", _escape_title(pub["title"])
+    yield from _escaped(venue_field, pub.get("venue"))
+    yield from _escaped("year", pub.get("year"))
     month = pub.get("month")
     if isinstance(month, int) and 1 <= month <= 12:
-        lines.append(("month", MONTH_MACROS[month - 1]))
-    add("volume", pub.get("volume"))
-    add("number", pub.get("number"))
+        yield "month", MONTH_MACROS[month - 1]
+    yield from _escaped("volume", pub.get("volume"))
+    yield from _escaped("number", pub.get("number"))
     pages = pub.get("pages")
     if pages:
         # Page ranges are meant as en dashes, which BibTeX spells "--".
         pages_text = str(pages).replace("–", "--").replace("—", "--")
-        lines.append(("pages", _escape(pages_text, keep_hyphens=False)))
-    add("publisher", pub.get("publisher"))
-    add("address", pub.get("location"))
-    add("note", pub.get("note"))
+        yield "pages", _escape(pages_text, keep_hyphens=False)
+    yield from _escaped("publisher", pub.get("publisher"))
+    yield from _escaped("address", pub.get("location"))
+    yield from _escaped("note", pub.get("note"))
     status = pub.get("status")
     if status in _EXPORT_PUBSTATE and not (status == "preprint" and pub_type == "preprint"):
-        lines.append(("pubstate", _EXPORT_PUBSTATE[status]))
+        yield "pubstate", _EXPORT_PUBSTATE[status]
+
+
+def _identifier_fields(pub: dict[str, Any], arxiv_id: str | None) -> Iterator[Field]:
     doi = normalise_doi(pub.get("doi"))
     if doi:
-        lines.append(("doi", doi.replace("{", "%7B").replace("}", "%7D")))
+        yield "doi", doi.replace("{", "%7B").replace("}", "%7D")
     if arxiv_id:
-        lines.append(("eprint", arxiv_id))
-        lines.append(("archiveprefix", "arXiv"))
+        yield "eprint", arxiv_id
+        yield "archiveprefix", "arXiv"
 
+
+def _link_fields(links: list[dict[str, Any]], arxiv_id: str | None) -> Iterator[Field]:
+    """The first link of each kind, in the field that reads back as that kind; the first two
+    paper links as ``url`` and ``pdf``; the arXiv page not again (``eprint`` says it)."""
     paper_fields = ["url", "pdf"]
     written: set[str] = set()
-    for link in pub.get("links") or []:
+    for link in links:
         kind, url = link.get("kind"), link.get("url")
         if not url:
             continue
@@ -218,37 +250,29 @@ def publication_to_bibtex(pub: dict[str, Any], key: str | None = None) -> str:
             if name in written:
                 continue
         written.add(name)
-        lines.append((name, str(url).translate(_URL_ESCAPES)))
+        yield name, str(url).translate(_URL_ESCAPES)
 
-    add("abbr", pub.get("venue_short"))
-    add("award", "; ".join(pub.get("awards") or []))
+
+def _site_fields(pub: dict[str, Any], authors: list[dict[str, Any]]) -> Iterator[Field]:
+    """What al-folio sites add (and this module reads back): short venue, awards, badges,
+    labels, the selected flag, co-first and corresponding authors."""
+    yield from _escaped("abbr", pub.get("venue_short"))
+    yield from _escaped("award", "; ".join(pub.get("awards") or []))
     badges = [
         f"{b['name']} ({b['issuer']})" if b.get("issuer") else b["name"]
         for b in pub.get("badges") or []
         if b.get("name")
     ]
-    add("badges", ", ".join(badges))
-    add("labels", ", ".join(pub.get("labels") or []))
+    yield from _escaped("badges", ", ".join(badges))
+    yield from _escaped("labels", ", ".join(pub.get("labels") or []))
     if pub.get("selected"):
-        lines.append(("selected", "true"))
+        yield "selected", "true"
     co_first = [str(i) for i, a in enumerate(authors, start=1) if a.get("co_first")]
     if co_first:
-        lines.append(("co_first", ",".join(co_first)))
+        yield "co_first", ",".join(co_first)
     corresponding = [_escape_name(a["name"]) for a in authors if a.get("corresponding")]
     if corresponding:
-        lines.append(("corresponding", " and ".join(corresponding)))
-
-    # Say the type explicitly only where the entry type and venue would be read otherwise.
-    type_venue = venue if venue_field in ("journal", "booktitle") else None
-    if infer_type(entry_type, type_venue, bool(arxiv_id)) != pub_type:
-        lines.append(("pubtype", pub_type))
-    add("abstract", pub.get("abstract"))
-
-    body = "".join(
-        f"  {name} = {value},\n" if name == "month" else f"  {name} = {{{value}}},\n"
-        for name, value in lines
-    )
-    return f"@{entry_type}{{{key},\n{body}}}\n"
+        yield "corresponding", " and ".join(corresponding)
 
 
 def publications_to_bibtex(pubs: list[dict[str, Any]]) -> str:

@@ -7,6 +7,7 @@ One module per part, each importing only those below it:
 * :mod:`.latex` decodes LaTeX markup to Unicode;
 * :mod:`.authors` splits name lists and names into their parts;
 * :mod:`.entries` maps one entry's fields to a publication (the interchange dict);
+* :mod:`.crossref` fills in what an entry inherits (``crossref``, ``@xdata``);
 * :mod:`.parse` reads a whole file (``parse_bibtex``) into :mod:`.results`;
 * :mod:`.keys` makes citation keys; :mod:`.export` writes publications back as BibTeX.
 

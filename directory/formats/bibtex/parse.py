@@ -11,12 +11,14 @@ well-formed file). Its middlewares are not used because, in 2.1.0:
 * the name middlewares walk every name character by character.
 
 Values are evaluated in :mod:`.values`, LaTeX decoded in :mod:`.latex`, names split in
-:mod:`.authors` and the fields mapped in :mod:`.entries`.
+:mod:`.authors`, ``crossref`` and ``@xdata`` inherited in :mod:`.crossref` and the fields
+mapped in :mod:`.entries`.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from bibtexparser import parse_string as _bibtexparser_split
 from bibtexparser.exceptions import BlockAbortedException
@@ -32,7 +34,8 @@ from bibtexparser.model import (
 )
 
 from directory.formats.batch import collection_paused
-from directory.formats.bibtex.entries import LIST_SPLIT_RE, build_publication
+from directory.formats.bibtex.crossref import CONTAINER_TYPES, resolve_crossrefs
+from directory.formats.bibtex.entries import build_publication
 from directory.formats.bibtex.keys import free_key, make_citation_key
 from directory.formats.bibtex.latex import UNKNOWN_COMMANDS
 from directory.formats.bibtex.results import (
@@ -46,22 +49,6 @@ from directory.formats.bibtex.results import (
 from directory.formats.bibtex.split import split_plain
 from directory.formats.bibtex.values import MAX_VALUE_CHARS, Evaluator, closing_brace
 from directory.i18n import gettext
-
-# Containers referenced through crossref are not publications of their own.
-_CONTAINER_TYPES = frozenset(["proceedings", "mvproceedings", "collection", "mvcollection"])
-
-# Entries whose author a crossref child inherits (BibTeX inherits every field; biblatex maps a
-# book's author to its parts').
-_BOOK_TYPES = frozenset(["book", "mvbook", "booklet"])
-
-# Inherited through crossref: everything except what identifies the child itself.
-_NOT_INHERITED = frozenset(
-    ["crossref", "xref", "ids", "key", "title", "doi", "url", "eprint", "archiveprefix"]
-    + ["eprinttype", "arxiv", "pdf", "html", "abstract", "selected", "award", "award_name"]
-    + ["badges", "labels", "pages", "note", "status", "pubstate", "co_first", "corresponding"]
-    + ["equal_contribution", "code", "slides", "video", "poster", "blog", "website", "supp"]
-    + ["author", "pubtype"]
-)
 
 _FAILED_KEY_RE = re.compile(r"@\s*(\w+)\s*[{(]\s*([^,\s{}()=\"#%]+)\s*,")
 
@@ -220,11 +207,41 @@ def _parse_bibtex(
     :raises BibtexTooLarge: if the input is larger than ``max_bytes`` or holds more than
         ``max_entries`` entries (counted before any parsing work).
     """
+    decoded = _decoded_input(text, max_bytes)
+    if isinstance(decoded, ParseResult):
+        return decoded
+    count = len(_ENTRY_START_RE.findall(decoded))
+    if count > max_entries:
+        raise BibtexTooLarge(
+            f"The file holds {count:,} entries; at most {max_entries:,} are imported at a "
+            "time: split it into smaller files."
+        )
+    source = _Source(decoded)
+    # Well-formed files by the quick way; anything else by bibtexparser's splitter, whose
+    # recovery from errors the messages below are written for (:mod:`.split`).
+    library = split_plain(source.text)
+    if library is None:
+        library = _bibtexparser_split(source.text, parse_stack=[])
+    reading = _Reading()
+    entries = reading.sort_blocks(library.blocks)
+    # Every entry's fields are evaluated before any is built: crossref needs all of them.
+    evaluated = reading.evaluate_entries(entries)
+    referenced = resolve_crossrefs(reading.by_key)
+    publications = reading.publications(evaluated, referenced, source)
+    reading.problems.sort(key=lambda p: p.line or 0)
+    return ParseResult(entries=publications, problems=reading.problems)
+
+
+def _decoded_input(text: str | bytes, max_bytes: int) -> str | ParseResult:
+    """The file as text without its BOM, or the problem that it is not UTF-8.
+
+    :raises BibtexTooLarge: if it is larger than ``max_bytes``.
+    """
     if isinstance(text, bytes | bytearray):
         if len(text) > max_bytes:
             raise BibtexTooLarge(_size_message(len(text), max_bytes))
         try:
-            text = bytes(text).decode("utf-8-sig")
+            return bytes(text).decode("utf-8-sig")
         except UnicodeDecodeError as e:
             line = text.count(b"\n", 0, e.start) + 1
             message = (
@@ -232,156 +249,180 @@ def _parse_bibtex(
                 "save it with UTF-8 encoding and upload it again."
             )
             return ParseResult(entries=[], problems=[BibtexProblem(line, None, message)])
-    else:
-        # Only encode (a copy) when the character count alone cannot settle the question.
-        if len(text) * 4 > max_bytes:
-            size = len(text.encode("utf-8", "surrogatepass"))
-            if size > max_bytes:
-                raise BibtexTooLarge(_size_message(size, max_bytes))
-        if text.startswith("\ufeff"):
-            text = text[1:]
+    # Only encode (a copy) when the character count alone cannot settle the question.
+    if len(text) * 4 > max_bytes:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > max_bytes:
+            raise BibtexTooLarge(_size_message(size, max_bytes))
+    return text[1:] if text.startswith("\ufeff") else text
 
-    count = len(_ENTRY_START_RE.findall(text))
-    if count > max_entries:
-        raise BibtexTooLarge(
-            f"The file holds {count:,} entries; at most {max_entries:,} are imported at a "
-            "time: split it into smaller files."
-        )
-    if "@" in text:
-        text = _KEYLESS_RE.sub(r"\1" + _PLACEHOLDER_KEY, text)
-    original = text
-    text = _hide_percent_comments(text)
-    if _AT_COMMENT_RE.search(text) is not None:
-        text = _disarm_comment_blocks(text)
-    modified = text is not original and text != original
-    # Entries are asked for their raw text in file order, so each search starts where the
-    # previous entry ended. Hidden text cannot match: its "@" and "%" are gone.
-    cursor = [0]
 
-    def original_raw(block_raw: str | None) -> str:
+class _Source:
+    """The file's text as the splitter reads it (keyless entries given a placeholder key,
+    comments that would mislead it blanked out), and each entry's raw text as written."""
+
+    def __init__(self, text: str) -> None:
+        if "@" in text:
+            text = _KEYLESS_RE.sub(r"\1" + _PLACEHOLDER_KEY, text)
+        self.original = text
+        text = _hide_percent_comments(text)
+        if _AT_COMMENT_RE.search(text) is not None:
+            text = _disarm_comment_blocks(text)
+        self.text = text
+        self.modified = text is not self.original and text != self.original
+        # Entries are asked for their raw text in file order, so each search starts where
+        # the previous entry ended. Hidden text cannot match: its "@" and "%" are gone.
+        self.cursor = 0
+
+    def original_raw(self, block_raw: str | None) -> str:
+        """The text of a block as the file has it (the splitter saw comments blanked out)."""
         raw = block_raw or ""
-        if not modified:
+        if not self.modified:
             return raw
-        pos = text.find(raw, cursor[0])
+        pos = self.text.find(raw, self.cursor)
         if pos < 0:
             return raw
-        cursor[0] = pos + len(raw)
-        return original[pos : pos + len(raw)]
+        self.cursor = pos + len(raw)
+        return self.original[pos : pos + len(raw)]
 
-    # Well-formed files by the quick way; anything else by bibtexparser's splitter, whose
-    # recovery from errors the messages below are written for (:mod:`.split`).
-    library = split_plain(text)
-    if library is None:
-        library = _bibtexparser_split(text, parse_stack=[])
 
-    problems: list[BibtexProblem] = []
-    evaluator = Evaluator()
-    # (entry, duplicate field keys) in file order.
-    entries: list[tuple[Entry, set[str]]] = []
-    free_text: list[int] = []
-    too_long_macros = 0
-    for block in library.blocks:
-        if isinstance(block, DuplicateBlockKeyBlock | DuplicateFieldKeyBlock):
-            inner = block.ignore_error_block
-            duplicates = (
-                block.duplicate_keys if isinstance(block, DuplicateFieldKeyBlock) else set()
+#: An entry with its citation key, type, evaluated fields and warnings.
+_Evaluated = tuple[Entry, str, str, dict[str, str], list[str]]
+
+
+class _Reading:
+    """What reading one file gathers as it goes: the problems, the ``@string`` macros (in
+    its evaluator), each entry's evaluated fields by folded key, and the keys in use."""
+
+    def __init__(self) -> None:
+        self.problems: list[BibtexProblem] = []
+        self.evaluator = Evaluator()
+        self.by_key: dict[str, tuple[str, dict[str, str], list[str]]] = {}
+        self.used_keys: set[str] = set()
+        #: Entries without a key, under a stand-in key until their fields give them one.
+        self.keyless: set[str] = set()
+        self._first_line: dict[str, int] = {}
+        #: The raw text of the first entry of each key, compared (spacing aside) only when a
+        #: later entry has the same key.
+        self._first_raw: dict[str, str] = {}
+        self._too_long_macros = 0
+
+    # -- blocks ---------------------------------------------------------------------------
+
+    def sort_blocks(self, blocks: list[Any]) -> list[tuple[Entry, set[str]]]:
+        """The entries, each with its duplicate field keys, in file order. ``@string``
+        definitions are evaluated as they come (a redefinition replaces the earlier value);
+        every other block is said in a problem."""
+        entries: list[tuple[Entry, set[str]]] = []
+        free_text: list[int] = []
+        for block in blocks:
+            duplicates: set[str] = set()
+            if isinstance(block, DuplicateBlockKeyBlock | DuplicateFieldKeyBlock):
+                if isinstance(block, DuplicateFieldKeyBlock):
+                    duplicates = set(block.duplicate_keys)
+                block = block.ignore_error_block
+            if isinstance(block, Entry):
+                entries.append((block, duplicates))
+            elif isinstance(block, String):
+                self._define(block)
+            elif isinstance(block, ParsingFailedBlock):
+                key, message = _failure_message(block)
+                start = block.start_line
+                self.problems.append(
+                    BibtexProblem(None if start is None else start + 1, key, message)
+                )
+            elif isinstance(block, Preamble | ExplicitComment):
+                self.problems.append(_not_a_publication(block))
+            elif isinstance(block, ImplicitComment) and block.comment.strip():
+                free_text.append((block.start_line or 0) + 1)
+        if free_text:
+            self.problems.append(_free_text_problem(free_text))
+        self.used_keys = {entry.key.strip().lower() for entry, _ in entries}
+        return entries
+
+    def _define(self, block: String) -> None:
+        evaluator = self.evaluator
+        evaluator.undefined = []
+        evaluator.macros[block.key.strip().lower()] = evaluator.evaluate(block.value.strip())
+        line = (block.start_line or 0) + 1
+        # Only the first of a chain of growing macros is worth a message.
+        if evaluator.too_long and not self._too_long_macros:
+            message = _too_long_message(
+                f"@string '{block.key}'", "entries using it are not imported"
             )
-            block = inner
-            if isinstance(inner, Entry):
-                entries.append((inner, set(duplicates)))
-                continue
-        if isinstance(block, Entry):
-            entries.append((block, set()))
-        elif isinstance(block, String):
-            # Strings are evaluated in file order; a redefinition replaces the earlier value.
-            evaluator.undefined = []
-            value = evaluator.evaluate(block.value.strip())
-            evaluator.macros[block.key.strip().lower()] = value
-            line = (block.start_line or 0) + 1
-            # Only the first of a chain of growing macros is worth a message.
-            if evaluator.too_long and not too_long_macros:
-                problems.append(
-                    BibtexProblem(
-                        line,
-                        block.key,
-                        _too_long_message(
-                            f"@string '{block.key}'", "entries using it are not imported"
-                        ),
-                    )
-                )
-            too_long_macros += evaluator.too_long
-            for name in evaluator.undefined:
-                problems.append(
-                    BibtexProblem(
-                        line, block.key, f"@string '{block.key}' uses undefined '{name}'."
-                    )
-                )
-        elif isinstance(block, ParsingFailedBlock):
-            key, message = _failure_message(block)
-            start = block.start_line
-            problems.append(BibtexProblem(None if start is None else start + 1, key, message))
-        elif isinstance(block, Preamble | ExplicitComment):
-            what = "@preamble (LaTeX definitions for the bibliography style)"
-            if isinstance(block, ExplicitComment):
-                what = "@comment"
-            problems.append(
-                BibtexProblem(
-                    (block.start_line or 0) + 1, None,
-                    f"{what} is not a publication; skipped.", "skipped",
-                )
-            )  # fmt: skip
-        elif isinstance(block, ImplicitComment) and block.comment.strip():
-            free_text.append((block.start_line or 0) + 1)
-    if free_text:
-        lines = ", ".join(str(n) for n in free_text[:10]) + (", ..." if len(free_text) > 10 else "")
-        problems.append(
-            BibtexProblem(
-                free_text[0], None,
-                f"Text outside any entry (line{'s' if len(free_text) > 1 else ''} {lines}) is "
-                "not a publication; skipped.", "skipped",
+            self.problems.append(BibtexProblem(line, block.key, message))
+        self._too_long_macros += evaluator.too_long
+        for name in evaluator.undefined:
+            self.problems.append(
+                BibtexProblem(line, block.key, f"@string '{block.key}' uses undefined '{name}'.")
             )
-        )  # fmt: skip
 
-    # Evaluate every entry's fields (crossref needs all of them before building any).
-    parsed: list[tuple[Entry, str, str, dict[str, str], list[str]]] = []
-    by_key: dict[str, tuple[str, dict[str, str], list[str]]] = {}
-    first_line: dict[str, int] = {}
-    #: The raw text of the first entry of each key, compared (spacing aside) only when a
-    #: later entry has the same key.
-    first_raw: dict[str, str] = {}
-    used_keys = {entry.key.strip().lower() for entry, _ in entries}
-    # Entries without a key get one once their fields are known (see below).
-    keyless: set[str] = set()
-    for entry, duplicate_fields in entries:
+    # -- entries --------------------------------------------------------------------------
+
+    def evaluate_entries(self, entries: list[tuple[Entry, set[str]]]) -> list[_Evaluated]:
+        """Every entry's key and evaluated fields, but for identical copies and entries with
+        a value too long (said in problems)."""
+        evaluated = []
+        for entry, duplicate_fields in entries:
+            item = self._evaluate(entry, duplicate_fields)
+            if item is not None:
+                evaluated.append(item)
+        return evaluated
+
+    def _evaluate(self, entry: Entry, duplicate_fields: set[str]) -> _Evaluated | None:
         line = (entry.start_line or 0) + 1
-        key = entry.key.strip()
         warnings: list[str] = []
+        key = self._entry_key(entry, line, warnings)
+        if key is None:
+            return None
+        fields, too_long = self._fields(entry)
+        if too_long is not None:
+            message = _too_long_message(f"The field '{too_long}'", "the entry is not imported")
+            self.problems.append(BibtexProblem(line, key, message))
+            return None
+        for name in self.evaluator.undefined:
+            warnings.append(f"undefined @string macro '{name}' was kept as text")
+        for name in sorted(duplicate_fields):
+            warnings.append(f"field '{name.lower()}' appears more than once; the first is used")
+        entry_type = entry.entry_type.strip().lower()
+        self.by_key[key.lower()] = (entry_type, fields, warnings)
+        return (entry, key, entry_type, fields, warnings)
+
+    def _entry_key(self, entry: Entry, line: int, warnings: list[str]) -> str | None:
+        """The entry's key: its own, a free variant of it when an earlier entry has it, a
+        stand-in when it has none; None for an identical copy of an earlier entry."""
+        key = entry.key.strip()
         if key == _PLACEHOLDER_KEY[:-1]:
             key = ""
         if not key:
             key = f"\x00{line}"
-            keyless.add(key)
+            self.keyless.add(key)
         folded = key.lower()
-        if folded in first_line:
-            earlier = first_line[folded]
-            if (entry.raw or "").split() == first_raw[folded].split():
-                problems.append(
+        if folded in self._first_line:
+            earlier = self._first_line[folded]
+            if (entry.raw or "").split() == self._first_raw[folded].split():
+                self.problems.append(
                     BibtexProblem(
                         line, key,
                         f"An identical copy of the entry on line {earlier}; skipped.", "skipped",
                     )
                 )  # fmt: skip
-                continue
-            new_key = free_key(key, used_keys)
+                return None
+            new_key = free_key(key, self.used_keys)
             warnings.append(
                 f"citation key '{key}' is already used on line {earlier}; this entry was "
                 f"given the key '{new_key}'"
             )
             key, folded = new_key, new_key.lower()
-        first_line[folded] = line
-        first_raw[folded] = entry.raw or ""
+        self._first_line[folded] = line
+        self._first_raw[folded] = entry.raw or ""
+        return key
+
+    def _fields(self, entry: Entry) -> tuple[dict[str, str], str | None]:
+        """The entry's fields evaluated (the first value of a repeated one), and the name of
+        the first whose value is too long, if any."""
         fields: dict[str, str] = {}
-        evaluator.undefined = []
+        self.evaluator.undefined = []
         too_long = None
         for fld in entry.fields:
             # The splitter has stripped keys and values already.
@@ -392,124 +433,75 @@ def _parse_bibtex(
                     continue
             if not name or name in fields:
                 continue  # BibTeX keeps the first value; duplicates are reported below
-            fields[name] = evaluator.evaluate(fld.value)
-            if evaluator.too_long and too_long is None:
+            fields[name] = self.evaluator.evaluate(fld.value)
+            if self.evaluator.too_long and too_long is None:
                 too_long = name
-        if too_long is not None:
-            problems.append(
-                BibtexProblem(
-                    line,
-                    key,
-                    _too_long_message(f"The field '{too_long}'", "the entry is not imported"),
-                )
-            )
-            continue
-        for name in evaluator.undefined:
-            warnings.append(f"undefined @string macro '{name}' was kept as text")
-        for name in sorted(duplicate_fields):
-            warnings.append(f"field '{name.lower()}' appears more than once; the first is used")
-        entry_type = entry.entry_type.strip().lower()
-        by_key[folded] = (entry_type, fields, warnings)
-        parsed.append((entry, key, entry_type, fields, warnings))
+        return fields, too_long
 
-    # crossref: children inherit what they lack from their parent (itself possibly a child).
-    referenced: set[str] = set()
-    resolved: set[str] = set()
+    # -- publications ---------------------------------------------------------------------
 
-    def resolve(folded_key: str, chain: tuple[str, ...]) -> None:
-        if folded_key in resolved:
-            return
-        resolved.add(folded_key)
-        _, fields, warnings = by_key[folded_key]
-        # biblatex @xdata: every field the entry lacks, from each named xdata entry.
-        for xdata_key in LIST_SPLIT_RE.split(fields.get("xdata", "").strip()):
-            xdata = by_key.get(xdata_key.lower()) if xdata_key else None
-            if xdata_key and xdata is None:
-                warnings.append(f"xdata '{xdata_key}' is not in the file")
-            elif xdata is not None and xdata_key.lower() not in chain:
-                resolve(xdata_key.lower(), (*chain, folded_key))
-                for name, value in xdata[1].items():
-                    fields.setdefault(name, value)
-        parent_key = fields.get("crossref", "").strip()
-        if not parent_key:
-            return
-        parent_folded = parent_key.lower()
-        parent = by_key.get(parent_folded)
-        if parent is None:
-            warnings.append(f"crossref '{parent_key}' is not in the file")
-            return
-        if parent_folded in chain:
-            warnings.append(f"crossref '{parent_key}' is circular")
-            return
-        referenced.add(parent_folded)
-        resolve(parent_folded, (*chain, folded_key))
-        parent_fields = parent[1]
-        for name, value in parent_fields.items():
-            if name not in fields and name not in _NOT_INHERITED:
-                fields[name] = value
-        # A part of a book (@inbook, @bookinbook...) is by the book's author, as in BibTeX.
-        if "author" not in fields and parent[0] in _BOOK_TYPES and parent_fields.get("author"):
-            fields["author"] = parent_fields["author"]
-        # An entry of the parent's own kind without a title of its own (xampl.bib's
-        # article-crossref) is, as BibTeX prints it, under the parent's title; a part of a
-        # container (@inproceedings of @proceedings) takes it as its booktitle below.
-        child_type = by_key[folded_key][0]
-        if (
-            "title" not in fields
-            and parent_fields.get("title")
-            and child_type == parent[0]
-            and parent[0] not in _CONTAINER_TYPES
-        ):
-            fields["title"] = parent_fields["title"]
-        # biblatex: a proceedings' title is its papers' booktitle.
-        if "booktitle" not in fields and parent_fields.get("title"):
-            fields["booktitle"] = parent_fields["title"]
+    def publications(
+        self, evaluated: list[_Evaluated], referenced: set[str], source: _Source
+    ) -> list[ParsedEntry]:
+        """The entries that are publications, built; the others said in problems."""
+        result: list[ParsedEntry] = []
+        for entry, key, entry_type, fields, warnings in evaluated:
+            line = (entry.start_line or 0) + 1
+            if entry_type in CONTAINER_TYPES and key.lower() in referenced:
+                # A proceedings volume is context for its papers, not a publication: said,
+                # not dropped unseen (texbook3.bib has 27 such volumes).
+                self.problems.append(
+                    BibtexProblem(line, key, gettext(
+                        "@%(type)s %(key)s is the volume other entries of the file "
+                        "cross-reference: its details are theirs; it is not a publication of "
+                        "its own; skipped.",
+                        type=entry_type, key=key,
+                    ), "skipped")
+                )  # fmt: skip
+                continue
+            if entry_type in _NOT_PUBLICATIONS:
+                shown_key = None if key in self.keyless else key
+                message = _NOT_PUBLICATIONS[entry_type]
+                self.problems.append(BibtexProblem(line, shown_key, message, "skipped"))
+                continue
+            data = _build_reporting_commands(key, entry_type, fields, warnings)
+            raw = source.original_raw(entry.raw)
+            if key in self.keyless:
+                raw = raw.replace(_PLACEHOLDER_KEY, "", 1)
+                key = data["key"] = free_key(make_citation_key(data), self.used_keys)
+                warnings.append(f"the entry has no citation key; it was given the key '{key}'")
+            result.append(ParsedEntry(key=key, line=line, raw=raw, data=data, warnings=warnings))
+        return result
 
-    for folded_key, (_, fields, _) in by_key.items():
-        if "crossref" in fields or "xdata" in fields:
-            resolve(folded_key, ())
 
-    result: list[ParsedEntry] = []
-    for entry, key, entry_type, fields, warnings in parsed:
-        line = (entry.start_line or 0) + 1
-        if entry_type in _CONTAINER_TYPES and key.lower() in referenced:
-            # A proceedings volume is context for its papers, not a publication: said, not
-            # dropped unseen (texbook3.bib has 27 such volumes).
-            problems.append(
-                BibtexProblem(line, key, gettext(
-                    "@%(type)s %(key)s is the volume other entries of the file cross-reference: "
-                    "its details are theirs; it is not a publication of its own; skipped.",
-                    type=entry_type, key=key,
-                ), "skipped")
-            )  # fmt: skip
-            continue
-        if entry_type in _NOT_PUBLICATIONS:
-            problems.append(
-                BibtexProblem(line, None if key in keyless else key, _NOT_PUBLICATIONS[entry_type],
-                              "skipped")
-            )  # fmt: skip
-            continue
-        unknown: list[str] = []
-        reset = UNKNOWN_COMMANDS.set(unknown)
-        try:
-            data = build_publication(key, entry_type, fields, warnings)
-        finally:
-            UNKNOWN_COMMANDS.reset(reset)
-        for word in unknown:
-            warnings.append(f"unknown LaTeX command \\{word} was kept as the text '{word}'")
-        raw = original_raw(entry.raw)
-        if key in keyless:
-            raw = raw.replace(_PLACEHOLDER_KEY, "", 1)
-            key = data["key"] = free_key(make_citation_key(data), used_keys)
-            warnings.append(f"the entry has no citation key; it was given the key '{key}'")
-        result.append(
-            ParsedEntry(
-                key=key,
-                line=line,
-                raw=raw,
-                data=data,
-                warnings=warnings,
-            )
-        )
-    problems.sort(key=lambda p: p.line or 0)
-    return ParseResult(entries=result, problems=problems)
+def _build_reporting_commands(
+    key: str, entry_type: str, fields: dict[str, str], warnings: list[str]
+) -> dict[str, Any]:
+    """:func:`build_publication`, with a warning for each LaTeX command no table knows."""
+    unknown: list[str] = []
+    reset = UNKNOWN_COMMANDS.set(unknown)
+    try:
+        data = build_publication(key, entry_type, fields, warnings)
+    finally:
+        UNKNOWN_COMMANDS.reset(reset)
+    for word in unknown:
+        warnings.append(f"unknown LaTeX command \\{word} was kept as the text '{word}'")
+    return data
+
+
+def _not_a_publication(block: Preamble | ExplicitComment) -> BibtexProblem:
+    what = "@preamble (LaTeX definitions for the bibliography style)"
+    if isinstance(block, ExplicitComment):
+        what = "@comment"
+    line = (block.start_line or 0) + 1
+    return BibtexProblem(line, None, f"{what} is not a publication; skipped.", "skipped")
+
+
+def _free_text_problem(lines: list[int]) -> BibtexProblem:
+    """Text between entries (on ``lines``) is said once, with its first ten lines."""
+    shown = ", ".join(str(n) for n in lines[:10]) + (", ..." if len(lines) > 10 else "")
+    return BibtexProblem(
+        lines[0], None,
+        f"Text outside any entry (line{'s' if len(lines) > 1 else ''} {shown}) is "
+        "not a publication; skipped.", "skipped",
+    )  # fmt: skip

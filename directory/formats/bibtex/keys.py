@@ -10,6 +10,8 @@ from typing import Any
 
 from directory.formats.names import NAME_SUFFIXES
 
+# Latin letters NFKD does not decompose, in ASCII: names.fold_for_matching's table but for the
+# dotless j, which keys have always dropped (so that exported keys stay what they were).
 _ASCII_FOLD = str.maketrans(
     {"ß": "ss", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l"}
     | {"Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "þ": "th", "ı": "i"}
@@ -22,6 +24,7 @@ _KEY_STOPWORDS = frozenset(
 
 
 def _ascii(text: str) -> str:
+    """Lower-case ASCII letters and digits only: "Müller-Lüdenscheidt" → "mullerludenscheidt"."""
     text = unicodedata.normalize("NFKD", text.translate(_ASCII_FOLD))
     return _NON_ALNUM_RE.sub("", text.encode("ascii", "ignore").decode("ascii").lower())
 
@@ -66,6 +69,7 @@ def free_key(base: str, used: set[str]) -> str:
 
 
 def _key_suffixes() -> Iterator[str]:
+    """b, c, ... z, then -27, -28, ...: what tells apart the papers that share a key."""
     yield from "bcdefghijklmnopqrstuvwxyz"
     n = 27
     while True:

@@ -42,7 +42,7 @@ from sqlalchemy.orm import Session  # noqa: E402
 from directory import migrate  # noqa: E402
 from directory import models as m  # noqa: E402
 from directory.db import make_engine  # noqa: E402
-from directory.formats.bibtex import parse_bibtex  # noqa: E402
+from directory.formats.bibtex.parse import parse_bibtex  # noqa: E402
 from directory.services.pubimport import apply_plan, plan_import  # noqa: E402
 from tests.support.bibtex_samples import SYLLABLES, make_bibtex  # noqa: E402
 
@@ -138,7 +138,7 @@ LIMIT_CASES = ("bomb", "50000 tiny entries", "5 MiB file", "TeX-heavy 2720 entri
 
 def run_limit_case(name: str) -> None:
     """In this (fresh) process: parse and preview one case, print a JSON line of figures."""
-    from directory.formats.bibtex import BibtexTooLarge
+    from directory.formats.bibtex.results import BibtexTooLarge
 
     text = limit_case(name)
     with tempfile.TemporaryDirectory() as folder:

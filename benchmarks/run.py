@@ -343,7 +343,7 @@ def measure_bibtex(url_db: str, entries: int) -> dict[str, float]:
     from benchmarks.app import make_app
     from directory import models as m
     from directory.db import get_session
-    from directory.formats.bibtex import parse_bibtex
+    from directory.formats.bibtex.parse import parse_bibtex
     from directory.services.pubimport import apply_plan, decision_choices, plan_import
     from tests.support.bibtex_samples import make_bibtex
 

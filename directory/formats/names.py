@@ -1,7 +1,24 @@
-"""Names: slugs (transliterated Unicode) and sort keys."""
+"""Names and the folded forms of text: slugs, sort keys, and the keys names are matched by.
+
+Text is folded in three ways, each for its own purpose, and only here:
+
+* :func:`fold_for_matching` (publications: titles, venues and printed names compared): lower
+  case, accents and punctuation dropped, Latin ligatures spelt out ("Jörg  Müller-Lüdenscheidt"
+  → "jorg muller ludenscheidt");
+* :func:`fold_for_search` (the search index's tokens): case and the accents of Latin letters
+  folded, everything else kept (Japanese voicing marks change the word; punctuation is left
+  to the tokeniser);
+* :func:`fold_for_sorting` (the stored name orders): case and accents folded, commas dropped,
+  other punctuation kept, so that the stored keys stay what they have always been.
+
+Two kinds of *name keys*: :func:`name_keys` gives the stored sort orders of a person (the
+``name_key`` columns), :func:`name_match_keys` the keys a printed author name is linked to a
+person by (exact, short, initials).
+"""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 from typing import Any
@@ -10,6 +27,100 @@ from pypinyin import Style, lazy_pinyin
 from slugify import slugify
 
 from directory import i18n
+
+#: Words after a surname that are no part of it ("Jr.", "III"), lower case without the dot.
+NAME_SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv"])
+
+# Latin letters NFKD does not decompose, spelt in ASCII (for fold_for_matching).
+_LATIN_LETTERS = str.maketrans(
+    {"ß": "ss", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l"}
+    | {"Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "þ": "th", "ı": "i", "ȷ": "j"}
+)
+#: A word of :func:`fold_for_matching`: letters and digits, without the underscore.
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+@lru_cache(maxsize=1 << 16)
+def fold_for_matching(text: str) -> str:
+    """Lower case without accents or punctuation, words separated by one space.
+
+    ``fold_for_matching("Jörg  Müller-Lüdenscheidt")`` is ``"jorg muller ludenscheidt"``.
+    Letters of other scripts are kept ("魏星达"). Cached: an import folds the same co-author
+    names many times.
+    """
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text.translate(_LATIN_LETTERS))
+        text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(_WORD_RE.findall(text.casefold()))
+
+
+def fold_for_search(text: str) -> str:
+    """Case-fold and drop accents from Latin letters ("Müller" → "muller"); other scripts keep
+    their marks (Japanese voicing marks and the like change the word)."""
+    out = []
+    for char in unicodedata.normalize("NFKC", text).casefold():
+        code = ord(char)
+        if code < 0x0370 or 0x1E00 <= code <= 0x1EFF:
+            out.extend(
+                c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)
+            )
+        else:
+            out.append(char)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+@lru_cache(maxsize=1 << 16)
+def name_parts(name: str) -> tuple[tuple[str, ...], str]:
+    """(given-name tokens, surname) of a printed name, folded. ``"Wei, Xingda"`` and
+    ``"Xingda Wei"`` both give ``(["xingda"], "wei")``; a name in one token (``"魏星达"``)
+    gives ``([], "魏星达")``."""
+    name = name.strip()
+    if "," in name:
+        last, _, first = name.partition(",")
+        # "Smith, Jr., John": the middle part is a suffix.
+        if "," in first:
+            _, _, first = first.partition(",")
+        tokens = fold_for_matching(first).split() + fold_for_matching(last).split()
+        surname_tokens = len(fold_for_matching(last).split())
+    else:
+        tokens = fold_for_matching(name).split()
+        surname_tokens = 1
+    while len(tokens) > 1 and tokens[-1] in NAME_SUFFIXES:
+        tokens.pop()
+    if not tokens:
+        return (), ""
+    surname_tokens = min(surname_tokens, len(tokens))
+    return tuple(tokens[:-surname_tokens]), " ".join(tokens[-surname_tokens:])
+
+
+def surname(name: str) -> str:
+    """The folded surname of a printed name (the whole name for one-token names)."""
+    return name_parts(name)[1]
+
+
+def is_initials(given: tuple[str, ...]) -> bool:
+    """Whether folded given names (of :func:`name_parts`) are initials only ("x", "a b")."""
+    return bool(given) and all(len(token) == 1 for token in given)
+
+
+@lru_cache(maxsize=1 << 16)
+def name_match_keys(name: str) -> dict[str, str]:
+    """Keys a printed name is matched to a person by, by level (see
+    :class:`directory.services.publications.AuthorIndex`).
+
+    ``exact``: every letter in order, no spaces ("xingdawei": also "Xing-Da Wei" and
+    "Wei, Xingda"); ``short``: first given name and surname ("john smith" for "John A.
+    Smith"); ``initials``: given-name initials and surname ("x wei").
+    """
+    given, last = name_parts(name)
+    if not last:
+        return {}
+    keys = {"exact": "".join(given) + last}
+    if given and not is_initials(given):
+        keys["short"] = f"{given[0]} {last}"
+    if given:
+        keys["initials"] = "".join(token[0] for token in given) + " " + last
+    return keys
 
 
 def make_slug(text: str, max_length: int = 100) -> str:
@@ -29,7 +140,7 @@ def _is_han(char: str) -> bool:
     return unicodedata.name(char, "").startswith("CJK UNIFIED IDEOGRAPH")
 
 
-def _fold(text: str) -> str:
+def fold_for_sorting(text: str) -> str:
     """Case and accents folded, commas dropped: "Müller, Ana" → "muller ana"."""
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
@@ -42,7 +153,7 @@ def _pinyin(native_name: str) -> tuple[str, str]:
     "魏星达" → ("wei xing da", "wei4 xing1 da2")."""
     plain = " ".join(lazy_pinyin(native_name, style=Style.NORMAL))
     toned = " ".join(lazy_pinyin(native_name, style=Style.TONE3, neutral_tone_with_five=True))
-    return _fold(plain), toned
+    return fold_for_sorting(plain), toned
 
 
 def name_sort_key(sort_name: str, native_name: str | None, locale: str) -> tuple[str, ...]:
@@ -52,7 +163,7 @@ def name_sort_key(sort_name: str, native_name: str | None, locale: str) -> tuple
     if locale.split("_")[0] == "zh" and native_name and any(map(_is_han, native_name)):
         plain, toned = _pinyin(native_name.strip())
         return (plain, toned, native_name)
-    return (_fold(sort_name), "", sort_name)
+    return (fold_for_sorting(sort_name), "", sort_name)
 
 
 def person_sort_key(person: Any, locale: str | None = None) -> tuple[str, ...]:

@@ -3,11 +3,11 @@
 :func:`parse_orcid_record` reads the ``/record`` document a researcher downloads or the public
 API returns: ``activities-summary`` → ``works`` (publications), ``educations``,
 ``employments``, ``distinctions``, ``services`` and ``fundings``. Works become
-:class:`~directory.formats.bibtex.ParsedEntry` objects in the interchange shape, so they go through
-the same preview and duplicate rules as BibTeX; the rest become :class:`RecordEntry` objects
-for the profile's entry tables, and the ``person`` part (biography, keywords, researcher URLs;
-also read from a ``/person`` document alone) a :class:`PersonData` the preview proposes for
-the profile's own fields (:mod:`directory.services.pubimport`).
+:class:`~directory.formats.bibtex.results.ParsedEntry` objects in the interchange shape, so they
+go through the same preview and duplicate rules as BibTeX; the rest become :class:`RecordEntry`
+objects for the profile's entry tables, and the ``person`` part (biography, keywords,
+researcher URLs; also read from a ``/person`` document alone) a :class:`PersonData` the preview
+proposes for the profile's own fields (:mod:`directory.services.pubimport`).
 
 The record's work summaries carry no co-authors, so an ORCID work lists the record holder as
 its only author (the preview says so); a later BibTeX import of the same paper (same DOI)
@@ -25,13 +25,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-from directory.formats.bibtex import (
-    BibtexProblem,
-    BibtexTooLarge,
-    ParsedEntry,
-    normalise_arxiv,
-    normalise_doi,
-)
+from directory.formats.bibtex.results import BibtexProblem, BibtexTooLarge, ParsedEntry
+from directory.formats.identifiers import normalise_arxiv, normalise_doi
 
 ORCID_ID_RE = re.compile(r"^(?:https?://orcid\.org/)?(\d{4}-\d{4}-\d{4}-\d{3}[\dX])$")
 
@@ -440,33 +435,12 @@ def parse_orcid_record(
     :raises BibtexTooLarge: if the input is larger than ``max_bytes``.
     """
     if isinstance(raw, bytes | str):
-        size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
-        if size > max_bytes:
-            raise BibtexTooLarge(
-                f"The ORCID record is {size} bytes; the limit is {max_bytes} bytes."
-            )
-        try:
-            record = json.loads(raw)
-        except (UnicodeDecodeError, ValueError) as exc:
-            line = getattr(exc, "lineno", None)
-            return OrcidRecord(None, None, [], [], [
-                BibtexProblem(line, None, f"The file is not JSON: {exc}.")
-            ])  # fmt: skip
+        record = _read_json(raw, max_bytes)
+        if isinstance(record, BibtexProblem):
+            return OrcidRecord(None, None, [], [], [record])
     else:
         record = raw
-    if isinstance(record, dict) and "activities-summary" not in record:
-        # The public API's other documents: /activities (the summary itself), /works and
-        # /person (the biography, keywords and researcher URLs alone).
-        if "person" not in record and any(
-            isinstance(record.get(k), dict) for k in ("biography", "keywords", "researcher-urls")
-        ):
-            record = {"person": record, "activities-summary": {}}
-        elif isinstance(record.get("works"), dict) or isinstance(record.get("educations"), dict):
-            record = {"activities-summary": record}
-        elif isinstance(record.get("group"), list) and any(
-            isinstance(g, dict) and "work-summary" in g for g in record["group"]
-        ):
-            record = {"activities-summary": {"works": record}}
+    record = _as_record(record)
     if not isinstance(record, dict) or not isinstance(record.get("activities-summary"), dict):
         message = (
             "This is not an ORCID record: it has no 'activities-summary' nor works (download "
@@ -474,11 +448,53 @@ def parse_orcid_record(
             "endpoint)."
         )
         return OrcidRecord(None, None, [], [], [BibtexProblem(None, None, message)])
-    orcid_id = _value(record, "orcid-identifier", "path")
     activities = record["activities-summary"]
+    return OrcidRecord(
+        _value(record, "orcid-identifier", "path"),
+        record_holder_name(record),
+        _works(activities.get("works") or {}, owner_name),
+        _activity_entries(activities),
+        _unread_sections(activities),
+        _person_data(record.get("person")),
+    )
 
+
+def _read_json(raw: bytes | str, max_bytes: int) -> Any:
+    """The JSON document ``raw``, or the problem that it is none.
+
+    :raises BibtexTooLarge: if it is larger than ``max_bytes``.
+    """
+    size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
+    if size > max_bytes:
+        raise BibtexTooLarge(f"The ORCID record is {size} bytes; the limit is {max_bytes} bytes.")
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        return BibtexProblem(line, None, f"The file is not JSON: {exc}.")
+
+
+def _as_record(record: Any) -> Any:
+    """The public API's other documents, wrapped as a record: /activities (the summary
+    itself), /works and /person (the biography, keywords and researcher URLs alone)."""
+    if not isinstance(record, dict) or "activities-summary" in record:
+        return record
+    if "person" not in record and any(
+        isinstance(record.get(k), dict) for k in ("biography", "keywords", "researcher-urls")
+    ):
+        return {"person": record, "activities-summary": {}}
+    if isinstance(record.get("works"), dict) or isinstance(record.get("educations"), dict):
+        return {"activities-summary": record}
+    if isinstance(record.get("group"), list) and any(
+        isinstance(g, dict) and "work-summary" in g for g in record["group"]
+    ):
+        return {"activities-summary": {"works": record}}
+    return record
+
+
+def _works(works: dict[str, Any], owner_name: str) -> list[ParsedEntry]:
+    """The record's works as publications, one per group of work summaries."""
     entries: list[ParsedEntry] = []
-    works = activities.get("works") or {}
     for group in works.get("group") or []:
         summaries = [s for s in (group or {}).get("work-summary") or [] if isinstance(s, dict)]
         if not summaries:
@@ -498,17 +514,24 @@ def parse_orcid_record(
                 warnings=warnings,
             )
         )
+    return entries
 
+
+#: The affiliation sections of a record: (section, its summaries' key, the entry they make).
+_AFFILIATION_SECTIONS = (
+    ("educations", "education-summary", _education),
+    ("qualifications", "qualification-summary", _education),
+    ("employments", "employment-summary", _experience),
+    ("invited-positions", "invited-position-summary", _experience),
+    ("distinctions", "distinction-summary", _distinction),
+    ("services", "service-summary", _service),
+)
+
+
+def _activity_entries(activities: dict[str, Any]) -> list[RecordEntry]:
+    """Entries for the profile's tables: affiliations, fundings, peer reviews, memberships."""
     records: list[RecordEntry] = []
-    sections = (
-        ("educations", "education-summary", _education),
-        ("qualifications", "qualification-summary", _education),
-        ("employments", "employment-summary", _experience),
-        ("invited-positions", "invited-position-summary", _experience),
-        ("distinctions", "distinction-summary", _distinction),
-        ("services", "service-summary", _service),
-    )
-    for section, summary_key, build in sections:
+    for section, summary_key, build in _AFFILIATION_SECTIONS:
         for summary in _affiliations(activities.get(section), summary_key):
             records.append(build(summary))
     for group in (activities.get("fundings") or {}).get("group") or []:
@@ -519,14 +542,18 @@ def parse_orcid_record(
     records.extend(_peer_reviews(activities.get("peer-reviews")))
     for summary in _affiliations(activities.get("memberships"), "membership-summary"):
         records.append(_membership(summary))
-    problems: list[BibtexProblem] = []
-    for section in sorted(set(activities) - _READ_SECTIONS):
-        if activities.get(section):
-            problems.append(BibtexProblem(None, section, (
-                f"The record's {section.replace('-', ' ')} are not imported: the profile has "
-                "no place for them."), "skipped"))  # fmt: skip
-    return OrcidRecord(orcid_id, record_holder_name(record), entries, records, problems,
-                       _person_data(record.get("person")))  # fmt: skip
+    return records
+
+
+def _unread_sections(activities: dict[str, Any]) -> list[BibtexProblem]:
+    """A problem for each non-empty section of the record the import does not read."""
+    return [
+        BibtexProblem(None, section, (
+            f"The record's {section.replace('-', ' ')} are not imported: the profile has "
+            "no place for them."), "skipped")
+        for section in sorted(set(activities) - _READ_SECTIONS)
+        if activities.get(section)
+    ]  # fmt: skip
 
 
 #: The activities a record import reads (any other non-empty one is listed as not taken).

@@ -25,7 +25,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from directory import models as m
-from directory.formats.bibtex import BibtexProblem, BibtexTooLarge, parse_bibtex
+from directory.formats.bibtex.parse import parse_bibtex
+from directory.formats.bibtex.results import BibtexProblem, BibtexTooLarge
 from directory.formats.orcid import parse_orcid_record
 from directory.models.vocabularies import N_
 from directory.services.errors import CannotApply

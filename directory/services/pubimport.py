@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session
 
 from directory import models as m
 from directory.formats.batch import collection_paused
-from directory.formats.bibtex import BibtexProblem, ParsedEntry
+from directory.formats.bibtex.results import BibtexProblem, ParsedEntry
 from directory.formats.orcid import PersonData, RecordEntry
 from directory.formats.urls import person_link_kind, same_address, web_url
 from directory.models import ImportDraft

@@ -20,7 +20,6 @@ Services only ``flush()``; the caller commits.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -32,6 +31,13 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
+from directory.formats.names import (
+    fold_for_matching,
+    is_initials,
+    name_match_keys,
+    name_parts,
+    surname,
+)
 from directory.services.publication_rows import author_dicts, child_dicts
 
 #: Least ``token_set_ratio`` (0–100) between normalised titles for a possible duplicate.
@@ -43,31 +49,10 @@ RARE_WORD = 64
 # Normalising names and titles
 # --------------------------------------------------------------------------------------------
 
-_FOLD = str.maketrans(
-    {"ß": "ss", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l"}
-    | {"Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "þ": "th", "ı": "i", "ȷ": "j"}
-)
-#: A word of :func:`fold`: letters and digits, without the underscore.
-_WORD_RE = re.compile(r"[^\W_]+")
-_NAME_SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv"])
-
-
-@lru_cache(maxsize=1 << 16)
-def fold(text: str) -> str:
-    """Lower case without accents or punctuation, words separated by one space.
-
-    ``fold("Jörg  Müller-Lüdenscheidt")`` is ``"jorg muller ludenscheidt"``. Letters of other
-    scripts are kept ("魏星达"). Cached: an import folds the same co-author names many times.
-    """
-    if not text.isascii():
-        text = unicodedata.normalize("NFKD", text.translate(_FOLD))
-        text = "".join(c for c in text if not unicodedata.combining(c))
-    return " ".join(_WORD_RE.findall(text.casefold()))
-
 
 def normalise_title(title: str | None) -> str:
-    """The comparable form of a title (see :func:`fold`)."""
-    return fold(title or "")
+    """The comparable form of a title (see :func:`fold_for_matching`)."""
+    return fold_for_matching(title or "")
 
 
 def title_words(title: str | None) -> frozenset[str]:
@@ -81,58 +66,6 @@ def title_words(title: str | None) -> frozenset[str]:
 def _distinct_words(text: str) -> frozenset[str]:
     # Cached: an import asks for each entry's words to count, match, index and store them.
     return frozenset(text.split())
-
-
-@lru_cache(maxsize=1 << 16)
-def _name_parts(name: str) -> tuple[tuple[str, ...], str]:
-    """(given-name tokens, surname) of a printed name, folded. ``"Wei, Xingda"`` and
-    ``"Xingda Wei"`` both give ``(["xingda"], "wei")``; a name in one token (``"魏星达"``)
-    gives ``([], "魏星达")``."""
-    name = name.strip()
-    if "," in name:
-        last, _, first = name.partition(",")
-        # "Smith, Jr., John": the middle part is a suffix.
-        if "," in first:
-            _, _, first = first.partition(",")
-        tokens = fold(first).split() + fold(last).split()
-        surname_tokens = len(fold(last).split())
-    else:
-        tokens = fold(name).split()
-        surname_tokens = 1
-    while len(tokens) > 1 and tokens[-1] in _NAME_SUFFIXES:
-        tokens.pop()
-    if not tokens:
-        return (), ""
-    surname_tokens = min(surname_tokens, len(tokens))
-    return tuple(tokens[:-surname_tokens]), " ".join(tokens[-surname_tokens:])
-
-
-def surname(name: str) -> str:
-    """The folded surname of a printed name (the whole name for one-token names)."""
-    return _name_parts(name)[1]
-
-
-def _is_initials(given: tuple[str, ...]) -> bool:
-    return bool(given) and all(len(token) == 1 for token in given)
-
-
-@lru_cache(maxsize=1 << 16)
-def name_keys(name: str) -> dict[str, str]:
-    """Comparison keys of one name, by level (see :class:`AuthorIndex`).
-
-    ``exact``: every letter in order, no spaces ("xingdawei": also "Xing-Da Wei" and
-    "Wei, Xingda"); ``short``: first given name and surname ("john smith" for "John A.
-    Smith"); ``initials``: given-name initials and surname ("x wei").
-    """
-    given, last = _name_parts(name)
-    if not last:
-        return {}
-    keys = {"exact": "".join(given) + last}
-    if given and not _is_initials(given):
-        keys["short"] = f"{given[0]} {last}"
-    if given:
-        keys["initials"] = "".join(token[0] for token in given) + " " + last
-    return keys
 
 
 # --------------------------------------------------------------------------------------------
@@ -173,10 +106,10 @@ class AuthorIndex:
             if native_name:
                 forms.append(native_name)
             for form in forms:
-                keys = name_keys(form)
+                keys = name_match_keys(form)
                 for level, key in keys.items():
                     self.keys[level][key].add(person_id)
-                given, last = _name_parts(form)
+                given, last = name_parts(form)
                 if given:
                     self.keys["first_initial"][f"{given[0][0]} {last}"].add(person_id)
 
@@ -194,14 +127,14 @@ class AuthorIndex:
         return found
 
     def _match(self, name: str) -> AuthorMatch:
-        keys = name_keys(name)
+        keys = name_match_keys(name)
         if not keys:
             return AuthorMatch(None)
-        given, last = _name_parts(name)
+        given, last = name_parts(name)
         lookups = [("exact", keys["exact"])]
         if "short" in keys:
             lookups.append(("short", keys["short"]))
-        elif _is_initials(given):
+        elif is_initials(given):
             lookups.append(("initials", keys["initials"]))
             if len(given) == 1:
                 lookups.append(("first_initial", keys["initials"]))
@@ -329,7 +262,7 @@ class _Known:
 #: Titles that many different papers share ("Editorial" in every journal): never the same
 #: paper, nor a possible duplicate, on the title alone.
 GENERIC_TITLES = frozenset(
-    fold(t)
+    fold_for_matching(t)
     for t in (
         "editorial", "guest editorial", "editorial note", "editor's note", "from the editor",
         "preface", "foreword", "introduction", "erratum", "errata", "corrigendum",
@@ -352,15 +285,17 @@ def _same_value(name: str, ours: Any, theirs: Any) -> bool:
         return True
     if name == "pages":
         a, b = _FIRST_NUMBER_RE.search(str(ours)), _FIRST_NUMBER_RE.search(str(theirs))
-        return (a.group(0) if a else fold(str(ours))) == (b.group(0) if b else fold(str(theirs)))
+        return (a.group(0) if a else fold_for_matching(str(ours))) == (
+            b.group(0) if b else fold_for_matching(str(theirs))
+        )
     if name == "venue":
         # "Proc. SOSP" and "SOSP '23" are one venue, and an abbreviation (one word: "CSUR")
         # may stand for any name; two names of several words that share little are not one.
-        a, b = fold(str(ours)), fold(str(theirs))
+        a, b = fold_for_matching(str(ours)), fold_for_matching(str(theirs))
         if " " not in a or " " not in b:
             return True
         return fuzz.token_set_ratio(a, b) >= 50
-    return fold(str(ours)) == fold(str(theirs))
+    return fold_for_matching(str(ours)) == fold_for_matching(str(theirs))
 
 
 def conflicting_detail(data: dict[str, Any], known: _Known) -> str | None:
@@ -380,11 +315,16 @@ def agreeing_details(data: dict[str, Any], known: _Known) -> bool:
     """Whether ``data`` and a known paper share the details that tell one "Editorial" or
     "Letters" from another: the same venue and the same volume, issue and pages, each
     present on both sides (a missing one tells nothing)."""
-    if not (data.get("venue") and known.venue) or fold(data["venue"]) != fold(known.venue):
+    if not (data.get("venue") and known.venue):
+        return False
+    if fold_for_matching(data["venue"]) != fold_for_matching(known.venue):
         return False
     return all(
         bool(data.get(name)) == bool(getattr(known, name))
-        and (not data.get(name) or fold(str(data[name])) == fold(str(getattr(known, name))))
+        and (
+            not data.get(name)
+            or fold_for_matching(str(data[name])) == fold_for_matching(str(getattr(known, name)))
+        )
         for name in ("volume", "number", "pages")
     ) and any(data.get(name) for name in ("volume", "number", "pages"))
 
@@ -513,7 +453,7 @@ class PublicationIndex:
                 by_doi.setdefault(doi.lower(), pid)
             if arxiv_id:
                 by_arxiv.setdefault(arxiv_id, pid)
-            norm = fold(title or "")
+            norm = fold_for_matching(title or "")
             stored[pid] = (row[:10], norm)
             if norm:
                 by_title_year[(norm, year)].append(pid)
@@ -809,7 +749,7 @@ def link_versions(session: Session, preprint: m.Publication, published: m.Public
 
 
 def _names_equal(a: str, b: str) -> bool:
-    return name_keys(a).get("exact") == name_keys(b).get("exact")
+    return name_match_keys(a).get("exact") == name_match_keys(b).get("exact")
 
 
 def merge_publications(session: Session, survivor: m.Publication, other: m.Publication) -> None:

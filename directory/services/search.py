@@ -24,7 +24,6 @@ from __future__ import annotations
 import html
 import itertools
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -57,6 +56,7 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from directory import models as m
 from directory.formats.markdown import render_markdown
+from directory.formats.names import fold_for_search
 from directory.i18n import format_short_date, gettext, translate
 from directory.models import SearchDocument
 from directory.models.vocabularies import N_
@@ -110,21 +110,6 @@ def _is_cjk(char: str) -> bool:
     return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
-def fold(text: str) -> str:
-    """Case-fold and drop accents from Latin letters ("Müller" → "muller"); other scripts keep
-    their marks (Japanese voicing marks and the like change the word)."""
-    out = []
-    for char in unicodedata.normalize("NFKC", text).casefold():
-        code = ord(char)
-        if code < 0x0370 or 0x1E00 <= code <= 0x1EFF:
-            out.extend(
-                c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)
-            )
-        else:
-            out.append(char)
-    return unicodedata.normalize("NFC", "".join(out))
-
-
 def _runs(word: str) -> Iterator[tuple[bool, str]]:
     """Split a word into runs of CJK and other characters: "GPU加速" → "GPU", "加速"."""
     for is_cjk, chars in itertools.groupby(word, key=_is_cjk):
@@ -136,7 +121,7 @@ def tokenize(*texts: str | None) -> list[str]:
     character and every pair of neighbouring characters."""
     tokens: list[str] = []
     for text in texts:
-        for word in _WORD.findall(fold(text or "")):
+        for word in _WORD.findall(fold_for_search(text or "")):
             for is_cjk, run in _runs(word):
                 if is_cjk:
                     tokens.extend(run)
@@ -160,7 +145,7 @@ def parse_query(query: str | None) -> tuple[Term, ...]:
     punctuation are plain separators; the last word also matches as a prefix ("xing" finds
     "Xingda"). Chinese and Japanese match by pairs of characters."""
     terms: list[Term] = []
-    for word in _WORD.findall(fold((query or "")[:MAX_QUERY_LENGTH])):
+    for word in _WORD.findall(fold_for_search((query or "")[:MAX_QUERY_LENGTH])):
         for is_cjk, run in _runs(word):
             if not is_cjk:
                 terms.append(Term(run[:MAX_TOKEN_LENGTH]))
@@ -642,7 +627,7 @@ def _spans(text: str, terms: Sequence[Term]) -> list[tuple[int, int]]:
         start = match.start()
         for is_cjk, run in _runs(match.group()):
             if is_cjk:
-                folded = fold(run)
+                folded = fold_for_search(run)
                 if len(folded) == len(run):
                     for gram in grams:
                         found = folded.find(gram)

@@ -106,19 +106,7 @@ def scholarly_article(
     authors = []
     editors = []
     for i, author in enumerate(data.get("authors") or []):
-        # A family name alone of several words is an organisation ("LaTeX3 Project Team").
-        organisation = bool(author.get("family")) and not (
-            author.get("given") or author.get("particle") or author.get("suffix")
-        ) and " " in author["family"]  # fmt: skip
-        item: dict[str, Any] = {"@type": "Organization" if organisation else "Person",
-                                "name": author["name"]}  # fmt: skip
-        if not organisation and author.get("family"):
-            family = " ".join(p for p in (author.get("particle"), author["family"]) if p)
-            item["familyName"] = family
-            if author.get("given"):
-                item["givenName"] = author["given"]
-        if i < len(urls) and urls[i]:
-            item["url"] = urls[i]
+        item = _contributor(author, urls[i] if i < len(urls) else None)
         (editors if author.get("role") == "editor" else authors).append(item)
     article: dict[str, Any] = {"@type": "ScholarlyArticle", "@id": url, "url": url,
                                "headline": data["title"][:110], "name": data["title"]}  # fmt: skip
@@ -127,36 +115,20 @@ def scholarly_article(
     if editors:
         article["editor"] = editors
     if data.get("year"):
-        month = data.get("month")
-        article["datePublished"] = (
-            f"{data['year']:04d}-{month:02d}" if month and 1 <= month <= 12 else str(data["year"])
-        )
+        article["datePublished"] = _year_month(data["year"], data.get("month"))
     if data.get("abstract"):
         article["abstract"] = data["abstract"]
-    if data.get("venue"):
-        venue: dict[str, Any] = {"@type": "PublicationEvent" if data.get("type") in (
-            "conference", "workshop") else "Periodical", "name": data["venue"]}  # fmt: skip
-        if data.get("type") in ("conference", "workshop"):
-            article["publication"] = venue
-        else:
-            article["isPartOf"] = venue
-    for key, name in (("volume", "volumeNumber"), ("number", "issueNumber")):
-        if data.get(key):
-            article.setdefault("isPartOf", {})[name] = str(data[key])
+    _add_venue(article, data)
     if data.get("pages"):
         article["pagination"] = data["pages"]
     if data.get("publisher"):
         article["publisher"] = organization(data["publisher"])
-    same_as = []
     if data.get("doi"):
         article["identifier"] = {"@type": "PropertyValue", "propertyID": "DOI",
                                  "value": data["doi"]}  # fmt: skip
-        same_as.append(f"https://doi.org/{data['doi']}")
-    if data.get("arxiv_id"):
-        same_as.append(f"https://arxiv.org/abs/{data['arxiv_id']}")
-    same_as += [link["url"] for link in data.get("links") or [] if "://" in (link["url"] or "")]
+    same_as = _same_as(data)
     if same_as:
-        article["sameAs"] = list(dict.fromkeys(same_as))
+        article["sameAs"] = same_as
     if data.get("awards"):
         article["award"] = list(data["awards"])
     if data.get("labels"):
@@ -164,6 +136,51 @@ def scholarly_article(
     if data.get("status") and data["status"] != "published":
         article["creativeWorkStatus"] = data["status"].replace("_", " ")
     return article
+
+
+def _contributor(author: dict[str, Any], url: str | None) -> dict[str, Any]:
+    """An author or editor as a Person (with family and given name) or an Organization."""
+    # A family name alone of several words is an organisation ("LaTeX3 Project Team").
+    organisation = bool(author.get("family")) and not (
+        author.get("given") or author.get("particle") or author.get("suffix")
+    ) and " " in author["family"]  # fmt: skip
+    item: dict[str, Any] = {"@type": "Organization" if organisation else "Person",
+                            "name": author["name"]}  # fmt: skip
+    if not organisation and author.get("family"):
+        family = " ".join(p for p in (author.get("particle"), author["family"]) if p)
+        item["familyName"] = family
+        if author.get("given"):
+            item["givenName"] = author["given"]
+    if url:
+        item["url"] = url
+    return item
+
+
+def _year_month(year: int, month: int | None) -> str:
+    return f"{year:04d}-{month:02d}" if month and 1 <= month <= 12 else str(year)
+
+
+def _add_venue(article: dict[str, Any], data: dict[str, Any]) -> None:
+    """The venue: the event a conference paper was published at, else the periodical (with
+    its volume and issue) the article is part of."""
+    if data.get("venue"):
+        at_event = data.get("type") in ("conference", "workshop")
+        venue = {"@type": "PublicationEvent" if at_event else "Periodical", "name": data["venue"]}
+        article["publication" if at_event else "isPartOf"] = venue
+    for key, name in (("volume", "volumeNumber"), ("number", "issueNumber")):
+        if data.get(key):
+            article.setdefault("isPartOf", {})[name] = str(data[key])
+
+
+def _same_as(data: dict[str, Any]) -> list[str]:
+    """The paper's other addresses: its DOI, its arXiv page and its absolute links, once each."""
+    same_as = []
+    if data.get("doi"):
+        same_as.append(f"https://doi.org/{data['doi']}")
+    if data.get("arxiv_id"):
+        same_as.append(f"https://arxiv.org/abs/{data['arxiv_id']}")
+    same_as += [link["url"] for link in data.get("links") or [] if "://" in (link["url"] or "")]
+    return list(dict.fromkeys(same_as))
 
 
 def paper_page_jsonld(

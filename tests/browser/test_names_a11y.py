@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from directory.formats.bibtex import parse_bibtex
+from directory.formats.bibtex.parse import parse_bibtex
 from directory.services.pubimport import apply_plan, plan_import
 from tests.browser.conftest import sign_in
 from tests.browser.test_a11y import axe_source  # noqa: F401 - the fixture

@@ -1,4 +1,4 @@
-"""The quick splitter (directory.formats.bibsplit) gives bibtexparser's own blocks, or
+"""The quick splitter (directory.formats.bibtex.split) gives bibtexparser's own blocks, or
 declines: on every test bibliography, the benchmark's file, hand-written corner cases, and
 thousands of generated and mutated files."""
 
@@ -19,7 +19,7 @@ from bibtexparser.model import (
 )
 from bibtexparser.splitter import Splitter
 
-from directory.formats.bibsplit import MAX_DEPTH, split_plain
+from directory.formats.bibtex.split import MAX_DEPTH, split_plain
 from tests.support.bibtex_samples import make_bibtex
 
 BIB = Path(__file__).resolve().parents[1] / "fixtures" / "bibtex"

@@ -1,5 +1,5 @@
-"""BibTeX import/export (directory.formats.bibtex): one fixture per real-world quirk, plus
-round trips."""
+"""BibTeX import/export (directory.formats.bibtex, directory.formats.csl): one fixture per
+real-world quirk, plus round trips."""
 
 from __future__ import annotations
 
@@ -8,22 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from directory.formats.bibtex import (
+from directory.formats.bibtex.authors import split_name
+from directory.formats.bibtex.export import publication_to_bibtex, publications_to_bibtex
+from directory.formats.bibtex.keys import make_citation_key
+from directory.formats.bibtex.parse import parse_bibtex
+from directory.formats.bibtex.results import (
     MAX_BIBTEX_BYTES,
     MAX_BIBTEX_ENTRIES,
-    MAX_VALUE_CHARS,
     BibtexTooLarge,
     ParsedEntry,
     ParseResult,
-    make_citation_key,
-    normalise_arxiv,
-    normalise_doi,
-    parse_bibtex,
-    publication_to_bibtex,
-    publication_to_csl,
-    publications_to_bibtex,
-    split_name,
 )
+from directory.formats.bibtex.values import MAX_VALUE_CHARS
+from directory.formats.csl import publication_to_csl
+from directory.formats.identifiers import normalise_arxiv, normalise_doi
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bibtex"
 

@@ -102,6 +102,42 @@ def test_services_and_formats_never_import_the_web_layer_or_the_cli() -> None:
     assert upward == []
 
 
+#: What a format module (a pure codec: text in, plain data out, and back) may import of the
+#: plugin: other formats, the models, and i18n (the reader's language, for its messages).
+FORMATS_MAY_IMPORT = ("formats", "models", "i18n")
+#: The frameworks a codec never touches: no request, no application, no session.
+FRAMEWORKS = ("flask", "flask_babel", "flask_wtf", "werkzeug", "sqlalchemy")
+
+
+def _external_imports(path: Path) -> set[str]:
+    """The top-level names of the packages ``path`` imports (absolute imports only)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+    return found
+
+
+def test_formats_are_pure_codecs() -> None:
+    """formats/ knows no service, database session, web layer or framework."""
+    plugin = [
+        (name, target)
+        for name, imports in GRAPH.items()
+        if _layer(name) == "formats"
+        for target, _lazy in imports
+        if _layer(target) not in FORMATS_MAY_IMPORT
+    ]
+    frameworks = [
+        (name, package)
+        for name, path in MODULES.items()
+        if _layer(name) == "formats"
+        for package in sorted(_external_imports(path) & set(FRAMEWORKS))
+    ]
+    assert (plugin, frameworks) == ([], [])
+
+
 def test_no_import_inside_a_function() -> None:
     lazy = [
         (name, target)
@@ -156,37 +192,6 @@ def test_importing_the_models_loads_no_service() -> None:
     ).stdout  # fmt: skip
     loaded = eval(out)  # noqa: S307 - our own subprocess's repr of a list of names
     assert loaded and all(name.startswith("directory.models") for name in loaded), loaded
-
-
-def _external_imports(path: Path) -> set[str]:
-    """The top-level names of the packages ``path`` imports that are not the plugin."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            found.add(node.module.split(".")[0])
-    return found - {"directory"}
-
-
-def test_formats_are_pure_codecs() -> None:
-    """A format turns text into plain data and back: it may use the models, other formats and
-    directory.i18n (its messages are in the reader's language), never the services, the
-    session, the web layer or Flask itself (no request, no url_for)."""
-    impure = [
-        (name, target)
-        for name, imports in GRAPH.items()
-        if _layer(name) == "formats"
-        for target, _lazy in imports
-        if _layer(target) not in ("formats", "models") and target != "directory.i18n"
-    ]
-    impure += [
-        (name, package)
-        for name, path in MODULES.items()
-        if _layer(name) == "formats"
-        for package in _external_imports(path) & {"flask", "flask_wtf", "werkzeug"}
-    ]
-    assert impure == []
 
 
 def test_the_database_module_is_only_the_engine_and_the_session() -> None:

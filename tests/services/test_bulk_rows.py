@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from directory import models as m
-from directory.formats.bibtex import parse_bibtex
+from directory.formats.bibtex.parse import parse_bibtex
 from directory.services import pubimport
 from directory.services.pubimport import apply_plan, plan_import
 

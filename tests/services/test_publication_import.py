@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from directory import models as m
-from directory.formats.bibtex import parse_bibtex
+from directory.formats.bibtex.parse import parse_bibtex
 from tests.conftest import login
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -807,9 +807,9 @@ def test_the_preview_is_paginated_and_decisions_elsewhere_are_asked_for(
 
 
 def test_a_file_of_too_many_entries_is_refused_with_a_message(client, db, wei, monkeypatch):
-    from directory.formats import bibtex
+    from directory.formats.bibtex import parse
 
-    monkeypatch.setattr(bibtex.parse_bibtex, "__kwdefaults__", {"max_bytes": 5 << 20,
+    monkeypatch.setattr(parse.parse_bibtex, "__kwdefaults__", {"max_bytes": 5 << 20,
                                                                 "max_entries": 3})  # fmt: skip
     login(client, "wei")
     text = b"".join(b"@misc{k%d, title={T%d}, year=2020}\n" % (i, i) for i in range(4))

@@ -43,7 +43,8 @@ from sqlalchemy.orm import Session  # noqa: E402
 from directory import migrate  # noqa: E402
 from directory import models as m  # noqa: E402
 from directory.db import make_engine  # noqa: E402
-from directory.formats.bibtex import BibtexTooLarge, parse_bibtex  # noqa: E402
+from directory.formats.bibtex.parse import parse_bibtex  # noqa: E402
+from directory.formats.bibtex.results import BibtexTooLarge  # noqa: E402
 from directory.services.pubimport import apply_plan, plan_import  # noqa: E402
 
 _WORD_RE = re.compile(r"\w+")

@@ -17,13 +17,15 @@ from sqlalchemy.orm import aliased
 
 from directory import models as m
 from directory.db import get_session
-from directory.formats.bibtex import make_citation_key, normalise_doi, publication_to_bibtex
+from directory.formats.bibtex.export import publication_to_bibtex
+from directory.formats.bibtex.keys import make_citation_key
 from directory.formats.citations import (
     highwire_tags,
     plain_citation,
     venue_badge,
     venue_has_year,
 )
+from directory.formats.identifiers import normalise_doi
 from directory.i18n import department_name
 from directory.i18n import gettext as _
 from directory.models.vocabularies import N_

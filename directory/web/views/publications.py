@@ -29,12 +29,10 @@ from wtforms.validators import InputRequired, Optional
 
 from directory import models as m
 from directory.db import get_session
-from directory.formats.bibtex import (
-    make_citation_key,
-    publication_to_csl,
-    publications_to_bibtex,
-)
+from directory.formats.bibtex.export import publications_to_bibtex
+from directory.formats.bibtex.keys import make_citation_key
 from directory.formats.charts import bar_chart
+from directory.formats.csl import publication_to_csl
 from directory.formats.orcid import (
     OrcidFetchError,
     fetch_orcid_record,

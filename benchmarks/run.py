@@ -344,7 +344,9 @@ def measure_bibtex(url_db: str, entries: int) -> dict[str, float]:
     from directory import models as m
     from directory.db import get_session
     from directory.formats.bibtex import parse_bibtex
-    from directory.services.pubimport import apply_plan, decision_choices, plan_import
+    from directory.services.pubimport.decisions import decision_choices
+    from directory.services.pubimport.planning import plan_import
+    from directory.services.pubimport.writing import apply_plan
 
     text = make_bibtex(entries)
     app = make_app(DIRECTORY_DATABASE_URL=url_db)

@@ -33,7 +33,8 @@ from directory.services.interchange import (
     validate_document,
 )
 from directory.services.photos import placeholder_portrait
-from directory.services.pubimport import PersonPlan, PlanRefused, resolve_decisions
+from directory.services.pubimport.decisions import PlanRefused, resolve_decisions
+from directory.services.pubimport.plan import PersonPlan
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
 from directory.web.mails import reminder_mail

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from directory.formats.bibtex import parse_bibtex
-from directory.services.pubimport import apply_plan, plan_import
+from directory.services.pubimport.planning import plan_import
+from directory.services.pubimport.writing import apply_plan
 
 from .conftest import sign_in
 from .test_a11y import axe_source  # noqa: F401 - the fixture

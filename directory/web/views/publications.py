@@ -43,6 +43,7 @@ from directory.formats.orcid import (
 from directory.i18n import format_number
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
+from directory.models import ImportDraft
 from directory.services import department
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
@@ -51,17 +52,13 @@ from directory.services.identity import current_viewer
 from directory.services.importing import import_plan, plan_source
 from directory.services.profiles import profile_publications
 from directory.services.profiles import publication_options as citation_options
-from directory.services.pubimport import (
-    BULK_DECISIONS,
-    STATUSES,
-    ImportDraft,
-    ImportPlan,
+from directory.services.pubimport.decisions import (
     PlanRefused,
-    create_draft,
     decision_choices,
-    draft_expired,
     resolve_decisions,
 )
+from directory.services.pubimport.drafts import create_draft, draft_expired
+from directory.services.pubimport.plan import BULK_DECISIONS, STATUSES, ImportPlan
 from directory.services.publications import (
     PublicationIndex,
     link_versions,

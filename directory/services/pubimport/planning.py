@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -144,9 +144,24 @@ def enrichment(
     """What linking ``data`` to ``pub`` adds (words for the preview, values for the write).
     ``selected_there``: whether the owner's profile marks ``pub`` selected (None: not on it).
     ``entry_id`` is the entry's own id in ``index``, if it was added there."""
-    ours = (pub.id, entry_id)
     words: list[str] = []
     fill: dict[str, Any] = {}
+    _fill_empty_fields(pub, data, raw, index, (pub.id, entry_id), words, fill)
+    _add_links_and_awards(pub, data, words, fill)
+    _link_department_authors(pub, authors, owner_id, words, fill)
+    if on_profile and data.get("selected") and selected_there is False:
+        fill["selected"] = True
+        words.append("marks it selected")
+    return words, fill
+
+
+def _fill_empty_fields(
+    pub: m.Publication, data: dict[str, Any], raw: str, index: PublicationIndex,
+    ours: tuple[int, int | None], words: list[str], fill: dict[str, Any],
+) -> None:  # fmt: skip
+    """The scalar fields ``pub`` lacks and ``data`` has, its BibTeX source and citation key.
+    A DOI or arXiv id is taken only if no other paper has it (``ours``: ``pub`` and the
+    entry itself)."""
     for name in FILL_FIELDS:
         value = data.get(name)
         if value in (None, "", []) or getattr(pub, name) not in (None, "", []):
@@ -163,6 +178,12 @@ def enrichment(
     if data.get("key") and not pub.citation_key:
         fill["citation_key"] = data["key"]
         words.append(f"citation key {data['key']}")
+
+
+def _add_links_and_awards(
+    pub: m.Publication, data: dict[str, Any], words: list[str], fill: dict[str, Any]
+) -> None:
+    """The links and awards of ``data`` that ``pub`` does not have yet."""
     urls = {link.url for link in pub.links}
     new_links = [link for link in data.get("links") or [] if link["url"] not in urls]
     if new_links:
@@ -173,7 +194,35 @@ def enrichment(
     if new_awards:
         fill["awards"] = new_awards
         words.append("award " + "; ".join(new_awards))
-    # Department authors not linked yet, the importer first; uncertain ones only suggested.
+
+
+def _link_department_authors(
+    pub: m.Publication, authors: AuthorIndex, owner_id: int, words: list[str],
+    fill: dict[str, Any],
+) -> None:  # fmt: skip
+    """Department authors of ``pub`` not linked yet, the importer first; uncertain ones only
+    suggested (see :func:`certain_link`)."""
+    links, suggestions = _author_positions(pub, authors, owner_id)
+    if links:
+        fill["author_links"] = links
+        words.append(
+            "links "
+            + ", ".join(authors.names[pid] for pid in links.values())
+            + " as author" + ("s" if len(links) > 1 else "")
+        )  # fmt: skip
+    if suggestions:
+        fill["author_suggestions"] = suggestions
+        words.append(
+            "asks " + ", ".join(authors.names[pid] for pid in suggestions.values())
+            + " to confirm being an author"
+        )  # fmt: skip
+
+
+def _author_positions(
+    pub: m.Publication, authors: AuthorIndex, owner_id: int
+) -> tuple[dict[int, int], dict[int, int]]:
+    """(author position -> member to link, author position -> member to ask) for the
+    unlinked authorships of ``pub``."""
     linked = {a.person_id for a in pub.authorships if a.person_id}
     asked = {a.suggested_person_id for a in pub.authorships if a.suggested_person_id}
     links: dict[int, int] = {}
@@ -193,23 +242,21 @@ def enrichment(
                 links[a.position] = pid
             elif pid not in asked and pid not in suggestions.values():
                 suggestions[a.position] = pid
-    if links:
-        fill["author_links"] = links
-        words.append(
-            "links "
-            + ", ".join(authors.names[pid] for pid in links.values())
-            + " as author" + ("s" if len(links) > 1 else "")
-        )  # fmt: skip
-    if suggestions:
-        fill["author_suggestions"] = suggestions
-        words.append(
-            "asks " + ", ".join(authors.names[pid] for pid in suggestions.values())
-            + " to confirm being an author"
-        )  # fmt: skip
-    if on_profile and data.get("selected") and selected_there is False:
-        fill["selected"] = True
-        words.append("marks it selected")
-    return words, fill
+    return links, suggestions
+
+
+@dataclass
+class _Known:
+    """What planning reads once and checks every entry against."""
+
+    person: m.Person
+    #: The owner's papers, and whether each is selected.
+    profile_rows: dict[int, bool]
+    #: The papers the file's entries can match, and the file's own new entries.
+    index: PublicationIndex
+    authors: AuthorIndex
+    #: Existing paper id -> index of the entry that matched it.
+    claimed: dict[int, int] = field(default_factory=dict)
 
 
 @collection_paused()  # see formats/batch.py: the index and the plan are many small objects
@@ -235,97 +282,127 @@ def plan_import(
     )
     # The papers the file's entries can match: by identifier, title words, or the profile's.
     index = PublicationIndex(session, [e.data for e in entries], own=profile_rows)
-    authors = AuthorIndex.load(session)
-    planned: list[PlannedEntry] = []
-    for problem in problems:
-        planned.append(
-            PlannedEntry(
-                index=len(planned), line=problem.line, key=problem.key,
-                status="skipped" if problem.severity == "skipped" else "error",
-                reason=problem.message,
-            )
-        )  # fmt: skip
-    claimed: dict[int, int] = {}  # existing paper id -> index of the entry that matched it
-    matched_existing: list[PlannedEntry] = []
+    known = _Known(person, profile_rows, index, AuthorIndex.load(session))
+    planned = [_problem_entry(i, problem) for i, problem in enumerate(problems)]
     for parsed in entries:
-        i = len(planned)
-        data = parsed.data
         entry = PlannedEntry(
-            index=i, line=parsed.line, key=parsed.key, status="new", reason="", data=data,
-            raw=parsed.raw, warnings=list(parsed.warnings),
+            index=len(planned), line=parsed.line, key=parsed.key, status="new", reason="",
+            data=parsed.data, raw=parsed.raw, warnings=list(parsed.warnings),
         )  # fmt: skip
         planned.append(entry)
-        data = entry.data = _safe_links(data, entry.warnings, base_url)
-        problem = entry_problem(data)
+        entry.data = _safe_links(parsed.data, entry.warnings, base_url)
+        problem = entry_problem(entry.data)
         if problem:
             entry.status, entry.reason = "error", problem
             continue
-        result = index.match(data, own=profile_rows)
-        if result.same is not None and result.same in claimed:
-            # An earlier entry of the file has that paper: another one of the profile may be
-            # this entry's own (two alike entries the person once imported as two papers).
-            again = index.match(data, own=profile_rows, exclude=claimed)
-            if again.same is not None:
-                result = again
-        if result.same is not None:
-            entry.target_id = result.same
-            earlier = claimed.get(result.same) if result.same > 0 else -result.same - 1
-            if earlier is not None:
-                entry.status = "repeat"
-                line = planned[earlier].line
-                where = f"line {line}" if line else f"entry {earlier + 1}"
-                entry.reason = f"Same paper as the entry on {where} ({result.reason}); skipped."
-                entry.target_id = -earlier - 1
-                continue
-            claimed[result.same] = i
-            entry.target_title = index.known[result.same].title
-            if result.same in profile_rows:
-                entry.status = "on_profile"
-                entry.reason = f"Already on the profile: {result.reason}."
-            else:
-                entry.status = "department"
-                entry.reason = f"A department paper has {result.reason}; it will be linked."
-            matched_existing.append(entry)
-        elif result.candidates:
+        _match_entry(entry, planned, known)
+        if entry.status == "repeat":
+            continue
+        if entry.status in ("new", "duplicate"):
+            index.add(-entry.index - 1, entry.data)
+        _plan_authors(entry, known)
+
+    # Existing papers: what linking would add (also to each possible duplicate, so that the
+    # preview shows every change a "same paper" decision would make).
+    matched_existing = [e for e in planned if e.status in ("on_profile", "department")]
+    duplicates = [e for e in planned if e.status == "duplicate"]
+    pubs = _papers(
+        session,
+        [e.target_id for e in matched_existing]
+        + [c.publication_id for e in duplicates for c in e.candidates if c.publication_id > 0],
+    )
+    for entry in matched_existing:
+        _plan_link_to_existing(entry, pubs[entry.target_id], known)
+    for entry in duplicates:
+        _plan_candidate_changes(entry, pubs, known)
+
+    plan = ImportPlan(person_id=person.id, source=source, entries=planned)
+    plan.records = _plan_records(session, person, list(records))
+    if person_data:
+        plan.person = _plan_person(session, person, person_data)
+    return plan
+
+
+def _problem_entry(index: int, problem: BibtexProblem) -> PlannedEntry:
+    """The plan's line for what the parser could not take as a publication."""
+    return PlannedEntry(
+        index=index, line=problem.line, key=problem.key,
+        status="skipped" if problem.severity == "skipped" else "error", reason=problem.message,
+    )  # fmt: skip
+
+
+def _match_entry(entry: PlannedEntry, planned: list[PlannedEntry], known: _Known) -> None:
+    """Set ``entry``'s status by what it matches: a paper of the profile or the department
+    (claimed for it), an earlier entry of the file (a repeat), close papers (a possible
+    duplicate), or nothing (new)."""
+    data, index = entry.data, known.index
+    result = index.match(data, own=known.profile_rows)
+    if result.same is not None and result.same in known.claimed:
+        # An earlier entry of the file has that paper: another one of the profile may be
+        # this entry's own (two alike entries the person once imported as two papers).
+        again = index.match(data, own=known.profile_rows, exclude=known.claimed)
+        if again.same is not None:
+            result = again
+    if result.same is None:
+        if result.candidates:
             entry.status = "duplicate"
             entry.candidates = result.candidates
             entry.reason = "A paper like this exists: decide whether it is the same."
         else:
             entry.reason = "Not in the department yet; it will be added."
-        if entry.status in ("new", "duplicate"):
-            index.add(-i - 1, data)
-        everyone = data.get("authors") or []
-        matches = link_authors(everyone, authors, owner_id=person.id)
-        for author, found in zip(everyone, matches, strict=True):
-            author_plan = PlannedAuthor(
-                name=author["name"],
-                ambiguous=[authors.names[p] for p in found.ambiguous],
-                role=author.get("role") or "author",
-            )
-            if found.person_id is not None and _linkable(author, everyone):
-                if certain_link(found, person.id):
-                    author_plan.person_id = found.person_id
-                    author_plan.person_name = authors.names[found.person_id]
-                else:
-                    author_plan.suggested_id = found.person_id
-                    author_plan.suggested_name = authors.names[found.person_id]
-            entry.authors.append(author_plan)
-        if entry.status in ("new", "duplicate") and person.id not in (
-            a.person_id for a in entry.authors
-        ):
-            entry.importer_missing = True
-            entry.warnings.append(
-                f"No author matches {person.full_name} or their name variants; the paper "
-                "will be on the profile, but no author is linked to it."
-            )
+        return
+    entry.target_id = result.same
+    earlier = known.claimed.get(result.same) if result.same > 0 else -result.same - 1
+    if earlier is not None:
+        entry.status = "repeat"
+        line = planned[earlier].line
+        where = f"line {line}" if line else f"entry {earlier + 1}"
+        entry.reason = f"Same paper as the entry on {where} ({result.reason}); skipped."
+        entry.target_id = -earlier - 1
+        return
+    known.claimed[result.same] = entry.index
+    entry.target_title = index.known[result.same].title
+    if result.same in known.profile_rows:
+        entry.status = "on_profile"
+        entry.reason = f"Already on the profile: {result.reason}."
+    else:
+        entry.status = "department"
+        entry.reason = f"A department paper has {result.reason}; it will be linked."
 
-    # Existing papers: what linking would add (also to each possible duplicate, so that the
-    # preview shows every change a "same paper" decision would make).
+
+def _plan_authors(entry: PlannedEntry, known: _Known) -> None:
+    """Resolve the entry's printed names to members: linked when certain, else suggested;
+    warn when a paper to be created names no author who is the importer."""
+    person, authors = known.person, known.authors
+    everyone = entry.data.get("authors") or []
+    matches = link_authors(everyone, authors, owner_id=person.id)
+    for author, found in zip(everyone, matches, strict=True):
+        author_plan = PlannedAuthor(
+            name=author["name"],
+            ambiguous=[authors.names[p] for p in found.ambiguous],
+            role=author.get("role") or "author",
+        )
+        if found.person_id is not None and _linkable(author, everyone):
+            if certain_link(found, person.id):
+                author_plan.person_id = found.person_id
+                author_plan.person_name = authors.names[found.person_id]
+            else:
+                author_plan.suggested_id = found.person_id
+                author_plan.suggested_name = authors.names[found.person_id]
+        entry.authors.append(author_plan)
+    if entry.status in ("new", "duplicate") and person.id not in (
+        a.person_id for a in entry.authors
+    ):
+        entry.importer_missing = True
+        entry.warnings.append(
+            f"No author matches {person.full_name} or their name variants; the paper "
+            "will be on the profile, but no author is linked to it."
+        )
+
+
+def _papers(session: Session, ids: list[int]) -> dict[int, m.Publication]:
+    """The papers ``ids`` with what :func:`enrichment` reads of them, 500 to a query."""
     pubs = {}
-    duplicates = [e for e in planned if e.status == "duplicate"]
-    ids = [e.target_id for e in matched_existing] + [
-        c.publication_id for e in duplicates for c in e.candidates if c.publication_id > 0
-    ]
     for start in range(0, len(ids), 500):
         for pub in session.scalars(
             select(m.Publication)
@@ -333,38 +410,41 @@ def plan_import(
             .options(*publication_options())
         ):
             pubs[pub.id] = pub
-    for entry in matched_existing:
-        entry.changes, entry.fill = enrichment(
-            pubs[entry.target_id], entry.data, entry.raw, index, authors, person.id,
-            entry.status == "on_profile", profile_rows.get(entry.target_id),
-        )  # fmt: skip
-        if entry.status == "on_profile" and not entry.changes:
-            entry.reason += " Nothing to add."
-        pub = pubs[entry.target_id]
-        if entry.status == "department" and person.id not in (
-            *(a.person_id for a in pub.authorships),
-            *entry.fill.get("author_links", {}).values(),
-        ):
-            entry.importer_missing = True
-            entry.warnings.append(
-                f"No author of the existing record matches {person.full_name} or their name "
-                "variants; the paper will be on the profile, but no author is linked to it."
-            )
+    return pubs
 
-    for entry in duplicates:
-        entry.candidates = [
-            replace(c, changes=tuple(enrichment(
-                pubs[c.publication_id], entry.data, entry.raw, index, authors, person.id,
-                False, None, -entry.index - 1,
-            )[0])) if c.publication_id > 0 else c
-            for c in entry.candidates
-        ]  # fmt: skip
 
-    plan = ImportPlan(person_id=person.id, source=source, entries=planned)
-    plan.records = _plan_records(session, person, list(records))
-    if person_data:
-        plan.person = _plan_person(session, person, person_data)
-    return plan
+def _plan_link_to_existing(entry: PlannedEntry, pub: m.Publication, known: _Known) -> None:
+    """What linking the entry to the paper it matched adds to that paper, and a warning when
+    the importer would be on none of its authors."""
+    person = known.person
+    entry.changes, entry.fill = enrichment(
+        pub, entry.data, entry.raw, known.index, known.authors, person.id,
+        entry.status == "on_profile", known.profile_rows.get(entry.target_id),
+    )  # fmt: skip
+    if entry.status == "on_profile" and not entry.changes:
+        entry.reason += " Nothing to add."
+    if entry.status == "department" and person.id not in (
+        *(a.person_id for a in pub.authorships),
+        *entry.fill.get("author_links", {}).values(),
+    ):
+        entry.importer_missing = True
+        entry.warnings.append(
+            f"No author of the existing record matches {person.full_name} or their name "
+            "variants; the paper will be on the profile, but no author is linked to it."
+        )
+
+
+def _plan_candidate_changes(
+    entry: PlannedEntry, pubs: dict[int, m.Publication], known: _Known
+) -> None:
+    """What deciding "same paper" would add to each existing paper a possible duplicate may be."""
+    entry.candidates = [
+        replace(c, changes=tuple(enrichment(
+            pubs[c.publication_id], entry.data, entry.raw, known.index, known.authors,
+            known.person.id, False, None, -entry.index - 1,
+        )[0])) if c.publication_id > 0 else c
+        for c in entry.candidates
+    ]  # fmt: skip
 
 
 _RECORD_KEYS = {
@@ -428,54 +508,72 @@ def _plan_person(session: Session, person: m.Person, data: PersonData) -> Person
     """What the record's person data does to ``person``'s profile (reads, writes nothing)."""
     plan = PersonPlan()
     if data.biography:
-        current = (person.bio or "").strip()
-        plan.bio, plan.bio_before = data.biography, person.bio
-        if len(data.biography) > BIO_MAX:
-            plan.not_taken.append(
-                f"The biography ({len(data.biography)} characters) is longer than a "
-                f"profile's {BIO_MAX}; not imported."
-            )
-        elif not current:
-            plan.bio_status = "new"
-        elif " ".join(current.split()) == " ".join(data.biography.split()):
-            plan.bio_status = "same"
-        else:
-            plan.bio_status = "replace"
-
+        _plan_biography(plan, person, data.biography)
     if data.keywords:
-        areas = {}
-        for area in session.scalars(select(m.ResearchArea)):
-            areas.setdefault(area.name.casefold(), area)
-            areas.setdefault(area.slug.casefold(), area)
-        mine = {a.id for a in person.areas}
-        interests = _words(person.interests)
-        for keyword in data.keywords:
-            slug = re.sub(r"[^a-z0-9]+", "-", keyword.casefold()).strip("-")
-            area = areas.get(keyword.casefold()) or areas.get(slug)
-            if area is not None and area.id not in mine:
-                plan.areas.append((area.id, area.name))
-                mine.add(area.id)
-            elif area is not None or keyword.casefold() in interests:
-                plan.keywords_on_profile.append(keyword)
-            else:
-                plan.keywords_added.append(keyword)
-                interests.add(keyword.casefold())
-        before = (person.interests or "").strip()
-        after = before
-        for keyword in list(plan.keywords_added):
-            longer = f"{after}, {keyword}" if after else keyword
-            if len(longer) > INTERESTS_MAX:
-                plan.keywords_added.remove(keyword)
-                plan.not_taken.append(
-                    f"The keyword “{keyword}” does not fit in the research interests "
-                    f"({INTERESTS_MAX} characters at most); not imported."
-                )
-                continue
-            after = longer
-        if plan.keywords_added:
-            plan.interests_before, plan.interests_after = person.interests, after
-            plan.interests_status = "add" if before else "new"
+        _plan_keywords(plan, session, person, data.keywords)
+    _plan_links(plan, person, data)
+    return plan
 
+
+def _plan_biography(plan: PersonPlan, person: m.Person, biography: str) -> None:
+    """The record's biography: new (the profile has none), the same, too long, or a
+    replacement the person may opt in to."""
+    current = (person.bio or "").strip()
+    plan.bio, plan.bio_before = biography, person.bio
+    if len(biography) > BIO_MAX:
+        plan.not_taken.append(
+            f"The biography ({len(biography)} characters) is longer than a "
+            f"profile's {BIO_MAX}; not imported."
+        )
+    elif not current:
+        plan.bio_status = "new"
+    elif " ".join(current.split()) == " ".join(biography.split()):
+        plan.bio_status = "same"
+    else:
+        plan.bio_status = "replace"
+
+
+def _plan_keywords(
+    plan: PersonPlan, session: Session, person: m.Person, keywords: list[str]
+) -> None:
+    """Keywords naming a research area add the area; the others go into the research
+    interests, as far as they fit."""
+    areas = {}
+    for area in session.scalars(select(m.ResearchArea)):
+        areas.setdefault(area.name.casefold(), area)
+        areas.setdefault(area.slug.casefold(), area)
+    mine = {a.id for a in person.areas}
+    interests = _words(person.interests)
+    for keyword in keywords:
+        slug = re.sub(r"[^a-z0-9]+", "-", keyword.casefold()).strip("-")
+        area = areas.get(keyword.casefold()) or areas.get(slug)
+        if area is not None and area.id not in mine:
+            plan.areas.append((area.id, area.name))
+            mine.add(area.id)
+        elif area is not None or keyword.casefold() in interests:
+            plan.keywords_on_profile.append(keyword)
+        else:
+            plan.keywords_added.append(keyword)
+            interests.add(keyword.casefold())
+    before = (person.interests or "").strip()
+    after = before
+    for keyword in list(plan.keywords_added):
+        longer = f"{after}, {keyword}" if after else keyword
+        if len(longer) > INTERESTS_MAX:
+            plan.keywords_added.remove(keyword)
+            plan.not_taken.append(
+                f"The keyword “{keyword}” does not fit in the research interests "
+                f"({INTERESTS_MAX} characters at most); not imported."
+            )
+            continue
+        after = longer
+    if plan.keywords_added:
+        plan.interests_before, plan.interests_after = person.interests, after
+        plan.interests_status = "add" if before else "new"
+
+
+def _plan_links(plan: PersonPlan, person: m.Person, data: PersonData) -> None:
+    """The record's researcher URLs: new, already on the profile, or refused (and why)."""
     known = {same_address(link.url) for link in person.links}
     limit = m.PersonLink.__table__.c.url.type.length
     for given in data.urls:
@@ -492,4 +590,3 @@ def _plan_person(session: Session, person: m.Person, data: PersonData) -> Person
         known.add(same_address(url))
         plan.links.append(PlannedLink(shown[:200], label, status, url,
                                       person_link_kind(url, label)))  # fmt: skip
-    return plan

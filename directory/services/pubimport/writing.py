@@ -140,32 +140,64 @@ def apply_plan(
     position = _next_position(
         session, m.ProfilePublication, m.ProfilePublication.person_id, person.id
     )
+    work = _sort_entries(plan, decisions, summary)
     entry_pub: dict[int, int] = {}  # entry index -> paper it ended on
-    versions: list[tuple[PlannedEntry, int]] = []
-    to_create: list[PlannedEntry] = []
-    to_link: list[tuple[PlannedEntry, int]] = []
+    _create_new_papers(session, work.create, person, position, summary, entry_pub, step)
+    _link_existing_papers(
+        session, work.link, person, position + len(work.create), summary, entry_pub, step
+    )
+    _link_new_versions(session, work.versions, summary, entry_pub)
+    _create_records(session, plan, person, summary)
+    summary.person = _apply_person(session, plan.person, person, replace)
+    session.flush()
+    return summary
+
+
+@dataclass
+class _Work:
+    """A plan's entries sorted by what writing does with them, each list in file order."""
+
+    #: Entries written as new papers.
+    create: list[PlannedEntry] = field(default_factory=list)
+    #: (entry, paper it is linked to: an existing paper's id, or an earlier entry's
+    #: negative index).
+    link: list[tuple[PlannedEntry, int]] = field(default_factory=list)
+    #: (entry created as new, the paper or earlier entry it is a version of).
+    versions: list[tuple[PlannedEntry, int]] = field(default_factory=list)
+
+
+def _sort_entries(plan: ImportPlan, decisions: dict[int, str], summary: ImportSummary) -> _Work:
+    """What to do with each entry, by its status and (for a possible duplicate) the
+    person's decision; the entries skipped are counted in ``summary``."""
+    work = _Work()
     for entry in plan.entries:
         if entry.status == "new":
-            to_create.append(entry)
+            work.create.append(entry)
         elif entry.status == "department" or (entry.status == "on_profile" and entry.fill):
-            to_link.append((entry, entry.target_id))
+            work.link.append((entry, entry.target_id))
         elif entry.status == "duplicate":
             action, _, target = decisions[entry.index].partition(":")
             if action == "new":
-                to_create.append(entry)
+                work.create.append(entry)
             elif action == "version":
-                to_create.append(entry)
-                versions.append((entry, int(target)))
+                work.create.append(entry)
+                work.versions.append((entry, int(target)))
             elif action == "link":
-                to_link.append((entry, int(target)))
+                work.link.append((entry, int(target)))
             else:
                 summary.skipped += 1
         elif entry.status in ("repeat", "error"):
             summary.skipped += 1
+    return work
 
-    # New papers, in bulk and in file order.
-    for start in range(0, len(to_create), CHUNK):
-        chunk = to_create[start : start + CHUNK]
+
+def _create_new_papers(
+    session: Session, entries: list[PlannedEntry], person: m.Person, position: int,
+    summary: ImportSummary, entry_pub: dict[int, int], step: Callable[[int], None],
+) -> None:  # fmt: skip
+    """New papers, in bulk and in file order, :data:`CHUNK` at a time."""
+    for start in range(0, len(entries), CHUNK):
+        chunk = entries[start : start + CHUNK]
         ids = create_publications(session, chunk, person.id, position + start)
         for entry, pid in zip(chunk, ids, strict=True):
             entry_pub[entry.index] = pid
@@ -177,7 +209,13 @@ def apply_plan(
     note_written(session, "publication", summary.created_ids)
     invalidate(session)
 
-    # Existing papers (and "same as an earlier entry" decisions).
+
+def _link_existing_papers(
+    session: Session, to_link: list[tuple[PlannedEntry, int]], person: m.Person, position: int,
+    summary: ImportSummary, entry_pub: dict[int, int], step: Callable[[int], None],
+) -> None:  # fmt: skip
+    """Existing papers linked to the profile and completed (and "same as an earlier entry"
+    decisions, which write nothing)."""
     touched: list[m.Publication] = []
     indexes: list[Any] = []  # built once, only if a duplicate was decided "same paper"
     for offset, (entry, target) in enumerate(to_link):
@@ -198,7 +236,7 @@ def apply_plan(
                 pub, entry.data, entry.raw, *indexes, person.id, False, None
             )
         on_profile_before = session.get(m.ProfilePublication, (person.id, pub.id)) is not None
-        if _link_existing(session, pub, entry, person.id, position + len(to_create) + offset):
+        if _link_existing(session, pub, entry, person.id, position + offset):
             summary.updated += 1
         if not on_profile_before:
             summary.linked += 1
@@ -208,6 +246,12 @@ def apply_plan(
         step(1)
     link_coauthor_profiles(session, touched)
 
+
+def _link_new_versions(
+    session: Session, versions: list[tuple[PlannedEntry, int]], summary: ImportSummary,
+    entry_pub: dict[int, int],
+) -> None:  # fmt: skip
+    """Entries decided "a different version of": the preprint is linked to the published paper."""
     for entry, target in versions:
         other_id = entry_pub.get(-target - 1) if target < 0 else target
         if not other_id:
@@ -220,6 +264,11 @@ def apply_plan(
             link_versions(session, other, mine)
         summary.versions += 1
 
+
+def _create_records(
+    session: Session, plan: ImportPlan, person: m.Person, summary: ImportSummary
+) -> None:
+    """The ORCID record's profile entries the profile does not have yet."""
     for record in plan.new_records:
         model = m.ENTRY_MODELS[record.kind]
         created = model(
@@ -231,9 +280,6 @@ def apply_plan(
         session.flush()
         summary.records += 1
         summary.record_refs.append((record.kind, created.id))
-    summary.person = _apply_person(session, plan.person, person, replace)
-    session.flush()
-    return summary
 
 
 def _apply_person(

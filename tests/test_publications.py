@@ -5,15 +5,12 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from directory import models as m
-from directory.services.publications import (
-    AuthorIndex,
-    PublicationIndex,
-    fold,
+from directory.services.publication_merge import (
     link_versions,
     merge_publications,
-    name_keys,
     split_publication,
 )
+from directory.services.publications import AuthorIndex, PublicationIndex, fold, name_keys
 
 
 def people_index(*people: tuple[int, str, list[str], str | None]) -> AuthorIndex:

@@ -19,12 +19,8 @@ from directory.services.pubimport.bulk import create_publications
 from directory.services.pubimport.decisions import PlanRefused, check_decisions
 from directory.services.pubimport.plan import ImportPlan, PersonPlan, PlannedEntry
 from directory.services.pubimport.planning import FILL_FIELDS, enrichment
-from directory.services.publications import (
-    AuthorIndex,
-    PublicationIndex,
-    link_coauthor_profiles,
-    link_versions,
-)
+from directory.services.publication_merge import link_versions
+from directory.services.publications import AuthorIndex, PublicationIndex, link_coauthor_profiles
 from directory.services.search import note_written
 
 #: How many new papers one bulk INSERT round writes (and the progress bar advances by).

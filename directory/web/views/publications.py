@@ -65,13 +65,15 @@ from directory.services.pubimport.decisions import (
 )
 from directory.services.pubimport.drafts import create_draft, draft_expired
 from directory.services.pubimport.plan import BULK_DECISIONS, STATUSES, ImportPlan
-from directory.services.publications import (
-    PublicationIndex,
+from directory.services.publication_merge import (
     link_versions,
     merge_publications,
+    split_publication,
+)
+from directory.services.publications import (
+    PublicationIndex,
     publication_data,
     publication_options,
-    split_publication,
 )
 from directory.services.snapshots import PUBLICATION, apply_snapshot
 from directory.services.unit_of_work import current_unit_of_work

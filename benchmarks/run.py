@@ -53,7 +53,7 @@ from benchmarks.statements import count_rows, count_statements  # noqa: E402
 from directory import migrate  # noqa: E402
 from directory import models as m  # noqa: E402
 from directory.db import make_engine  # noqa: E402
-from directory.services import search  # noqa: E402
+from directory.services import search_index  # noqa: E402
 from directory.services.identity import (  # noqa: E402
     BUILTIN_GENERATION_KEY,
     BUILTIN_SESSION_KEY,
@@ -479,7 +479,7 @@ def build(engine: Any, args: argparse.Namespace) -> Summary:
             session.commit()
             summary.add(more)
         started = time.perf_counter()
-        summary.counts["search"] = search.rebuild(session)
+        summary.counts["search"] = search_index.rebuild(session)
         session.commit()
     print(
         f"  {summary.rows} rows in {summary.seconds:.1f} s; search index of "

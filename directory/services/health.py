@@ -26,7 +26,7 @@ from directory import config as settings
 from directory import i18n, migrate
 from directory.i18n import gettext as _
 from directory.i18n import translate
-from directory.services import search, shared_cache
+from directory.services import search, search_index, shared_cache
 from directory.services.identity import (
     IdentityAttributeMissing,
     host_user,
@@ -324,7 +324,7 @@ def search_findings(app: Flask) -> list[Finding]:
     with app.app_context():
         session = app.extensions["directory"].db.new_session()
         try:
-            drift = search.out_of_step(session)
+            drift = search_index.out_of_step(session)
         finally:
             session.close()
     if not drift:

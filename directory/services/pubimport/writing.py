@@ -21,7 +21,7 @@ from directory.services.pubimport.plan import ImportPlan, PersonPlan, PlannedEnt
 from directory.services.pubimport.planning import FILL_FIELDS, enrichment
 from directory.services.publication_merge import link_versions
 from directory.services.publications import AuthorIndex, PublicationIndex, link_coauthor_profiles
-from directory.services.search import note_written
+from directory.services.search_index import note_written
 
 #: How many new papers one bulk INSERT round writes (and the progress bar advances by).
 CHUNK = 250

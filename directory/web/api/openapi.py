@@ -14,7 +14,7 @@ from typing import Any
 from flask import current_app
 
 from directory import models as m
-from directory.services import alumni
+from directory.services import alumni, alumni_counts
 from directory.services.department.people import ListingFilters
 from directory.services.department.publications import PublicationSearch
 from directory.services.department.recruiting import RecruitingFilters
@@ -343,7 +343,7 @@ LIST_FILTERS: dict[str, type[Filters]] = {
     "/publications": PublicationSearch,
     "/areas": Paging,
     "/alumni": alumni.AlumniFilters,
-    "/alumni/summary": alumni.AlumniSummaryFilters,
+    "/alumni/summary": alumni_counts.AlumniSummaryFilters,
 }
 
 #: What each query parameter means (its schema comes from its filter class).

@@ -31,7 +31,7 @@ from werkzeug.http import HTTP_STATUS_CODES
 from directory import models as m
 from directory.db import get_session
 from directory.i18n import current_locale
-from directory.services import alumni, department
+from directory.services import alumni, alumni_counts, department
 from directory.services.access import person_visible
 from directory.services.department.areas import area_people_counts, area_summaries
 from directory.services.department.filters import check_references
@@ -355,7 +355,7 @@ def api_alumni_summary() -> Response:
     filters = _alumni_filters("/alumni/summary")
     args = {k: v for k, v in request.args.items() if k not in ("page", "per_page", "advisors")}
     size = min(current_app.config["DIRECTORY_PAGE_SIZE"], MAX_PER_PAGE)
-    summary = alumni.alumni_summary(get_session(), viewer, filters, size, choices=False)
+    summary = alumni_counts.alumni_summary(get_session(), viewer, filters, size, choices=False)
     pages = summary.advisor_page
 
     def advisors(number: int) -> str | None:

@@ -43,7 +43,8 @@ from directory import migrate  # noqa: E402
 from directory import models as m  # noqa: E402
 from directory.db import make_engine  # noqa: E402
 from directory.formats.bibtex.parse import parse_bibtex  # noqa: E402
-from directory.services.pubimport import apply_plan, plan_import  # noqa: E402
+from directory.services.pubimport.planning import plan_import  # noqa: E402
+from directory.services.pubimport.writing import apply_plan  # noqa: E402
 from tests.support.bibtex_samples import SYLLABLES, make_bibtex  # noqa: E402
 
 

@@ -44,7 +44,7 @@ from sqlalchemy.orm import Session  # noqa: E402
 from directory import migrate  # noqa: E402
 from directory import models as m  # noqa: E402
 from directory.db import make_engine  # noqa: E402
-from directory.services import search  # noqa: E402
+from directory.services import search_index  # noqa: E402
 from directory.services.identity import (  # noqa: E402
     BUILTIN_GENERATION_KEY,
     BUILTIN_SESSION_KEY,
@@ -344,7 +344,9 @@ def measure_bibtex(url_db: str, entries: int) -> dict[str, float]:
     from directory import models as m
     from directory.db import get_session
     from directory.formats.bibtex.parse import parse_bibtex
-    from directory.services.pubimport import apply_plan, decision_choices, plan_import
+    from directory.services.pubimport.decisions import decision_choices
+    from directory.services.pubimport.planning import plan_import
+    from directory.services.pubimport.writing import apply_plan
     from tests.support.bibtex_samples import make_bibtex
 
     text = make_bibtex(entries)
@@ -478,7 +480,7 @@ def build(engine: Any, args: argparse.Namespace) -> Summary:
             session.commit()
             summary.add(more)
         started = time.perf_counter()
-        summary.counts["search"] = search.rebuild(session)
+        summary.counts["search"] = search_index.rebuild(session)
         session.commit()
     print(
         f"  {summary.rows} rows in {summary.seconds:.1f} s; search index of "

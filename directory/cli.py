@@ -22,7 +22,7 @@ from directory.formats.pdf import pdf_available
 from directory.i18n import current_locale, force_locale, format_number, ngettext
 from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
-from directory.services import health, mail, reminders, search
+from directory.services import health, mail, reminders, search_index
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import import_plan, import_profiles, plan_source
@@ -33,7 +33,8 @@ from directory.services.interchange import (
     validate_document,
 )
 from directory.services.photos import placeholder_portrait
-from directory.services.pubimport import PersonPlan, PlanRefused, resolve_decisions
+from directory.services.pubimport.decisions import PlanRefused, resolve_decisions
+from directory.services.pubimport.plan import PersonPlan
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
 from directory.web.mails import reminder_mail
@@ -87,7 +88,7 @@ def db_upgrade(revision: str) -> None:
     before, after = _move(migrate.upgrade, engine, revision)
     _say_moved(engine, True, before, after)
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
-        built = search.rebuild_if_empty(uow.session)
+        built = search_index.rebuild_if_empty(uow.session)
     if built:
         click.echo(_("Built the search index."))
 
@@ -215,7 +216,7 @@ def export_all_profiles(export_all: bool, directory: str) -> None:
 def reindex() -> None:
     """Rebuild the search index from the directory's content."""
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
-        count = search.rebuild(uow.session)
+        count = search_index.rebuild(uow.session)
     click.echo(_("Indexed %(count)s document(s).", count=count))
 
 

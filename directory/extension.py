@@ -8,7 +8,7 @@ from directory import i18n
 from directory.cli import directory_cli
 from directory.config import apply_defaults
 from directory.db import DatabaseState, close_session
-from directory.services import health, search, write_gates
+from directory.services import health, search_index, write_gates
 from directory.services.cache import (
     GenerationReader,
     PageStore,
@@ -58,7 +58,7 @@ class Directory:
         health.raise_on_problems(health.setting_findings(app.config))
         state = app.extensions["directory"] = DirectoryState(app)
         write_gates.install(state.db.sessionmaker)
-        search.install(state.db.sessionmaker)
+        search_index.install(state.db.sessionmaker)
         i18n.init_app(app)
         app.teardown_appcontext(close_session)
 

@@ -17,6 +17,9 @@ filters' choices), ranks the advisors and pages both. Python reads one page of r
 the full rows of their graduations (:func:`_full_rows`); the CSV reads every record and every
 graduation, in two statements. Nothing builds an ORM object per alumnus, the statements are
 as many for ten alumni as for ten thousand, and a page reads as many rows.
+
+The alumni summary (counts per year, degree, kind of placement and advisor) is
+:mod:`directory.services.alumni_counts`, from the same statements (:func:`counted`).
 """
 
 from __future__ import annotations
@@ -115,23 +118,6 @@ class AlumniFilters(Filters):
                 raise BadFilter("year_to", "year_to must not be before year_from")
             filters = replace(filters, year_to=None)
         return filters
-
-
-@dataclass(frozen=True)
-class AlumniSummaryFilters(AlumniFilters):
-    """The summary page's filters, and the page of its table of advisors (``advisors``)."""
-
-    advisors: int = field(default=1, metadata=PAGE)
-
-    def without(self, *names: str) -> dict[str, str]:
-        """As :meth:`Filters.without`; the page of advisors is reset like the page."""
-        return super().without("advisors", *names)
-
-    def with_page_of_advisors(self, number: int) -> dict[str, str]:
-        args = self.without()
-        if number > 1:
-            args["advisors"] = str(number)
-        return args
 
 
 # ----------------------------------------------------------------------------- records
@@ -496,7 +482,7 @@ _SHAPING = ("year", "year_from", "year_to", "advisor", "degree", "kind", "area")
 
 
 @dataclass(frozen=True, eq=False)
-class _Statements:
+class Statements:
     """The statements of one viewer, set of filters and language (:func:`_statements`)."""
 
     #: The records kept, in the pages' order (:func:`_records_page`), to be paged.
@@ -513,10 +499,10 @@ class _Statements:
 @lru_cache(maxsize=64)
 def _cached_statements(
     viewer: Viewer, shape: tuple[Any, ...], advisor: PersonRef | None, locale: str
-) -> _Statements:
+) -> Statements:
     parts = _records(viewer, AlumniFilters(**dict(zip(_SHAPING, shape, strict=True))), advisor)
     ranked = _advisors_ranked(parts, locale)
-    return _Statements(
+    return Statements(
         records=_records_page(parts, locale),
         counts=_record_counts(parts),
         advisors=ranked,
@@ -525,7 +511,7 @@ def _cached_statements(
     )
 
 
-def _statements(viewer: Viewer, filters: AlumniFilters, advisor: PersonRef | None) -> _Statements:
+def _statements(viewer: Viewer, filters: AlumniFilters, advisor: PersonRef | None) -> Statements:
     """The records' statements for ``viewer``, the filters and the reader's language, built
     once and kept (the last 64): a statement of a few hundred SQL elements costs more to
     build than the database takes to run it. Their values are bound parameters of the key
@@ -610,7 +596,7 @@ def _advisor_filtered_by(
 
 
 @dataclass
-class _Counts:
+class Counts:
     """The rows of :func:`_record_counts`, and the advisor filtered by."""
 
     rows: list[Any]
@@ -621,13 +607,13 @@ class _Counts:
         return sum(row.kept for row in self.rows)
 
 
-def _counted(
-    session: Session, viewer: Viewer, filters: AlumniFilters
-) -> tuple[_Statements, _Counts]:
+def counted(session: Session, viewer: Viewer, filters: AlumniFilters) -> tuple[Statements, Counts]:
+    """The statements for ``filters`` and the record counts they give (one statement): what
+    the page and the summary (:mod:`directory.services.alumni_counts`) start from."""
     advisor = _advisor_filtered_by(session, viewer, filters)
     statements = _statements(viewer, filters, advisor)
     rows = session.connection().execute(statements.counts).all()
-    return statements, _Counts(rows, advisor)
+    return statements, Counts(rows, advisor)
 
 
 # ----------------------------------------------------------------------------- the page
@@ -663,9 +649,10 @@ def _areas(session: Session, viewer: Viewer) -> list[m.ResearchArea]:
     return list(session.scalars(stmt.order_by(m.ResearchArea.name)))
 
 
-def _choices(
-    session: Session, viewer: Viewer, counts: _Counts, advisors: Iterable[PersonRef]
+def filter_choices(
+    session: Session, viewer: Viewer, counts: Counts, advisors: Iterable[PersonRef]
 ) -> AlumniChoices:
+    """What the filters of the page or the summary offer, its ``advisors`` shown among them."""
     locale = current_locale()
     offered = {p.id: p for p in advisors}
     if counts.advisor is not None:
@@ -703,7 +690,7 @@ def alumni_page(
     theirs shown, inside or outside the department), and people listed as alumni without
     such a record; most recent first, then by name. A page number past the last shows the
     last page (unless not ``last_if_past``)."""
-    statements, counts = _counted(session, viewer, filters)
+    statements, counts = counted(session, viewer, filters)
     total = counts.kept
     number = filters.page
     if last_if_past:
@@ -715,7 +702,7 @@ def alumni_page(
     if not choices:
         return AlumniPage(page, None)
     advisors = [a.person for item in items for a in item.advisors if a.person is not None]
-    return AlumniPage(page, _choices(session, viewer, counts, advisors))
+    return AlumniPage(page, filter_choices(session, viewer, counts, advisors))
 
 
 def alumni_rows(session: Session, viewer: Viewer, filters: AlumniFilters) -> list[Alumnus]:
@@ -725,109 +712,3 @@ def alumni_rows(session: Session, viewer: Viewer, filters: AlumniFilters) -> lis
     stmt = _statements(viewer, filters, advisor).records
     records = _tuples(session.connection().execute(stmt))
     return _alumni(session, viewer, records, every=True)
-
-
-# ----------------------------------------------------------------------------- the summary
-
-
-@dataclass
-class AlumniSummary:
-    """The counts of the alumni summary (and its chart, table, CSV and API answer)."""
-
-    total: int
-    #: (year, {kind or UNKNOWN_KIND: alumni}) for every year from the first to the last.
-    years: list[tuple[int, dict[str, int]]]
-    #: Alumni with no year of graduation.
-    no_year: int
-    degrees: list[tuple[str | None, int]]
-    #: (kind or UNKNOWN_KIND, alumni), in PLACEMENT_KINDS order, unknown last.
-    kinds: list[tuple[str, int]]
-    #: (department advisor, alumni), most first, then in the reader's name order; an alumnus
-    #: counts once for each advisor. Every one (the API), or the page the summary page shows.
-    advisors: list[tuple[PersonRef, int]]
-    #: The page of advisors the summary page shows, and what its filters offer (its
-    #: advisors as choices); None when not asked for (the API).
-    advisor_page: Page | None = None
-    choices: AlumniChoices | None = None
-
-    @property
-    def kinds_present(self) -> list[str]:
-        return [kind for kind, count in self.kinds if count]
-
-
-def _advisor_page(
-    session: Session, statements: _Statements, number: int, size: int
-) -> Page[tuple[PersonRef, int]]:
-    """The page ``number`` of the ranked advisors (the last one if past it). The page's rows
-    carry how many advisors there are (a window count): one statement, unless the page asked
-    for is past the last."""
-    connection = session.connection()
-
-    def page(number: int) -> list[Any]:
-        stmt = statements.advisors_counted.limit(size).offset((number - 1) * size)
-        return connection.execute(stmt).all()
-
-    rows = page(number)
-    total = rows[0].advisors_total if rows else 0
-    if not rows and number > 1:  # past the last page, or there is none
-        total = connection.execute(statements.advisor_total).scalar_one()
-        last = max(1, math.ceil(total / size))
-        if number > last:
-            number, rows = last, page(last)
-    items = [(PersonRef(*row[:5]), row.alumni) for row in rows]
-    return Page(items, number, size, total)
-
-
-def alumni_summary(
-    session: Session,
-    viewer: Viewer,
-    filters: AlumniFilters,
-    advisor_page_size: int | None = None,
-    *,
-    choices: bool = True,
-) -> AlumniSummary:
-    """Counts per year (split by kind of placement), degree, kind and advisor of the alumni
-    the filters keep, counted in the database. Every advisor, or with ``advisor_page_size``
-    the page of advisors asked for (``filters.advisors``) and, unless not ``choices``, what
-    the summary page's filters offer."""
-    statements, counts = _counted(session, viewer, filters)
-    per_year: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    degrees: dict[str | None, int] = defaultdict(int)
-    kinds: dict[str, int] = defaultdict(int)
-    no_year = 0
-    for row in counts.rows:
-        if not row.kept:
-            continue
-        if row.year:
-            per_year[row.year][row.kind] += row.kept
-        else:
-            no_year += row.kept
-        degrees[row.degree] += row.kept
-        kinds[row.kind] += row.kept
-    years = (
-        [
-            (y, {k: per_year[y][k] for k in KIND_ORDER if per_year.get(y, {}).get(k)})
-            for y in range(min(per_year), max(per_year) + 1)
-        ]
-        if per_year
-        else []
-    )
-    summary = AlumniSummary(
-        total=counts.kept,
-        years=years,
-        no_year=no_year,
-        degrees=[(d, degrees[d]) for d in (*m.values(m.DEGREES), None) if degrees.get(d)],
-        kinds=[(k, kinds[k]) for k in KIND_ORDER if kinds.get(k)],
-        advisors=[],
-    )
-    if advisor_page_size:
-        number = getattr(filters, "advisors", 1)
-        summary.advisor_page = _advisor_page(session, statements, number, advisor_page_size)
-        summary.advisors = summary.advisor_page.items
-        shown = (person for person, _ in summary.advisor_page.items)
-        if choices:
-            summary.choices = _choices(session, viewer, counts, shown)
-    else:
-        rows = session.connection().execute(statements.advisors)
-        summary.advisors = [(PersonRef(*row[:5]), row.alumni) for row in rows]
-    return summary

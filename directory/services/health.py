@@ -11,7 +11,7 @@ the security headers and the search index.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from difflib import get_close_matches
 from typing import Any
@@ -26,7 +26,7 @@ from directory import config as settings
 from directory import i18n, migrate
 from directory.i18n import gettext as _
 from directory.i18n import translate
-from directory.services import search, shared_cache
+from directory.services import search, search_index, shared_cache
 from directory.services.identity import (
     IdentityAttributeMissing,
     host_user,
@@ -100,31 +100,52 @@ def _value_problem(name: str, value: Any, default: Any) -> str | None:
     """Why ``value`` cannot work for the setting ``name`` (None: it can)."""
     if name in _OPTIONAL_TEXT:
         return None if value is None or isinstance(value, str) else _("must be a string or None")
-    if name == "DIRECTORY_CACHE_URL":
-        if value is None:
-            return None
-        if not isinstance(value, str) or not value.startswith(("redis://", "rediss://", "unix://")):
-            return _("must be None or a Redis URL (redis://host:port/db)")
-        return None if shared_cache.available() else _("needs the redis package (the redis extra)")
-    if name == "DIRECTORY_ENGINE":
-        ok = value is None or isinstance(value, Engine) or callable(value)
-        return None if ok else _("must be a SQLAlchemy Engine, a function returning one, or None")
-    if name == "DIRECTORY_IDENTITY_CALLABLE":
-        return None if value is None or callable(value) else _("must be a function or None")
-    if name == "DIRECTORY_ADMINS":
-        if isinstance(value, str):
-            # `key in "chair"` would make "ch" an admin.
-            return _("is a string; give a list of identity keys, e.g. [%(value)r]", value=value)
-        ok = value is None or callable(value) or isinstance(value, list | tuple | set | frozenset)
-        return None if ok else _("must be a list of identity keys, a function or None")
+    own_check = _OWN_CHECKS.get(name)
+    if own_check is not None:
+        return own_check(value)
+    return _type_problem(name, value, default)
+
+
+def _cache_url_problem(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.startswith(("redis://", "rediss://", "unix://")):
+        return _("must be None or a Redis URL (redis://host:port/db)")
+    return None if shared_cache.available() else _("needs the redis package (the redis extra)")
+
+
+def _engine_problem(value: Any) -> str | None:
+    ok = value is None or isinstance(value, Engine) or callable(value)
+    return None if ok else _("must be a SQLAlchemy Engine, a function returning one, or None")
+
+
+def _identity_callable_problem(value: Any) -> str | None:
+    return None if value is None or callable(value) else _("must be a function or None")
+
+
+def _admins_problem(value: Any) -> str | None:
+    if isinstance(value, str):
+        # `key in "chair"` would make "ch" an admin.
+        return _("is a string; give a list of identity keys, e.g. [%(value)r]", value=value)
+    ok = value is None or callable(value) or isinstance(value, list | tuple | set | frozenset)
+    return None if ok else _("must be a list of identity keys, a function or None")
+
+
+#: Settings whose values are checked by their own rule, not by their default's type.
+_OWN_CHECKS: dict[str, Callable[[Any], str | None]] = {
+    "DIRECTORY_CACHE_URL": _cache_url_problem,
+    "DIRECTORY_ENGINE": _engine_problem,
+    "DIRECTORY_IDENTITY_CALLABLE": _identity_callable_problem,
+    "DIRECTORY_ADMINS": _admins_problem,
+}
+
+
+def _type_problem(name: str, value: Any, default: Any) -> str | None:
+    """Why ``value`` is not of the kind of the setting's ``default`` (None: it is)."""
     if isinstance(default, bool):
         return None if isinstance(value, bool) else _("must be True or False")
     if isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int):
-            return _("must be a whole number")
-        if value < 0 or (value == 0 and name not in _MAY_BE_ZERO):
-            return _("must be a positive number") if name not in _MAY_BE_ZERO else _("must be >= 0")
-        return None
+        return _count_problem(name, value)
     if isinstance(default, str):
         return None if isinstance(value, str) else _("must be a string")
     if isinstance(default, list):
@@ -132,6 +153,14 @@ def _value_problem(name: str, value: Any, default: Any) -> str | None:
         return None if ok else _("must be a list of strings")
     if isinstance(default, dict):
         return None if isinstance(value, dict) else _("must be a dict")
+    return None
+
+
+def _count_problem(name: str, value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return _("must be a whole number")
+    if value < 0 or (value == 0 and name not in _MAY_BE_ZERO):
+        return _("must be a positive number") if name not in _MAY_BE_ZERO else _("must be >= 0")
     return None
 
 
@@ -324,7 +353,7 @@ def search_findings(app: Flask) -> list[Finding]:
     with app.app_context():
         session = app.extensions["directory"].db.new_session()
         try:
-            drift = search.out_of_step(session)
+            drift = search_index.out_of_step(session)
         finally:
             session.close()
     if not drift:

@@ -31,14 +31,10 @@ from directory.formats.orcid import parse_orcid_record
 from directory.models.vocabularies import N_
 from directory.services.errors import CannotApply
 from directory.services.interchange import ImportResult, import_documents
-from directory.services.pubimport import (
-    ImportPlan,
-    ImportSummary,
-    PlanRefused,
-    apply_plan,
-    check_decisions,
-    plan_import,
-)
+from directory.services.pubimport.decisions import PlanRefused, check_decisions
+from directory.services.pubimport.plan import ImportPlan
+from directory.services.pubimport.planning import plan_import
+from directory.services.pubimport.writing import ImportSummary, apply_plan
 from directory.services.snapshots import PERSON, apply_snapshot
 
 if TYPE_CHECKING:

@@ -21,6 +21,23 @@ def merge_people(session: Session, keep: m.Person, duplicate: m.Person) -> None:
     caller to delete (flushes only; the caller records the change and commits)."""
     if keep.id == duplicate.id:
         raise ValueError("cannot merge a person into themself")
+    _move_entries(session, keep, duplicate)
+    _move_advising(session, keep, duplicate)
+    _move_papers(session, keep, duplicate)
+    _move_delegations(session, keep, duplicate)
+    _move_history(session, keep, duplicate)
+    _fill_profile(keep, duplicate)
+    user_key, duplicate.user_key = duplicate.user_key, None
+    session.flush()
+    if keep.user_key is None and user_key:
+        keep.user_key = user_key
+    session.flush()
+    # The steps' bulk updates bypassed the objects in memory: reload them when next used.
+    session.expire_all()
+
+
+def _move_entries(session: Session, keep: m.Person, duplicate: m.Person) -> None:
+    """The duplicate's profile entries, after the kept profile's own, in their order."""
     for model in m.ENTRY_MODELS.values():
         offset = (
             session.scalar(select(func.max(model.position)).where(model.owner_id == keep.id)) or 0
@@ -28,10 +45,19 @@ def merge_people(session: Session, keep: m.Person, duplicate: m.Person) -> None:
         for entry in session.scalars(select(model).where(model.owner_id == duplicate.id)):
             entry.owner_id = keep.id
             entry.position = entry.position + offset
+
+
+def _move_advising(session: Session, keep: m.Person, duplicate: m.Person) -> None:
+    """Advising relations with the duplicate as advisor or as student."""
     for column in (m.AdvisingRelation.advisor_id, m.AdvisingRelation.student_id):
         session.execute(
             update(m.AdvisingRelation).where(column == duplicate.id).values({column: keep.id})
         )
+
+
+def _move_papers(session: Session, keep: m.Person, duplicate: m.Person) -> None:
+    """Authorships, suggested authorships, papers created and profile rows (the kept
+    profile's row wins where both list a paper)."""
     session.execute(
         update(m.Authorship).where(m.Authorship.person_id == duplicate.id).values(person_id=keep.id)
     )
@@ -68,6 +94,10 @@ def merge_people(session: Session, keep: m.Person, duplicate: m.Person) -> None:
                 )
             )
         session.delete(row)
+
+
+def _move_delegations(session: Session, keep: m.Person, duplicate: m.Person) -> None:
+    """Delegations from and to the duplicate, dropping repeats and delegations to oneself."""
     existing = {
         (d.person_id, d.delegate_id)
         for d in session.scalars(
@@ -90,6 +120,10 @@ def merge_people(session: Session, keep: m.Person, duplicate: m.Person) -> None:
         else:
             d.person_id, d.delegate_id = pair
             existing.add(pair)
+
+
+def _move_history(session: Session, keep: m.Person, duplicate: m.Person) -> None:
+    """Pending changes and change records move; the duplicate's invitations are deleted."""
     session.execute(
         update(PendingChange)
         .where(PendingChange.person_id == duplicate.id)
@@ -102,6 +136,11 @@ def merge_people(session: Session, keep: m.Person, duplicate: m.Person) -> None:
         select(Invitation).where(Invitation.person_id == duplicate.id)
     ):
         session.delete(invitation)
+
+
+def _fill_profile(keep: m.Person, duplicate: m.Person) -> None:
+    """The kept profile's empty fields, name variants, links, areas and photo, filled from
+    the duplicate."""
     for name in FILLABLE:
         if not getattr(keep, name) and getattr(duplicate, name):
             setattr(keep, name, getattr(duplicate, name))
@@ -124,10 +163,3 @@ def merge_people(session: Session, keep: m.Person, duplicate: m.Person) -> None:
             data=photo.data, mime_type=photo.mime_type, width=photo.width,
             height=photo.height, etag=photo.etag, alt_text=photo.alt_text,
         )  # fmt: skip
-    user_key, duplicate.user_key = duplicate.user_key, None
-    session.flush()
-    if keep.user_key is None and user_key:
-        keep.user_key = user_key
-    session.flush()
-    # Bulk updates above bypassed the objects in memory: reload them when next used.
-    session.expire_all()

@@ -278,6 +278,21 @@ def plan_onboarding(
 
 
 def _check_row(row: PlannedPerson, known: _Directory, roles: dict[str, str]) -> None:
+    """Check one row against the directory, in the order its problems are listed: every
+    value, then the name, e-mail, role, unit, areas and the profile's address."""
+    _check_values(row)
+    name = row.values.get("name", "")
+    if not name:
+        row.error("name", "A name is required.")
+    _check_email(row, known)
+    _check_role(row, roles)
+    _check_unit(row, known)
+    _check_areas(row, known)
+    _check_slug(row, known, name)
+
+
+def _check_values(row: PlannedPerson) -> None:
+    """No control characters, and no value longer than its column takes."""
     values = row.values
     for column, value in values.items():
         if has_control_characters(value):
@@ -285,10 +300,11 @@ def _check_row(row: PlannedPerson, known: _Directory, roles: dict[str, str]) -> 
         limit = LIMITS.get(column)
         if limit and len(value) > limit:
             row.error(column, f"Longer than {limit} characters.")
-    name = values.get("name", "")
-    if not name:
-        row.error("name", "A name is required.")
-    email = values.get("email", "")
+
+
+def _check_email(row: PlannedPerson, known: _Directory) -> None:
+    """An e-mail address is required, and must be no one's in the directory yet."""
+    email = row.values.get("email", "")
     if not email:
         row.error("email", "An e-mail address is required (the invitation goes there).")
     elif not _EMAIL.fullmatch(email):
@@ -296,14 +312,22 @@ def _check_row(row: PlannedPerson, known: _Directory, roles: dict[str, str]) -> 
     elif email.casefold() in known.emails:
         other = known.emails[email.casefold()]
         row.error("email", f"Already in the directory: {other.full_name} ({other.slug}).")
-    role_text = values.get("role", "")
+
+
+def _check_role(row: PlannedPerson, roles: dict[str, str]) -> None:
+    """A role is required, written as a role's value or label."""
+    role_text = row.values.get("role", "")
     row.role = roles.get(role_text.casefold(), "")
     if not role_text:
         row.error("role", "A role is required.")
     elif not row.role:
         row.error("role", f"Unknown role “{role_text}”; use one of: "
                           f"{', '.join(label for _v, label in m.ROLE_NAMES)}.")  # fmt: skip
-    unit = values.get("unit", "")
+
+
+def _check_unit(row: PlannedPerson, known: _Directory) -> None:
+    """The unit as the directory writes it; a new one is noted, with the closest existing."""
+    unit = row.values.get("unit", "")
     if unit:
         existing = known.units.get(unit.casefold())
         row.unit = existing or unit
@@ -313,7 +337,11 @@ def _check_row(row: PlannedPerson, known: _Directory, roles: dict[str, str]) -> 
             close = get_close_matches(unit.casefold(), list(known.units), n=1, cutoff=0.8)
             hint = f" Did you mean “{known.units[close[0]]}”?" if close else ""
             row.notes.append(f"“{unit}” is a new unit in the directory.{hint}")
-    for part in (p.strip() for p in values.get("areas", "").split(AREA_SEPARATOR)):
+
+
+def _check_areas(row: PlannedPerson, known: _Directory) -> None:
+    """Every research area named must exist (by slug or name)."""
+    for part in (p.strip() for p in row.values.get("areas", "").split(AREA_SEPARATOR)):
         if not part:
             continue
         area = known.areas.get(part.casefold())
@@ -324,7 +352,11 @@ def _check_row(row: PlannedPerson, known: _Directory, roles: dict[str, str]) -> 
                                "areas first, or leave it out.")  # fmt: skip
         elif area.id not in row.area_ids:
             row.area_ids.append(area.id)
-    wanted = values.get("slug", "")
+
+
+def _check_slug(row: PlannedPerson, known: _Directory, name: str) -> None:
+    """The profile's address: the ``slug`` given or one made from the name; no one's yet."""
+    wanted = row.values.get("slug", "")
     if wanted and not _SLUG.fullmatch(wanted):
         row.error("slug", "Use lower-case letters, digits and single hyphens.")
     row.slug = wanted or (make_slug(name) if name else "")

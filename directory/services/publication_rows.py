@@ -1,7 +1,7 @@
 """A publication's own lists — authors, links, awards, badges — read as plain dicts and built
 as rows, in one place. The history's snapshots, the interchange import and export, and record
 splits all go through these functions; only the bulk BibTeX/ORCID writer
-(:mod:`directory.services.pubimport`) writes the same columns as raw tuples, for speed."""
+(:mod:`directory.services.pubimport.bulk`) writes the same columns as raw tuples, for speed."""
 
 from __future__ import annotations
 

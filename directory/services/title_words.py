@@ -9,7 +9,7 @@ One function says what the words of a title are (``services.publications.title_w
 beside the index that looks papers up by them). They are written:
 
 * on every ORM insert and update of a title, by any session (``services.write_gates`` listens);
-* by the bulk import beside its own rows (``pubimport._create_publications``), which inserts
+* by the bulk import beside its own rows (``pubimport.bulk.create_publications``), which inserts
   papers below the ORM;
 * for the papers already there, by migration ``dedup_1``.
 

@@ -36,12 +36,13 @@ from sqlalchemy.orm import Session, SessionTransaction
 
 from directory import models as m
 from directory.db import get_session
-from directory.services import cache, search
+from directory.services import cache
 from directory.services.changes import ChangeSet
 from directory.services.identity import Viewer, current_viewer
+from directory.services.search_index import update_index
 
 #: What runs between the last flush and COMMIT, in order (each takes the session).
-COMPONENTS: tuple[Callable[[Session], None], ...] = (search.update_index, cache.bump_generation)
+COMPONENTS: tuple[Callable[[Session], None], ...] = (update_index, cache.bump_generation)
 
 _REQUEST_KEY = "_directory_unit_of_work"
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from directory.formats.bibtex.parse import parse_bibtex
-from directory.services.pubimport import apply_plan, plan_import
+from directory.services.pubimport.planning import plan_import
+from directory.services.pubimport.writing import apply_plan
 from tests.browser.conftest import sign_in
 from tests.browser.test_a11y import axe_source  # noqa: F401 - the fixture
 from tests.browser.test_paper_pages_a11y import _all_violations

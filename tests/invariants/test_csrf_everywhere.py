@@ -29,7 +29,7 @@ from directory.services.accounts import save_account
 from directory.services.identity import BUILTIN_GENERATION_KEY, BUILTIN_SESSION_KEY, Viewer
 from directory.services.invitations import create_invitation
 from directory.services.photos import photo_from_bytes
-from directory.services.pubimport import create_draft
+from directory.services.pubimport.drafts import create_draft
 from directory.services.reminders import link_token
 from directory.services.unit_of_work import UnitOfWork
 from tests.conftest import make_app

@@ -12,7 +12,7 @@ import pytest
 from wtforms import Form
 
 import directory
-from directory.services.pubimport import ImportPlan, PlannedEntry
+from directory.services.pubimport.plan import ImportPlan, PlannedEntry
 from directory.web.csrf import DirectoryForm
 from tests.conftest import make_app
 

@@ -18,7 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import directory
-from directory.services import alumni, department
+from directory.services import alumni
+from directory.services.department.people import ListingFilters
+from directory.services.department.publications import PublicationFilters
+from directory.services.department.recruiting import RecruitingFilters
 from tests.invariants.test_csrf_everywhere import (  # noqa: F401 - the fixtures of the walk
     ROUTES,
     SAMPLES,
@@ -57,8 +60,8 @@ def _args_read_by_views() -> set[str]:
 
 def query_parameters() -> list[str]:
     names = _args_read_by_views()
-    for filters in (department.ListingFilters, department.RecruitingFilters,
-                    alumni.AlumniFilters, department.PublicationFilters):  # fmt: skip
+    for filters in (ListingFilters, RecruitingFilters,
+                    alumni.AlumniFilters, PublicationFilters):  # fmt: skip
         names |= {f.name for f in dataclasses.fields(filters)}
     names |= {"per_page", "recruiting", "funded", "level", "year", "venue", "person", "area"}
     return sorted(names)

@@ -19,7 +19,9 @@ from sqlalchemy.orm import Session, aliased
 
 from directory import migrate
 from directory import models as m
-from directory.services import access, alumni, department
+from directory.services import access, alumni
+from directory.services.department.people import ListingFilters, listing
+from directory.services.department.publications import PublicationFilters, publications_stmt
 from directory.services.identity import ANONYMOUS, Viewer
 
 VIEWERS = {
@@ -40,8 +42,8 @@ def listed_publications(viewer: Viewer):
 
 def filtered_publications(viewer: Viewer):
     """The benchmark's quadratic page: papers of an area's people in a year."""
-    filters = department.PublicationFilters(area="systems", year=2026)
-    return department.publications_stmt(viewer, filters)
+    filters = PublicationFilters(area="systems", year=2026)
+    return publications_stmt(viewer, filters)
 
 
 def listed_people(viewer: Viewer):
@@ -252,11 +254,11 @@ def listed_someone(sqlite_engine) -> None:
 
 #: The listing with each of its filters (a letter, a page past the last, a search).
 LISTINGS = [
-    department.ListingFilters(),
-    department.ListingFilters(role="faculty", page=3),
-    department.ListingFilters(area="systems", letter="W"),
-    department.ListingFilters(recruiting=True),
-    department.ListingFilters(q="wei systems", unit="Systems Lab"),
+    ListingFilters(),
+    ListingFilters(role="faculty", page=3),
+    ListingFilters(area="systems", letter="W"),
+    ListingFilters(recruiting=True),
+    ListingFilters(q="wei systems", unit="Systems Lab"),
 ]
 
 
@@ -276,7 +278,7 @@ def test_the_listing_scans_no_table_per_row(
     found: list = []
 
     def run(session: Session) -> None:
-        found.append(department.listing(session, VIEWERS[viewer], DAY, filters, 150))
+        found.append(listing(session, VIEWERS[viewer], DAY, filters, 150))
 
     with app.app_context(), force_locale(locale):
         plans = explain_calls(sqlite_engine, run)

@@ -17,7 +17,7 @@ from directory import migrate
 from directory import models as m
 from directory.db import make_engine
 from directory.formats.bibtex.parse import parse_bibtex
-from directory.services.pubimport import plan_import
+from directory.services.pubimport.planning import plan_import
 from directory.services.publications import PublicationIndex
 from directory.services.title_words import title_words
 from tests.conftest import scratch_database, wrong_title_words

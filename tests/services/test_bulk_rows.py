@@ -1,4 +1,4 @@
-"""The bulk import writes papers below the ORM (``pubimport._create_publications``): a paper
+"""The bulk import writes papers below the ORM (``pubimport.bulk.create_publications``): a paper
 it writes must read back exactly like one the ORM writes, for every column of the table."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from sqlalchemy.exc import IntegrityError
 
 from directory import models as m
 from directory.formats.bibtex.parse import parse_bibtex
-from directory.services import pubimport
-from directory.services.pubimport import apply_plan, plan_import
+from directory.services.pubimport.bulk import _PUBLICATION_COLUMNS, _insert_plain_rows
+from directory.services.pubimport.planning import plan_import
+from directory.services.pubimport.writing import apply_plan
 
 BIB = r"""
 @inproceedings{zhuo2024,
@@ -38,7 +39,7 @@ def test_every_column_of_a_paper_is_given_by_the_bulk_row() -> None:
     # Plain driver SQL applies no column default: a column added to the model and not to the
     # bulk row would be left NULL on every imported paper.
     columns = set(m.Publication.__table__.c.keys())
-    assert set(pubimport._PUBLICATION_COLUMNS) == columns - {"id"}
+    assert set(_PUBLICATION_COLUMNS) == columns - {"id"}
 
 
 def test_a_bulk_imported_paper_reads_back_like_one_the_orm_wrote(db, make_person) -> None:
@@ -47,7 +48,7 @@ def test_a_bulk_imported_paper_reads_back_like_one_the_orm_wrote(db, make_person
     # The same values through the ORM (a DOI of its own: DOIs are unique).
     orm = m.Publication(**{
         name: getattr(bulk, name)
-        for name in pubimport._PUBLICATION_COLUMNS
+        for name in _PUBLICATION_COLUMNS
         if name not in ("uid", "created_at", "updated_at")
     } | {"doi": "10.1000/orm.rows"})  # fmt: skip
     db.add(orm)
@@ -56,7 +57,7 @@ def test_a_bulk_imported_paper_reads_back_like_one_the_orm_wrote(db, make_person
 
     assert bulk.labels == ["systems", "scheduling"]
     assert bulk.month == 7 and bulk.authors_incomplete is False and bulk.version == 1
-    for name in pubimport._PUBLICATION_COLUMNS:
+    for name in _PUBLICATION_COLUMNS:
         ours, theirs = getattr(bulk, name), getattr(orm, name)
         assert type(ours) is type(theirs), name
         if isinstance(ours, datetime):
@@ -81,11 +82,11 @@ def test_plain_rows_keep_every_character_and_null(db, make_publication) -> None:
     pid = make_publication("Awarded").id
     names = ["tab\there", "line\nbreak", "back\\slash \\N", "魏星达 «ü»", "\\.", ""]
     rows = [(pid, name, pos) for pos, name in enumerate(names)]
-    pubimport._insert_plain_rows(
+    _insert_plain_rows(
         db, m.PublicationAward.__table__, ("publication_id", "name", "position"), rows
     )
     links = [(pid, "pdf", "https://example.org/a\tb", None, 0)]
-    pubimport._insert_plain_rows(
+    _insert_plain_rows(
         db, m.PublicationLink.__table__, ("publication_id", "kind", "url", "label", "position"),
         links,
     )  # fmt: skip
@@ -104,5 +105,5 @@ def test_a_row_the_database_refuses_is_its_integrity_error(db, make_publication)
     pid = make_publication("Refused").id
     names = ("publication_id", "name", "position")
     with pytest.raises(IntegrityError):
-        pubimport._insert_plain_rows(db, m.PublicationAward.__table__, names, [(pid + 999, "x", 0)])
+        _insert_plain_rows(db, m.PublicationAward.__table__, names, [(pid + 999, "x", 0)])
     db.rollback()

@@ -6,13 +6,12 @@ from sqlalchemy import select
 
 from directory import models as m
 from directory.formats.names import fold_for_matching, name_match_keys
-from directory.services.publications import (
-    AuthorIndex,
-    PublicationIndex,
+from directory.services.publication_merge import (
     link_versions,
     merge_publications,
     split_publication,
 )
+from directory.services.publications import AuthorIndex, PublicationIndex
 
 
 def people_index(*people: tuple[int, str, list[str], str | None]) -> AuthorIndex:

@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from directory import models as m
 from directory.cli import demo_documents
 from directory.services import search as index
+from directory.services import search_index
 from directory.services.access import listed_notices, listed_people, listed_publications
 from directory.services.identity import ANONYMOUS
 from directory.services.interchange import import_documents
@@ -156,7 +157,7 @@ def test_reimporting_a_profile_keeps_one_document_each(app, db) -> None:
             ("person", "danyang-zhuo"),
             ("notice", "danyang-zhuo"),
         }
-    assert index.rebuild(db) == before
+    assert search_index.rebuild(db) == before
 
 
 def test_page_groups_results_by_kind_and_marks_matches(client) -> None:

@@ -45,7 +45,8 @@ from directory import models as m  # noqa: E402
 from directory.db import make_engine  # noqa: E402
 from directory.formats.bibtex.parse import parse_bibtex  # noqa: E402
 from directory.formats.bibtex.results import BibtexTooLarge  # noqa: E402
-from directory.services.pubimport import apply_plan, plan_import  # noqa: E402
+from directory.services.pubimport.planning import plan_import  # noqa: E402
+from directory.services.pubimport.writing import apply_plan  # noqa: E402
 
 _WORD_RE = re.compile(r"\w+")
 

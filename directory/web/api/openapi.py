@@ -14,7 +14,10 @@ from typing import Any
 from flask import current_app
 
 from directory import models as m
-from directory.services import alumni, department
+from directory.services import alumni, alumni_counts
+from directory.services.department.people import ListingFilters
+from directory.services.department.publications import PublicationSearch
+from directory.services.department.recruiting import RecruitingFilters
 from directory.services.parameters import MAX_PER_PAGE, Filters, Paging, Parameter
 from directory.web.api.representations import api_kinds, json_type
 
@@ -335,12 +338,12 @@ def _list(item: str) -> dict[str, Any]:
 #: document lists these parameters with their schemas, and the API's views read the query
 #: string with the same classes, checking each value against the same schema.
 LIST_FILTERS: dict[str, type[Filters]] = {
-    "/people": department.ListingFilters,
-    "/positions": department.RecruitingFilters,
-    "/publications": department.PublicationSearch,
+    "/people": ListingFilters,
+    "/positions": RecruitingFilters,
+    "/publications": PublicationSearch,
     "/areas": Paging,
     "/alumni": alumni.AlumniFilters,
-    "/alumni/summary": alumni.AlumniSummaryFilters,
+    "/alumni/summary": alumni_counts.AlumniSummaryFilters,
 }
 
 #: What each query parameter means (its schema comes from its filter class).

@@ -21,7 +21,7 @@ from directory.services.access import can_see_email, can_view, person_visible
 from directory.services.identity import Viewer
 from directory.services.profiles import Profile
 from directory.services.publication_rows import NAME_PARTS
-from directory.services.search import notice_title
+from directory.services.search_index import notice_title
 
 
 def api_kinds() -> list[m.EntryKind]:

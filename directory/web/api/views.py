@@ -31,8 +31,13 @@ from werkzeug.http import HTTP_STATUS_CODES
 from directory import models as m
 from directory.db import get_session
 from directory.i18n import current_locale
-from directory.services import alumni, department
+from directory.services import alumni, alumni_counts, department
 from directory.services.access import person_visible
+from directory.services.department.areas import area_people_counts, area_summaries
+from directory.services.department.filters import check_references
+from directory.services.department.people import letter_clause, name_order, people_conditions
+from directory.services.department.publications import publication_conditions
+from directory.services.department.recruiting import notice_conditions, recruiting_owner_ids
 from directory.services.identity import Viewer, current_viewer
 from directory.services.parameters import MAX_PER_PAGE, BadFilter, Paging
 from directory.services.profiles import load_profile, publication_options
@@ -102,7 +107,7 @@ def _filters(path: str, viewer: Viewer) -> Any:
     the query string: a bad value, an unknown area or a person the viewer may not see is a 400
     (:class:`BadFilter`)."""
     filters = LIST_FILTERS[path].from_args(request.args, strict=True)
-    department.check_references(get_session(), viewer, filters)
+    check_references(get_session(), viewer, filters)
     return filters
 
 
@@ -202,22 +207,22 @@ def api_openapi() -> Response:
 def api_people() -> Response:
     viewer, today = current_viewer(), department.today()
     filters = _filters("/people", viewer)
-    clauses = department.people_conditions(viewer, today, filters)
+    clauses = people_conditions(viewer, today, filters)
     locale = current_locale()
     if filters.letter:
-        clauses.append(department.letter_clause(filters.letter, locale))
+        clauses.append(letter_clause(filters.letter, locale))
     if (matched := _query("person", viewer, m.Person.id, filters.q)) is not None:
         clauses.append(matched)
 
     def items(rows: list[m.Person]) -> list[dict]:
         shown = [p.id for p in rows]
-        open_ids = department.recruiting_owner_ids(get_session(), viewer, today, shown)
+        open_ids = recruiting_owner_ids(get_session(), viewer, today, shown)
         return [rep.person_summary(p, viewer, p.id in open_ids) for p in rows]
 
     return _page(
         select(m.Person).where(*clauses),
         m.Person.id,
-        (department.name_order(locale), m.Person.id),
+        (name_order(locale), m.Person.id),
         (selectinload(m.Person.areas), selectinload(m.Person.photo)),
         items,
     )
@@ -250,7 +255,7 @@ def api_positions() -> Response:
     return _page(
         select(notice)
         .join(m.Person, m.Person.id == notice.owner_id)
-        .where(*department.notice_conditions(viewer, department.today(), filters)),
+        .where(*notice_conditions(viewer, department.today(), filters)),
         notice.id,
         (notice.deadline.asc().nulls_last(), m.Person.sort_name, notice.position, notice.id),
         (selectinload(notice.areas), selectinload(notice.owner)),
@@ -263,7 +268,7 @@ def api_publications() -> Response:
     viewer = current_viewer()
     pub = m.Publication
     filters = _filters("/publications", viewer)
-    clauses = department.publication_conditions(viewer, filters)
+    clauses = publication_conditions(viewer, filters)
     if (matched := _query("publication", viewer, pub.id, filters.q)) is not None:
         clauses.append(matched)
 
@@ -286,7 +291,7 @@ def _shown_area_ids(viewer: Viewer) -> list[int]:
     open notice, or with such a sub-area (an area known only from hidden profiles is left
     out)."""
     ids: list[int] = []
-    pending = department.area_summaries(get_session(), viewer, department.today())
+    pending = area_summaries(get_session(), viewer, department.today())
     while pending:
         summary = pending.pop()
         ids.append(summary.area.id)
@@ -301,7 +306,7 @@ def api_areas() -> Response:
 
     def items(rows: list[m.ResearchArea]) -> list[dict]:
         # The number of people its people_url lists.
-        counts = department.area_people_counts(get_session(), viewer)
+        counts = area_people_counts(get_session(), viewer)
         return [
             {
                 **rep.area(a),
@@ -350,7 +355,7 @@ def api_alumni_summary() -> Response:
     filters = _alumni_filters("/alumni/summary")
     args = {k: v for k, v in request.args.items() if k not in ("page", "per_page", "advisors")}
     size = min(current_app.config["DIRECTORY_PAGE_SIZE"], MAX_PER_PAGE)
-    summary = alumni.alumni_summary(get_session(), viewer, filters, size, choices=False)
+    summary = alumni_counts.alumni_summary(get_session(), viewer, filters, size, choices=False)
     pages = summary.advisor_page
 
     def advisors(number: int) -> str | None:

@@ -18,7 +18,7 @@ from directory.db import get_session
 from directory.formats.names import make_slug, sort_name, unique_slug
 from directory.i18n import gettext as _
 from directory.models import PendingChange
-from directory.services import access, department, mail
+from directory.services import access, mail
 from directory.services.changes import (
     CannotApply,
     Conflict,
@@ -27,6 +27,7 @@ from directory.services.changes import (
     decide,
     display_rows,
 )
+from directory.services.department.filters import PageFilters
 from directory.services.identity import current_viewer
 from directory.services.invitations import (
     InvitationUnusable,
@@ -35,6 +36,7 @@ from directory.services.invitations import (
     find_invitation,
 )
 from directory.services.merge import merge_people
+from directory.services.paging import Page
 from directory.services.reminders import ProfileCurrency, stale_profiles
 from directory.services.snapshots import AREA, PERSON
 from directory.services.unit_of_work import current_unit_of_work
@@ -100,12 +102,12 @@ def admin_people() -> str:
         role = ""
     # A page at a time (DIRECTORY_PAGE_SIZE): a page past the last shows the last.
     session, size = get_session(), current_app.config["DIRECTORY_PAGE_SIZE"]
-    asked = department.PageFilters.from_args(request.args).page
+    asked = PageFilters.from_args(request.args).page
     total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
     number = min(asked, max(1, -(-total // size)))
     stmt = stmt.order_by(m.Person.id).limit(size).offset((number - 1) * size)
     people = list(session.scalars(stmt))
-    page = department.Page(people, number, size, total)
+    page = Page(people, number, size, total)
     filters = {**({"q": query} if query else {}), **({"role": role} if role else {})}
     return render_template(
         "directory/admin/people.html", people=people, query=query, role=role, page=page,

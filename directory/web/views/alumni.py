@@ -14,6 +14,7 @@ from directory.formats.tables import csv_document
 from directory.i18n import translate
 from directory.models.vocabularies import N_
 from directory.services import alumni as records
+from directory.services import alumni_counts
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.web.blueprint import blueprint
@@ -62,8 +63,8 @@ def alumni() -> str:
 @cached_page
 def alumni_summary() -> str:
     """The counts; its table of advisors comes a page at a time (``?advisors=N``)."""
-    filters = records.AlumniSummaryFilters.from_args(request.args)
-    summary = records.alumni_summary(get_session(), current_viewer(), filters, _page_size())
+    filters = alumni_counts.AlumniSummaryFilters.from_args(request.args)
+    summary = alumni_counts.alumni_summary(get_session(), current_viewer(), filters, _page_size())
     return render_template(
         "directory/alumni_summary.html",
         choices=summary.choices,

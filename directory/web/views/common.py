@@ -27,8 +27,8 @@ from directory import i18n, models
 from directory.db import close_session
 from directory.formats.markdown import render_inline, render_markdown
 from directory.i18n import gettext as _
-from directory.services import department
 from directory.services.access import can_view
+from directory.services.department.recruiting import recruiting_summary
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.api.views import ApiError
 from directory.web.blueprint import blueprint
@@ -147,7 +147,7 @@ def _template_globals(state) -> None:
     state.app.jinja_env.globals.update(
         directory_viewer=current_viewer,
         directory_label=vocabulary_label,
-        directory_recruiting_summary=department.recruiting_summary,
+        directory_recruiting_summary=recruiting_summary,
         directory_term_label=i18n.term_label,
         directory_vocab=models,
         directory_month_year=month_year,

@@ -26,7 +26,7 @@ from directory.db import get_session
 from directory.formats.markdown import render_markdown
 from directory.i18n import gettext as _
 from directory.models import ChangeRecord, Delegation, PendingChange
-from directory.services import access, department
+from directory.services import access
 from directory.services.changes import (
     PENDING,
     SAVED,
@@ -38,6 +38,7 @@ from directory.services.changes import (
     revert,
     revertable,
 )
+from directory.services.department.filters import PaperListFilters
 from directory.services.identity import current_viewer
 from directory.services.photos import PhotoRejected, photo_from_bytes
 from directory.services.profiles import (
@@ -102,7 +103,7 @@ def editor_url(person: m.Person, anchor: str | None = None) -> str:
     """The editor of ``person``; at the page of its paper list that the request came from
     (an action posted from page 3 of the papers carries ``papers=3`` and returns there)."""
     viewer = current_viewer()
-    papers = department.PaperListFilters.from_args(request.args).with_page_of_papers()
+    papers = PaperListFilters.from_args(request.args).with_page_of_papers()
     if viewer.person_id == person.id:
         return url_for("directory.me", _anchor=anchor, **papers)
     return url_for("directory.edit_person", slug=person.slug, _anchor=anchor, **papers)
@@ -240,7 +241,7 @@ def editor_page(person: m.Person) -> str:
     groups = group_publications(publications, unpublished_in_year=person.unpublished_in_year)
     first = {g.items[0].publication_id for g in groups}
     last = {g.items[-1].publication_id for g in groups}
-    paper_filters = department.PaperListFilters.from_args(request.args)
+    paper_filters = PaperListFilters.from_args(request.args)
     papers = paginate_groups(
         groups, paper_filters.papers, current_app.config["DIRECTORY_PAGE_SIZE"]
     )
@@ -290,10 +291,10 @@ def editor_page(person: m.Person) -> str:
         papers_endpoint="directory.me"
         if viewer.person_id == person.id
         else "directory.edit_person",
-        papers_query=department.PaperListFilters(papers=papers.number).with_page_of_papers(),
+        papers_query=PaperListFilters(papers=papers.number).with_page_of_papers(),
         papers_page_args=lambda n: {
             **({} if viewer.person_id == person.id else {"slug": person.slug}),
-            **department.PaperListFilters(papers=n).with_page_of_papers(),
+            **PaperListFilters(papers=n).with_page_of_papers(),
             "_anchor": "publications",
         },
         to_confirm=to_confirm,

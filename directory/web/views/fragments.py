@@ -22,7 +22,10 @@ from directory import models as m
 from directory.db import get_session
 from directory.services import department
 from directory.services.access import person_visible
+from directory.services.department.areas import people_in_area_cards
+from directory.services.department.recruiting import RecruitingFilters, notices_by_deadline
 from directory.services.identity import current_viewer
+from directory.services.parameters import BadFilter
 from directory.web.blueprint import blueprint
 
 
@@ -47,7 +50,7 @@ def person_card(slug: str) -> Markup:
 def people_in_area(area_slug: str, limit: int | None = None) -> Markup:
     """Cards of the people of an area (those its area page lists, sub-areas included)."""
     session = get_session()
-    people = department.people_in_area_cards(session, current_viewer(), area_slug, limit)
+    people = people_in_area_cards(session, current_viewer(), area_slug, limit)
     if not people:
         return Markup("")
     area = session.scalar(select(m.ResearchArea).where(m.ResearchArea.slug == area_slug))
@@ -59,13 +62,13 @@ def recruiting_now(limit: int | None = 5, term: str | None = None) -> Markup:
     linking to its owner's profile. ``term`` ("Fall 2026") keeps those open to that intake,
     rolling ones included, as the recruiting page's filter does; a term naming no season and
     year shows nothing."""
-    filters = department.RecruitingFilters()
+    filters = RecruitingFilters()
     if term:
         try:
-            filters = department.RecruitingFilters.from_args({"term": term}, strict=True)
-        except department.BadFilter:
+            filters = RecruitingFilters.from_args({"term": term}, strict=True)
+        except BadFilter:
             return Markup("")
-    notices = department.notices_by_deadline(
+    notices = notices_by_deadline(
         get_session(), current_viewer(), department.today(), limit, filters
     )
     if not notices:

@@ -10,8 +10,8 @@ from directory.formats.markdown import render_inline
 from directory.i18n import department_name as i18n_department_name
 from directory.i18n import gettext as _
 from directory.i18n import html_lang
-from directory.services import department
 from directory.services.cache import cached_page
+from directory.services.department.news import news_date, news_page
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.blueprint import blueprint
 
@@ -24,7 +24,7 @@ def _page_number() -> int:
 @blueprint.route("/news")
 @cached_page
 def news() -> str:
-    page = department.news_page(
+    page = news_page(
         get_session(), current_viewer(), _page_number(), current_app.config["DIRECTORY_PAGE_SIZE"]
     )
     return render_template(
@@ -36,9 +36,7 @@ def news() -> str:
 @cached_page
 def news_feed() -> Response:
     """The newest news as Atom; public items only, whoever asks (see ``recruiting_feed``)."""
-    page = department.news_page(
-        get_session(), ANONYMOUS, 1, current_app.config["DIRECTORY_PAGE_SIZE"]
-    )
+    page = news_page(get_session(), ANONYMOUS, 1, current_app.config["DIRECTORY_PAGE_SIZE"])
     entries = []
     for item, person in page.items:
         html = render_inline(item.body)
@@ -49,7 +47,7 @@ def news_feed() -> Response:
                 title=f"{person.full_name}: {text[:117] + '…' if len(text) > 120 else text}",
                 url=url_for("directory.profile", slug=person.slug, _external=True) + "#news",
                 updated=item.updated_at,
-                published=day_start(department.news_date(item)),
+                published=day_start(news_date(item)),
                 author=person.full_name,
                 content_html=str(html),
             )

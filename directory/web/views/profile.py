@@ -11,9 +11,9 @@ from sqlalchemy.orm import selectinload
 
 from directory import models as m
 from directory.db import get_session
-from directory.services import department
 from directory.services.access import can_edit_person, person_visible
 from directory.services.cache import cached_page
+from directory.services.department.filters import PageFilters
 from directory.services.identity import current_viewer
 from directory.services.profiles import load_profile, paper_page
 from directory.web.blueprint import blueprint
@@ -61,7 +61,7 @@ def person_publications(slug: str) -> str:
     (a bad page number shows the first page; one past the last shows the last, saying so)."""
     person = get_person_or_404(slug)
     viewer = current_viewer()
-    filters = department.PageFilters.from_args(request.args)
+    filters = PageFilters.from_args(request.args)
     size = current_app.config["DIRECTORY_PAGE_SIZE"]
     page = paper_page(get_session(), person, viewer, filters.page, size)
     return render_template(

@@ -41,32 +41,37 @@ from directory.formats.orcid import (
 from directory.i18n import format_number
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
-from directory.services import department
+from directory.models import ImportDraft
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
 from directory.services.changes import PENDING, UNCHANGED, ChangeSet
+from directory.services.department.filters import PageFilters
+from directory.services.department.publications import (
+    PublicationFilters,
+    publications_page,
+    publications_stmt,
+)
 from directory.services.identity import current_viewer
 from directory.services.importing import import_plan, plan_source
+from directory.services.paging import Page
 from directory.services.profiles import profile_publications
 from directory.services.profiles import publication_options as citation_options
-from directory.services.pubimport import (
-    BULK_DECISIONS,
-    STATUSES,
-    ImportDraft,
-    ImportPlan,
+from directory.services.pubimport.decisions import (
     PlanRefused,
-    create_draft,
     decision_choices,
-    draft_expired,
     resolve_decisions,
+)
+from directory.services.pubimport.drafts import create_draft, draft_expired
+from directory.services.pubimport.plan import BULK_DECISIONS, STATUSES, ImportPlan
+from directory.services.publication_merge import (
+    link_versions,
+    merge_publications,
+    split_publication,
 )
 from directory.services.publications import (
     PublicationIndex,
-    link_versions,
-    merge_publications,
     publication_data,
     publication_options,
-    split_publication,
 )
 from directory.services.snapshots import PUBLICATION, apply_snapshot
 from directory.services.unit_of_work import current_unit_of_work
@@ -426,7 +431,7 @@ def publications_preview(slug: str, token: str) -> Any:
     size = PREVIEW_PAGE_SIZE
     pages = max(1, -(-len(ordered) // size))
     number = min(max(request.args.get("page", 1, type=int) or 1, 1), pages)
-    page = department.Page(ordered[(number - 1) * size : number * size], number, size,
+    page = Page(ordered[(number - 1) * size : number * size], number, size,
                            len(ordered))  # fmt: skip
     shown = {e.index for e in page.items}
     elsewhere = [
@@ -481,7 +486,7 @@ def publications_manage(slug: str) -> Any:
     saved together by one form."""
     person = _person_for_import(slug)
     session = get_session()
-    filters = department.PageFilters.from_args(request.args)
+    filters = PageFilters.from_args(request.args)
     size = current_app.config["DIRECTORY_PAGE_SIZE"]
     base = select(m.ProfilePublication).where(m.ProfilePublication.person_id == person.id)
     total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
@@ -518,7 +523,7 @@ def publications_manage(slug: str) -> Any:
     if request.method == "GET":
         form.selected.data = [row.publication.uid for row in rows if row.selected]
         form.hidden.data = [row.publication.uid for row in rows if row.hidden]
-    page = department.Page(rows, number, size, total)
+    page = Page(rows, number, size, total)
     return render_template(
         "directory/publications/manage.html",
         person=person,
@@ -619,8 +624,8 @@ def person_publications_csl(slug: str) -> Response:
 @cached_page
 def publications() -> str:
     """Every department paper once, filtered by the query string, a page at a time."""
-    filters = department.PublicationFilters.from_args(request.args)
-    page, choices = department.publications_page(
+    filters = PublicationFilters.from_args(request.args)
+    page, choices = publications_page(
         get_session(), current_viewer(), filters, current_app.config["DIRECTORY_PAGE_SIZE"]
     )
     return render_template(
@@ -634,8 +639,8 @@ def publications() -> str:
 
 def _department_datas() -> list[dict[str, Any]]:
     """What the department list shows with the same filters, on every page at once."""
-    filters = department.PublicationFilters.from_args(request.args)
-    stmt = department.publications_stmt(current_viewer(), filters)
+    filters = PublicationFilters.from_args(request.args)
+    stmt = publications_stmt(current_viewer(), filters)
     return [publication_data(pub) for pub in get_session().scalars(stmt)]
 
 

@@ -14,6 +14,13 @@ from directory.i18n import gettext as _
 from directory.i18n import html_lang, term_label, translate
 from directory.services import department
 from directory.services.cache import cached_page
+from directory.services.department.recruiting import (
+    RecruitingFilters,
+    RecruitingPageFilters,
+    recruiting_choices,
+    recruiting_notices,
+    recruiting_page,
+)
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.blueprint import blueprint
 from directory.web.views.common import long_date
@@ -22,15 +29,15 @@ from directory.web.views.common import long_date
 @blueprint.route("/recruiting")
 @cached_page
 def recruiting() -> str:
-    filters = department.RecruitingPageFilters.from_args(request.args)
+    filters = RecruitingPageFilters.from_args(request.args)
     session, viewer, today = get_session(), current_viewer(), department.today()
     size = current_app.config["DIRECTORY_PAGE_SIZE"]
-    page = department.recruiting_page(session, viewer, today, filters, size)
+    page = recruiting_page(session, viewer, today, filters, size)
     return render_template(
         "directory/recruiting.html",
         page=page,
         notices=page.items,
-        choices=department.recruiting_choices(session, viewer, today, page.items, filters.person),
+        choices=recruiting_choices(session, viewer, today, page.items, filters.person),
         filters=filters,
     )
 
@@ -68,8 +75,8 @@ def _notice_html(notice: m.RecruitingNotice) -> str:
 def recruiting_feed() -> Response:
     """The notices as an Atom feed. Feeds are public documents (readers fetch them without a
     session and share their caches), so they hold public notices only, whoever asks."""
-    filters = department.RecruitingFilters.from_args(request.args)
-    notices = department.recruiting_notices(get_session(), ANONYMOUS, department.today(), filters)
+    filters = RecruitingFilters.from_args(request.args)
+    notices = recruiting_notices(get_session(), ANONYMOUS, department.today(), filters)
     page_url = url_for("directory.recruiting", **filters.to_args(), _external=True)
     self_url = url_for("directory.recruiting_feed", **filters.to_args(), _external=True)
     entries = [

@@ -14,6 +14,7 @@ from directory.formats.feeds import SitemapUrl, sitemap, sitemap_index
 from directory.services import department
 from directory.services.access import listed_people, listed_publications
 from directory.services.cache import cached_page
+from directory.services.department.areas import AreaSummary, area_summaries
 from directory.services.identity import ANONYMOUS
 from directory.web.blueprint import blueprint
 
@@ -31,12 +32,12 @@ def sitemap_xml() -> Response:
     session = get_session()
     urls = [SitemapUrl(url_for(endpoint, _external=True)) for endpoint in PAGES]
 
-    def walk(items: list[department.AreaSummary]) -> None:
+    def walk(items: list[AreaSummary]) -> None:
         for item in items:
             urls.append(SitemapUrl(url_for("directory.area", slug=item.area.slug, _external=True)))
             walk(item.children)
 
-    walk(department.area_summaries(session, ANONYMOUS, department.today()))
+    walk(area_summaries(session, ANONYMOUS, department.today()))
     people = session.execute(
         select(m.Person.slug, m.Person.updated_at)
         .where(listed_people(ANONYMOUS))

@@ -83,7 +83,7 @@ class Publication(VersionedMixin, Base):
 
 
 class PublicationTitleWord(Base):
-    """One word of a paper's title in its compared form (``services.publications.fold``): an
+    """One word of a paper's title in its compared form (``formats.names.fold_for_matching``): an
     import finds the papers a title may duplicate by its rare words, and counts how rare they
     are, without reading every paper of the directory. Kept by ``services.write_gates`` on every ORM
     write of a title and by the bulk import beside its own rows (``services.title_words``)."""

@@ -46,9 +46,10 @@ from directory.i18n import lazy_gettext as _l
 from directory.services import department
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
-from directory.services.changes import PENDING, UNCHANGED, ChangeSet
+from directory.services.changes import PENDING
 from directory.services.identity import current_viewer
-from directory.services.importing import import_plan, plan_source
+from directory.services.importing import plan_source
+from directory.services.operations import publications as paper_operations
 from directory.services.profiles import profile_publications
 from directory.services.profiles import publication_options as citation_options
 from directory.services.pubimport import (
@@ -64,13 +65,9 @@ from directory.services.pubimport import (
 )
 from directory.services.publications import (
     PublicationIndex,
-    link_versions,
-    merge_publications,
     publication_data,
     publication_options,
-    split_publication,
 )
-from directory.services.snapshots import PUBLICATION, apply_snapshot
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web.blueprint import blueprint
 from directory.web.csrf import DirectoryForm, csrf_failed
@@ -393,21 +390,16 @@ def publications_preview(slug: str, token: str) -> Any:
             )
             status = 409
         else:
-            session = get_session()
-            changes = current_unit_of_work().change_set(person)
             try:
-                outcome, summary = import_plan(
-                    changes, plan, kind=draft.kind, source=draft.source,
-                    filename=draft.filename, decisions=form.decisions(),
-                    skip_invalid=bool(form.skip_invalid.data), base_url=draft.base_url,
-                    replace=form.replace(),
+                outcome, summary = paper_operations.import_draft(
+                    current_unit_of_work(), person, draft, plan, decisions=form.decisions(),
+                    skip_invalid=bool(form.skip_invalid.data), replace=form.replace(),
                 )  # fmt: skip
             except PlanRefused as refused:
-                session.rollback()
+                current_unit_of_work().rollback()
                 messages.extend(refused.messages)
                 status = 400
             else:
-                session.delete(draft)
                 if outcome == PENDING:
                     flash(_("Saved for approval: your advisor or an admin will review this "
                           "import before the papers are public."), "info")  # fmt: skip
@@ -465,7 +457,7 @@ def publications_discard(slug: str, token: str) -> Any:
     person = _person_for_import(slug)
     draft = _draft_or_404(person, token)
     if DiscardImportForm().validate_on_submit():
-        get_session().delete(draft)
+        paper_operations.discard_draft(current_unit_of_work(), draft)
         flash(_("The import was discarded; nothing was written."), "info")
     else:
         abort(400)
@@ -514,7 +506,12 @@ def publications_manage(slug: str) -> Any:
         else [row.publication.uid for row in rows]
     )
     if form.validate_on_submit():
-        _save_listing_flags(person, form)
+        flash_outcome(
+            paper_operations.set_selected_and_hidden(
+                current_unit_of_work(), person, set(form.shown.data), set(form.selected.data),
+                set(form.hidden.data),
+            )
+        )  # fmt: skip
         return redirect(url_for("directory.publications_manage", slug=person.slug,
                                 **filters.with_page(number)))  # fmt: skip
     if request.method == "GET":
@@ -531,33 +528,6 @@ def publications_manage(slug: str) -> Any:
         page_args=lambda n: {"slug": person.slug, **filters.with_page(n)},
         can_manage_records=can_manage_publication_records(current_viewer()),
     ), 200 if request.method == "GET" else 400  # fmt: skip
-
-
-def _save_listing_flags(person: m.Person, form: PublicationListForm) -> None:
-    """One change set for every paper of the form whose flags changed."""
-    session = get_session()
-    shown, selected, hidden = set(form.shown.data), set(form.selected.data), set(form.hidden.data)
-    rows = session.scalars(
-        select(m.ProfilePublication)
-        .join(m.Publication)
-        .where(m.ProfilePublication.person_id == person.id, m.Publication.uid.in_(shown))
-        .options(selectinload(m.ProfilePublication.publication))
-    )
-    changed = []
-    for row in rows:
-        uid = row.publication.uid
-        listing = {"selected": uid in selected, "hidden": uid in hidden}
-        if (row.selected, row.hidden) != (listing["selected"], listing["hidden"]):
-            changed.append((row, listing))
-    if not changed:
-        flash_outcome(UNCHANGED)
-        return
-    changes = current_unit_of_work().change_set(person)
-    for row, _listing in changed:
-        changes.update("publication", row.publication)
-    for row, listing in changed:
-        apply_snapshot(session, "publication", row.publication, {"listing": listing}, person.id)
-    flash_outcome(changes.finish())
 
 
 def _row_option(option: Any) -> Any:
@@ -718,11 +688,8 @@ def _other_record(form: Any, pub: m.Publication) -> m.Publication | None:
     return other
 
 
-def _record_changes() -> ChangeSet:
-    """Shared paper records are the department's: their merges and splits are recorded in a
-    change set of no single profile, by whoever may manage records."""
-    allowed = can_manage_publication_records(current_viewer())
-    return current_unit_of_work().change_set(None, allowed=allowed)
+def _may_manage_records() -> bool:
+    return can_manage_publication_records(current_viewer())
 
 
 @blueprint.route("/publications/<uid>/merge", methods=["POST"])
@@ -733,11 +700,9 @@ def publication_merge(uid: str) -> Any:
         other = _other_record(form, pub)
         if other is not None:
             title = other.title
-            changes = _record_changes()
-            changes.update(PUBLICATION, pub)
-            changes.delete(PUBLICATION, other, remove=False)  # the merge deletes it
-            merge_publications(get_session(), pub, other)
-            changes.finish()
+            paper_operations.merge_records(
+                current_unit_of_work(), pub, other, allowed=_may_manage_records()
+            )
             flash(
                 _("“%(title)s” was merged into this paper; every author kept.", title=title),
                 "success",
@@ -754,12 +719,9 @@ def publication_versions(uid: str) -> Any:
         other = _other_record(form, pub)
         if other is not None:
             preprint, published = (pub, other) if form.direction.data == "this" else (other, pub)
-            changes = _record_changes()
-            changes.group(PUBLICATION, "versions",
-                          f"Versions linked: “{preprint.title}” → “{published.title}”",
-                          {"preprint": preprint.id, "published": published.id})  # fmt: skip
-            link_versions(get_session(), preprint, published)
-            changes.finish()
+            paper_operations.link_as_versions(
+                current_unit_of_work(), preprint, published, allowed=_may_manage_records()
+            )
             flash(_("The two papers are now linked as versions."), "success")
             return redirect(url_for("directory.publication_record", uid=pub.uid))
     return _render_record(pub, 400, versions_form=form)
@@ -773,11 +735,9 @@ def publication_split(uid: str) -> Any:
         holders = {person.id for person, _ in _holders(pub)}
         chosen = {int(v) for v in request.form.getlist("person") if v.isdigit()} & holders
         if chosen and chosen != holders:
-            changes = _record_changes()
-            changes.update(PUBLICATION, pub)
-            copy = split_publication(get_session(), pub, chosen)
-            changes.create(PUBLICATION, copy)
-            changes.finish()
+            copy = paper_operations.split_record(
+                current_unit_of_work(), pub, chosen, allowed=_may_manage_records()
+            )
             flash(_("The chosen people now have their own record of this paper."), "success")
             return redirect(url_for("directory.publication_record", uid=copy.uid))
         error = _("Choose some, but not all, of the people listing this paper.")

@@ -208,3 +208,8 @@ def save_account(
 def new_password() -> str:
     """A random password for demo accounts: 16 URL-safe characters."""
     return secrets.token_urlsafe(12)
+
+
+def bound_person_id(session: Session, user_key: str) -> int | None:
+    """The person whose profile the sign-in identity ``user_key`` is bound to, if any."""
+    return session.scalar(select(Person.id).where(Person.user_key == user_key))

@@ -73,14 +73,6 @@ def identity_bound_elsewhere(session: Session, user_key: str, person_id: int | N
     return found is not None
 
 
-def area_by_id(session: Session, area_id: int) -> m.ResearchArea | None:
-    return session.get(m.ResearchArea, area_id)
-
-
-def all_areas(session: Session) -> list[m.ResearchArea]:
-    return list(session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name)))
-
-
 def area_slug_taken(session: Session, slug: str, area_id: int | None) -> bool:
     """Whether another area than ``area_id`` has ``slug``."""
     found = session.scalar(

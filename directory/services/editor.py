@@ -15,14 +15,6 @@ from directory.services import access
 from directory.services.identity import Viewer
 
 
-def person_by_slug(session: Session, slug: str) -> m.Person | None:
-    return session.scalar(select(m.Person).where(m.Person.slug == slug))
-
-
-def person_by_id(session: Session, person_id: int) -> m.Person | None:
-    return session.get(m.Person, person_id)
-
-
 def publication_by_id(session: Session, pub_id: int) -> m.Publication | None:
     return session.get(m.Publication, pub_id)
 
@@ -48,6 +40,29 @@ def change_record(session: Session, record_id: int) -> ChangeRecord | None:
 
 def delegation(session: Session, delegation_id: int) -> Delegation | None:
     return session.get(Delegation, delegation_id)
+
+
+def projects_of(session: Session, owner: m.Person) -> list[m.ResearchProject]:
+    """``owner``'s research projects in their order (the "Part of" picker)."""
+    return list(
+        session.scalars(
+            select(m.ResearchProject)
+            .where(m.ResearchProject.owner_id == owner.id)
+            .order_by(m.ResearchProject.position)
+        )
+    )
+
+
+def people_to_pick(session: Session, viewer: Viewer, owner: m.Person) -> list[m.Person]:
+    """Everyone but ``owner`` that ``viewer`` may see anywhere else, by name: a picker must
+    not reveal a private profile's name."""
+    return list(
+        session.scalars(
+            select(m.Person)
+            .where(m.Person.id != owner.id, access.person_clause(viewer, m.Person))
+            .order_by(m.Person.sort_name)
+        )
+    )
 
 
 def relations_to_confirm(session: Session, viewer: Viewer, person: m.Person) -> list[Any]:

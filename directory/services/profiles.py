@@ -18,6 +18,7 @@ from directory.services.access import (
     advising_visible,
     listed_notices,
     listed_on_profile,
+    listed_people,
     visibility_clause,
 )
 from directory.services.identity import Viewer
@@ -503,3 +504,29 @@ def load_profile(
         folded_publications=folded,
         shown_publication_ids={row.publication_id for g in groups for row in g.items},
     )
+
+
+def listed_people_dates(session: Session, viewer: Viewer) -> list[tuple[str, Any]]:
+    """(slug, last change) of every profile the department lists to ``viewer``, by name (for
+    the sitemap)."""
+    return list(
+        session.execute(
+            select(m.Person.slug, m.Person.updated_at)
+            .where(listed_people(viewer))
+            .order_by(m.Person.sort_name, m.Person.id)
+        )
+    )
+
+
+def person_by_slug(session: Session, slug: str, *load: str) -> m.Person | None:
+    """The person at ``slug`` (whoever may see them: the caller checks), with the
+    relationships ``load`` ("links", "areas", "photo")."""
+    return session.scalar(
+        select(m.Person)
+        .where(m.Person.slug == slug)
+        .options(*(selectinload(getattr(m.Person, name)) for name in load))
+    )
+
+
+def person_by_id(session: Session, person_id: int) -> m.Person | None:
+    return session.get(m.Person, person_id)

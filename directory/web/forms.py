@@ -44,7 +44,8 @@ from directory.formats.placements import parse_placement
 from directory.formats.urls import person_link_kind
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
-from directory.services.access import person_clause
+from directory.services import areas as taxonomy
+from directory.services import editor
 from directory.services.identity import current_viewer
 from directory.services.operations.entries import KEEP_TERM_TEXT
 from directory.services.operations.people import PLAIN_FIELDS
@@ -240,13 +241,7 @@ class ResearchProjectForm(EntryForm):
     parent_id = SelectField(_l("Part of"), coerce=str, default="")
 
     def prepare(self, owner: m.Person, session: Any) -> None:
-        from sqlalchemy import select
-
-        projects = session.scalars(
-            select(m.ResearchProject)
-            .where(m.ResearchProject.owner_id == owner.id)
-            .order_by(m.ResearchProject.position)
-        )
+        projects = editor.projects_of(session, owner)
         self.parent_id.choices = options(
             [("", "— (a top-level project)")] + [(str(p.id), p.title) for p in projects]
         )
@@ -339,9 +334,7 @@ class RecruitingNoticeForm(EntryForm):
     unreadable_term: str | None = None
 
     def prepare(self, owner: m.Person, session: Any) -> None:
-        from sqlalchemy import select
-
-        areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
+        areas = taxonomy.research_areas(session)
         self.areas.choices = options([(a.id, a.name) for a in areas])
 
     def prepare_for(self, obj: Any) -> None:
@@ -424,15 +417,7 @@ class AdvisingRelationForm(EntryForm):
     note = text(_l("Note"), 300)
 
     def prepare(self, owner: m.Person, session: Any) -> None:
-        from sqlalchemy import select
-
-        # Only people the viewer may see anywhere else: a picker must not reveal a private
-        # profile's name.
-        people = session.scalars(
-            select(m.Person)
-            .where(m.Person.id != owner.id, person_clause(current_viewer(), m.Person))
-            .order_by(m.Person.sort_name)
-        )
+        people = editor.people_to_pick(session, current_viewer(), owner)
         self.other_id.choices = options([("", "—")] + [(str(p.id), p.full_name) for p in people])
 
     def load(self, obj: Any) -> None:
@@ -549,9 +534,7 @@ class ProfileForm(VersionedForm):
     PLAIN = PLAIN_FIELDS
 
     def prepare(self, session: Any) -> None:
-        from sqlalchemy import select
-
-        areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
+        areas = taxonomy.research_areas(session)
         self.areas.choices = options([(a.id, a.name) for a in areas])
 
     def load(self, person: m.Person) -> None:

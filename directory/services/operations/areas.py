@@ -16,16 +16,17 @@ def save(
     values: dict[str, Any],
     *,
     slug: str,
+    base_version: int | None,
     allowed: bool,
 ) -> m.ResearchArea:
-    """Add an area (``area`` None) or change one: ``values`` has its name, description and
-    ``parent_id`` ("" for none)."""
+    """Add an area (``area`` None) or change one loaded at ``base_version``: ``values`` has
+    its name, description and ``parent_id`` ("" for none)."""
     changes = uow.change_set(None, allowed=allowed)
     target = area or m.ResearchArea()
     if area is None:
         changes.create(AREA, target)
     else:
-        changes.update(AREA, target)
+        changes.update(AREA, target, base_version)
     target.name = values["name"].strip()
     target.slug = slug
     target.description = values.get("description") or None

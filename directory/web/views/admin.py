@@ -14,7 +14,8 @@ from directory.db import get_session
 from directory.formats.names import make_slug
 from directory.i18n import gettext as _
 from directory.models import PendingChange
-from directory.services import access, admin_reads, department, editor, mail
+from directory.services import access, admin_reads, department, mail, profiles
+from directory.services import areas as taxonomy
 from directory.services.changes import CannotApply, changed_since_proposed, display_rows
 from directory.services.identity import current_viewer
 from directory.services.invitations import InvitationUnusable, find_invitation
@@ -38,7 +39,7 @@ def require_admin() -> None:
 
 
 def person_or_404(slug: str) -> m.Person:
-    person = editor.person_by_slug(get_session(), slug)
+    person = profiles.person_by_slug(get_session(), slug)
     if person is None:
         abort(404)
     return person
@@ -184,8 +185,8 @@ def admin_merge() -> Any:
     if not form.validate_on_submit():
         status = 400 if request.method == "POST" else 200
         return render_template("directory/admin/merge.html", form=form), status
-    keep = editor.person_by_id(session, int(form.keep_id.data))
-    duplicate = editor.person_by_id(session, int(form.merge_id.data))
+    keep = profiles.person_by_id(session, int(form.keep_id.data))
+    duplicate = profiles.person_by_id(session, int(form.merge_id.data))
     duplicate_name = duplicate.full_name
     people.merge(current_unit_of_work(), keep, duplicate)
     flash(
@@ -198,15 +199,15 @@ def admin_merge() -> Any:
 # ----------------------------------------------------------------------------- areas
 
 
-@blueprint.route("/admin/areas", methods=["GET", "POST"])
-@blueprint.route("/admin/areas/<int:area_id>", methods=["GET", "POST"])
-def admin_areas(area_id: int | None = None) -> Any:
+def area_form(area_id: int | None) -> tuple[m.ResearchArea | None, list[m.ResearchArea], Any]:
+    """Load → check for the area form: the area (None for a new one), every area (the page
+    lists them, and the form offers them as the broader area) and the form."""
     require_admin()
     session = get_session()
-    area = admin_reads.area_by_id(session, area_id) if area_id else None
+    area = taxonomy.area_by_id(session, area_id) if area_id else None
     if area_id and area is None:
         abort(404)
-    areas = admin_reads.all_areas(session)
+    areas = taxonomy.research_areas(session)
     form = forms.AreaForm(obj=area if request.method == "GET" else None)
     form.parent_id.choices = forms.options(
         [("", "—")] + [(str(a.id), a.name) for a in areas if area is None or a.id != area.id]
@@ -214,37 +215,46 @@ def admin_areas(area_id: int | None = None) -> Any:
     if request.method == "GET" and area is not None:
         form.parent_id.data = str(area.parent_id) if area.parent_id else ""
         form.version.data = area.version
+    return area, areas, form
+
+
+def _areas_page(area: Any, areas: list[Any], form: Any, status: int) -> tuple[str, int]:
+    page = render_template("directory/admin/areas.html", areas=areas, area=area, form=form,
+                           action_form=forms.ActionForm())  # fmt: skip
+    return page, status
+
+
+def _area_conflict(_conflict: Any, area_id: int | None = None) -> Any:
+    area, areas, form = area_form(area_id)
+    if area is not None:
+        form.version.data = area.version
+    flash(_("This area changed meanwhile; check it and save again."), "error")
+    return _areas_page(area, areas, form, 409)
+
+
+@blueprint.route("/admin/areas", methods=["GET", "POST"])
+@blueprint.route("/admin/areas/<int:area_id>", methods=["GET", "POST"])
+@on_conflict(_area_conflict)
+def admin_areas(area_id: int | None = None) -> Any:
+    area, areas, form = area_form(area_id)
     if form.validate_on_submit():
         slug = form.slug.data or make_slug(form.name.data, 80)
-        if admin_reads.area_slug_taken(session, slug, area.id if area else None):
+        if admin_reads.area_slug_taken(get_session(), slug, area.id if area else None):
             form.slug.errors = [*form.slug.errors, _("Another area has this slug.")]
-        elif area is not None and form.base_version() != area.version:
-            form.version.data = area.version
-            flash(_("This area changed meanwhile; check it and save again."), "error")
         else:
             target = areas_operations.save(
                 current_unit_of_work(), area, form.data, slug=slug,
-                allowed=access.can_admin(current_viewer()),
+                base_version=form.base_version(), allowed=access.can_admin(current_viewer()),
             )  # fmt: skip
             flash(_("Saved the area %(name)s.", name=target.name), "success")
             return redirect(url_for("directory.admin_areas"))
-    status = 400 if request.method == "POST" else 200
-    return (
-        render_template(
-            "directory/admin/areas.html",
-            areas=areas,
-            area=area,
-            form=form,
-            action_form=forms.ActionForm(),
-        ),
-        status,
-    )
+    return _areas_page(area, areas, form, 400 if request.method == "POST" else 200)
 
 
 @blueprint.route("/admin/areas/<int:area_id>/delete", methods=["POST"])
 def admin_delete_area(area_id: int) -> Response:
     require_admin()
-    area = admin_reads.area_by_id(get_session(), area_id)
+    area = taxonomy.area_by_id(get_session(), area_id)
     if area is None:
         abort(404)
     if not forms.ActionForm().validate_on_submit():

@@ -24,7 +24,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.markdown import render_markdown
 from directory.i18n import gettext as _
-from directory.services import access, department, editor
+from directory.services import access, department, editor, profiles
 from directory.services.changes import (
     PENDING,
     SAVED,
@@ -63,7 +63,7 @@ def editable_person_or_abort(slug: str) -> m.Person:
     viewer = current_viewer()
     if not viewer.is_authenticated:
         abort(403)
-    person = editor.person_by_slug(get_session(), slug)
+    person = profiles.person_by_slug(get_session(), slug)
     if person is None or not access.person_visible(viewer, person):
         abort(404)
     if not access.can_edit_person(viewer, person):
@@ -202,7 +202,7 @@ def me() -> Any:
         abort(403)
     if viewer.person_id is None:
         return render_template("directory/edit/no_profile.html")
-    return editor_page(editor.person_by_id(get_session(), viewer.person_id))
+    return editor_page(profiles.person_by_id(get_session(), viewer.person_id))
 
 
 @blueprint.route("/people/<slug>/edit")

@@ -15,7 +15,6 @@ from typing import Any
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_wtf.file import FileField
-from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 from wtforms import (
     BooleanField,
@@ -43,7 +42,7 @@ from directory.formats.orcid import (
 from directory.i18n import format_number
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
-from directory.services import department
+from directory.services import department, profiles, publication_reads
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
 from directory.services.changes import PENDING
@@ -332,7 +331,7 @@ def my_publications_import() -> Any:
         abort(403)
     if viewer.person_id is None:
         abort(404)
-    person = get_session().get(m.Person, viewer.person_id)
+    person = profiles.person_by_id(get_session(), viewer.person_id)
     return publications_import(person.slug)
 
 
@@ -364,10 +363,7 @@ def publications_import(slug: str) -> Any:
 
 
 def _draft_or_404(person: m.Person, token: str) -> ImportDraft:
-    session = get_session()
-    draft = session.scalar(
-        select(ImportDraft).where(ImportDraft.token == token, ImportDraft.person_id == person.id)
-    )
+    draft = publication_reads.import_draft(get_session(), person, token)
     hours = current_app.config["DIRECTORY_IMPORT_DRAFT_HOURS"]
     if draft is None or draft.created_by != current_viewer().key or draft_expired(draft, hours):
         abort(404)
@@ -477,31 +473,15 @@ def publications_manage(slug: str) -> Any:
     session = get_session()
     filters = department.PageFilters.from_args(request.args)
     size = current_app.config["DIRECTORY_PAGE_SIZE"]
-    base = select(m.ProfilePublication).where(m.ProfilePublication.person_id == person.id)
-    total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
+    total = publication_reads.profile_paper_count(session, person)
     pages = max(1, -(-total // size))
     number = min(filters.page, pages)
-    rows = list(
-        session.scalars(
-            base.join(m.Publication)
-            .options(*[_row_option(o) for o in citation_options()])  # what a citation shows
-            .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
-            .order_by(m.Publication.id)
-            .limit(size)
-            .offset((number - 1) * size)
-        )
-    )
+    # What a citation shows, loaded with each paper.
+    options = [_row_option(o) for o in citation_options()]
+    rows = publication_reads.profile_paper_page(session, person, number, size, options)
     form = PublicationListForm()
     form.set_papers(
-        list(
-            session.scalars(
-                select(m.Publication.uid).where(
-                    m.Publication.id.in_(
-                        base.with_only_columns(m.ProfilePublication.publication_id)
-                    )
-                )
-            )
-        )
+        publication_reads.profile_paper_uids(session, person)
         if request.method == "POST"
         else [row.publication.uid for row in rows]
     )
@@ -607,8 +587,8 @@ def publications() -> str:
 def _department_datas() -> list[dict[str, Any]]:
     """What the department list shows with the same filters, on every page at once."""
     filters = department.PublicationFilters.from_args(request.args)
-    stmt = department.publications_stmt(current_viewer(), filters)
-    return [publication_data(pub) for pub in get_session().scalars(stmt)]
+    papers = publication_reads.department_list_papers(get_session(), current_viewer(), filters)
+    return [publication_data(pub) for pub in papers]
 
 
 @blueprint.route("/publications.bib")
@@ -629,37 +609,21 @@ def department_publications_csl() -> Response:
 def _record_or_404(uid: str) -> m.Publication:
     if not can_manage_publication_records(current_viewer()):
         abort(403)
-    pub = get_session().scalar(
-        select(m.Publication).where(m.Publication.uid == uid).options(*publication_options())
-    )
+    pub = publication_reads.paper_by_uid(get_session(), uid, publication_options())
     if pub is None:
         abort(404)
     return pub
 
 
 def _holders(pub: m.Publication) -> list[tuple[m.Person, m.ProfilePublication]]:
-    return list(
-        get_session().execute(
-            select(m.Person, m.ProfilePublication)
-            .join(m.ProfilePublication, m.ProfilePublication.person_id == m.Person.id)
-            .where(m.ProfilePublication.publication_id == pub.id)
-            .order_by(m.Person.sort_name)
-        )
-    )
+    return publication_reads.holders(get_session(), pub)
 
 
 def _render_record(pub: m.Publication, status: int = 200, **forms: Any) -> Any:
     session = get_session()
     data = publication_data(pub)
     candidates = PublicationIndex(session, [data]).candidates(data, {pub.id})
-    others = {
-        p.id: p
-        for p in session.scalars(
-            select(m.Publication).where(
-                m.Publication.id.in_([c.publication_id for c in candidates])
-            )
-        )
-    }
+    others = publication_reads.papers_by_id(session, [c.publication_id for c in candidates])
     return render_template(
         "directory/publications/record.html",
         pub=pub,
@@ -679,7 +643,7 @@ def publication_record(uid: str) -> Any:
 
 def _other_record(form: Any, pub: m.Publication) -> m.Publication | None:
     uid = (form.other.data or "").strip()
-    other = get_session().scalar(select(m.Publication).where(m.Publication.uid == uid))
+    other = publication_reads.paper_by_uid(get_session(), uid)
     if other is None:
         form.other.errors.append(_("No paper has this record id."))
     elif other.id == pub.id:

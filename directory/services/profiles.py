@@ -530,3 +530,20 @@ def person_by_slug(session: Session, slug: str, *load: str) -> m.Person | None:
 
 def person_by_id(session: Session, person_id: int) -> m.Person | None:
     return session.get(m.Person, person_id)
+
+
+def people_by_slug(session: Session) -> list[m.Person]:
+    """Everyone, by address (the backup writes one file each)."""
+    return list(session.scalars(select(m.Person).order_by(m.Person.slug)))
+
+
+def has_people(session: Session) -> bool:
+    """Whether the directory has anybody yet."""
+    return session.scalar(select(m.Person.id).limit(1)) is not None
+
+
+def people_with_roles(session: Session, slugs: list[str], roles: tuple[str, ...]) -> list[m.Person]:
+    """The people of ``slugs`` whose role is one of ``roles``."""
+    return list(
+        session.scalars(select(m.Person).where(m.Person.slug.in_(slugs), m.Person.role.in_(roles)))
+    )

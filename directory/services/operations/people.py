@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from directory import models as m
 from directory.formats.names import sort_name, unique_slug
+from directory.services.accounts import save_account
 from directory.services.errors import Conflict
 from directory.services.invitations import claim, create_invitation
 from directory.services.merge import merge_people
@@ -173,3 +174,26 @@ def claim_invitation(uow: UnitOfWork, invitation: m.Invitation) -> m.Person:
     person = claim(changes, invitation)
     changes.finish()
     return person
+
+
+def bind_identity(uow: UnitOfWork, person: m.Person, user_key: str | None) -> str:
+    """Whoever signs in as ``user_key`` is ``person`` in the directory (None: nobody)."""
+    changes = uow.change_set(person, approval_exempt=True)
+    changes.update(PERSON, person)
+    person.user_key = user_key
+    return changes.finish()
+
+
+def save_login(
+    uow: UnitOfWork, username: str, password: str, person: m.Person | None
+) -> tuple[Any, bool]:
+    """Create a built-in login account (or give it a new password), bound to ``person``
+    when given, the binding recorded in their history. Returns the account and whether it
+    is new."""
+    if person is None:
+        return save_account(uow.session, username, password)
+    changes = uow.change_set(person, approval_exempt=True)
+    changes.update(PERSON, person)
+    saved = save_account(uow.session, username, password, person)
+    changes.finish()
+    return saved

@@ -146,13 +146,19 @@ def import_draft(uow: UnitOfWork, person: m.Person, draft: m.ImportDraft, plan: 
     """Carry out a previewed import with the user's ``choices`` (decisions, skip_invalid,
     replace); the draft is used up. Returns the outcome and a summary; raises
     :class:`~directory.services.pubimport.PlanRefused`."""
-    changes = uow.change_set(person)
-    outcome, summary = import_plan(
-        changes, plan, kind=draft.kind, source=draft.source, filename=draft.filename,
+    outcome, summary = import_planned(
+        uow, person, plan, kind=draft.kind, source=draft.source, filename=draft.filename,
         base_url=draft.base_url, **choices,
     )  # fmt: skip
     uow.session.delete(draft)
     return outcome, summary
+
+
+def import_planned(uow: UnitOfWork, person: m.Person, plan: Any, **options: Any) -> tuple[str, str]:
+    """Write an import plan to ``person``'s profile (see
+    :func:`directory.services.importing.import_plan` for the ``options``): one change of the
+    profile, recorded or held for approval. Returns the outcome and a summary."""
+    return import_plan(uow.change_set(person), plan, **options)
 
 
 def discard_draft(uow: UnitOfWork, draft: m.ImportDraft) -> None:

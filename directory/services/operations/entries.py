@@ -30,7 +30,6 @@ def save(
     uow: UnitOfWork,
     person: m.Person,
     kind: str,
-    model: type[Any],
     entry: Any | None,
     values: dict[str, Any],
     base_version: int | None = None,
@@ -39,6 +38,7 @@ def save(
     ``values``. Returns the outcome and the entry."""
     changes = uow.change_set(person)
     if entry is None:
+        model = m.ENTRY_MODELS[kind]
         entry = model(owner_id=person.id, position=first_position(uow, model, person))
         _apply(uow, kind, entry, values)
         changes.create(kind, entry)

@@ -323,8 +323,8 @@ def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
     if wants_preview() or not page.form.validate_on_submit():
         return page.render(status=form_status())
     outcome, _entry = entries.save(
-        current_unit_of_work(), page.person, kind, page.spec.model, page.entry,
-        page.form.data, page.form.base_version(),
+        current_unit_of_work(), page.person, kind, page.entry, page.form.data,
+        page.form.base_version(),
     )  # fmt: skip
     flash_outcome(outcome, page.spec.singular.capitalize())
     return redirect(editor_url(page.person, kind))

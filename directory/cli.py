@@ -8,11 +8,11 @@ from contextlib import nullcontext
 from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import click
 from flask import current_app, url_for
 from flask.cli import AppGroup
-from sqlalchemy import select
 
 from directory import migrate
 from directory import models as m
@@ -22,20 +22,21 @@ from directory.formats.pdf import pdf_available
 from directory.i18n import current_locale, force_locale, format_number, ngettext
 from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
-from directory.services import health, mail, reminders, search_index
-from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
+from directory.services import health, mail, profiles, reminders, search_index
+from directory.services.accounts import account_exists, new_password, person_bound_to
 from directory.services.identity import Viewer, is_admin_key
-from directory.services.importing import import_plan, import_profiles, plan_source
+from directory.services.importing import import_profiles, plan_source
 from directory.services.interchange import (
     ImportRefused,
     export_person,
     read_document,
     validate_document,
 )
+from directory.services.operations import people
+from directory.services.operations import publications as paper_operations
 from directory.services.photos import placeholder_portrait
 from directory.services.pubimport.decisions import PlanRefused, resolve_decisions
 from directory.services.pubimport.plan import PersonPlan
-from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
 from directory.web.mails import reminder_mail
 from directory.web.views.cv import NO_SIZE_LIMIT
@@ -151,6 +152,14 @@ def _import(documents: list[tuple[str, object]]) -> None:
     )
 
 
+def _person_or_fail(session: Any, slug: str) -> m.Person:
+    """The person at ``slug``, or the command stops saying there is none."""
+    person = profiles.person_by_slug(session, slug)
+    if person is None:
+        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
+    return person
+
+
 def _nothing_imported(problems: int) -> str:
     return ngettext(
         "Nothing was imported: %(num)s problem.",
@@ -187,9 +196,7 @@ def import_profile(files: tuple[str, ...]) -> None:
 def export_profile(slug: str, output: str | None) -> None:
     """Export one profile as an interchange document."""
     session = get_session()
-    person = session.scalar(select(m.Person).where(m.Person.slug == slug))
-    if person is None:
-        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
+    person = _person_or_fail(session, slug)
     text = json.dumps(export_person(session, person), ensure_ascii=False, indent=2)
     if output:
         Path(output).write_text(text + "\n", encoding="utf-8")
@@ -205,7 +212,7 @@ def export_all_profiles(export_all: bool, directory: str) -> None:
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     session = get_session()
-    people = session.scalars(select(m.Person).order_by(m.Person.slug)).all()
+    people = profiles.people_by_slug(session)
     for person in people:
         text = json.dumps(export_person(session, person), ensure_ascii=False, indent=2)
         (target / f"{person.slug}.json").write_text(text + "\n", encoding="utf-8")
@@ -234,7 +241,7 @@ def demo_documents() -> list[tuple[str, object]]:
 @click.option("--if-empty", is_flag=True, help="Only when the directory has nobody yet.")
 def load_demo(if_empty: bool) -> None:
     """Load the demo department (idempotent: loading again changes nothing)."""
-    if if_empty and get_session().scalar(select(m.Person.id).limit(1)) is not None:
+    if if_empty and profiles.has_people(get_session()):
         click.echo(_("The directory already has people; demo not loaded."))
         return
     documents = demo_documents()
@@ -253,15 +260,9 @@ def _demo_portraits(slugs: list[str]) -> None:
     with photos, and their focal point at work, without a picture of any real person."""
     session = get_session()
     with command_unit_of_work(session, COMMAND_LINE) as uow:
-        people = session.scalars(
-            select(m.Person).where(m.Person.slug.in_(slugs), m.Person.role.in_(DEMO_PORTRAIT_ROLES))
-        )
-        for person in people:
+        for person in profiles.people_with_roles(session, slugs, DEMO_PORTRAIT_ROLES):
             if person.photo is None:
-                changes = uow.change_set(person, approval_exempt=True)
-                changes.update(PERSON, person)
-                person.photo = placeholder_portrait(person.full_name)
-                changes.finish()
+                people.set_photo(uow, person, placeholder_portrait(person.full_name))
 
 
 @directory_cli.command("bind-user")
@@ -274,20 +275,15 @@ def bind_user(slug: str, key: str | None, unbind: bool) -> None:
     if bool(key) == unbind:
         raise click.UsageError(_("Give a KEY, or --unbind."))
     session = get_session()
-    person = session.scalar(select(m.Person).where(m.Person.slug == slug))
-    if person is None:
-        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
+    person = _person_or_fail(session, slug)
     key = key.strip() if key else None
-    holder = session.scalar(select(m.Person).where(m.Person.user_key == key)) if key else None
+    holder = person_bound_to(session, key) if key else None
     if holder is not None and holder is not person:
         raise click.ClickException(
             _("The key %(key)r is already bound to %(name)s.", key=key, name=holder.full_name)
         )
     with command_unit_of_work(session, COMMAND_LINE) as uow:
-        changes = uow.change_set(person, approval_exempt=True)
-        changes.update(PERSON, person)
-        person.user_key = key
-        changes.finish()
+        people.bind_identity(uow, person, key)
     if key:
         click.echo(
             _("%(name)s is now whoever signs in as %(key)r.", name=person.full_name, key=key)
@@ -356,6 +352,22 @@ def remind_stale(days: int | None, dry_run: bool, base_url: str | None) -> None:
             _("Dry run: %(count)s reminder(s) would be sent; nothing was sent.", count=len(due))
         )
         return
+    _require_mail_and_address(config, base_url)
+    context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
+    # The e-mails in the command's language (LANGUAGE, LC_ALL, LANG), with or without --url.
+    language = current_locale()
+    try:
+        with context, force_locale(language), command_unit_of_work(session, COMMAND_LINE) as uow:
+            sent = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
+    except mail.MailFailed as failure:
+        raise click.ClickException(
+            _("%(problem)s Nothing was recorded.", problem=failure)
+        ) from None
+    _echo_reminders_sent(sent)
+
+
+def _require_mail_and_address(config: Any, base_url: str | None) -> None:
+    """Stop unless mail can be sent and the e-mails' links can name the site."""
     if not mail.is_configured(config):
         raise click.ClickException(
             _(
@@ -370,16 +382,10 @@ def remind_stale(days: int | None, dry_run: bool, base_url: str | None) -> None:
                 "PREFERRED_URL_SCHEME), or pass --url https://your.site."
             )
         )
-    context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
-    # The e-mails in the command's language (LANGUAGE, LC_ALL, LANG), with or without --url.
-    language = current_locale()
-    try:
-        with context, force_locale(language), command_unit_of_work(session, COMMAND_LINE) as uow:
-            sent = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
-    except mail.MailFailed as failure:
-        raise click.ClickException(
-            _("%(problem)s Nothing was recorded.", problem=failure)
-        ) from None
+
+
+def _echo_reminders_sent(sent: list[Any]) -> None:
+    """One line per reminder (sent, or why not), the totals; exit 1 when one was not sent."""
     for result in sent:
         person = result.person
         if result.problem is None:
@@ -434,37 +440,21 @@ def create_account(username: str, slug: str | None, reset: bool) -> None:
     session = get_session()
     person = None
     if slug:
-        person = session.scalar(select(m.Person).where(m.Person.slug == slug))
-        if person is None:
-            raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
-    exists = session.scalar(
-        select(LocalAccount.id).where(LocalAccount.username == normalise_username(username))
-    )
-    if exists and not reset:
+        person = _person_or_fail(session, slug)
+    if account_exists(session, username) and not reset:
         raise click.ClickException(
             f"The account {username!r} exists; add --reset to give it a new password."
         )
     password = _prompt_password()
     try:
         with command_unit_of_work(session, COMMAND_LINE) as uow:
-            account, created = _save_account(uow, username, password, person)
+            account, created = people.save_login(uow, username, password, person)
     except ValueError as problem:
         raise click.ClickException(str(problem)) from None
     what = "Created" if created else "Reset"
     bound = f", bound to {person.full_name}" if person else ""
     admin = " (a department admin)" if is_admin_key(account.username) else ""
     click.echo(f"{what} the account {account.username!r}{bound}{admin}.")
-
-
-def _save_account(uow, username: str, password: str, person: m.Person | None):
-    """save_account, with the binding of ``person`` recorded in their history."""
-    if person is None:
-        return save_account(uow.session, username, password)
-    changes = uow.change_set(person, approval_exempt=True)
-    changes.update(PERSON, person)
-    saved = save_account(uow.session, username, password, person)
-    changes.finish()
-    return saved
 
 
 @directory_cli.command("create-demo-accounts")
@@ -475,7 +465,7 @@ def create_demo_accounts() -> None:
     rows = []
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         for slug in DEMO_ACCOUNT_SLUGS:
-            person = uow.session.scalar(select(m.Person).where(m.Person.slug == slug))
+            person = profiles.person_by_slug(uow.session, slug)
             if person is None:
                 click.echo(
                     _(
@@ -485,10 +475,10 @@ def create_demo_accounts() -> None:
                 )
                 continue
             password = new_password()
-            account, _created = _save_account(uow, person.user_key or slug, password, person)
+            account, _created = people.save_login(uow, person.user_key or slug, password, person)
             rows.append((account.username, password, person.full_name))
         password = new_password()
-        _save_account(uow, DEMO_ADMIN, password, None)
+        people.save_login(uow, DEMO_ADMIN, password, None)
     role = (
         "department admin"
         if is_admin_key(DEMO_ADMIN)
@@ -510,16 +500,48 @@ def _import_publications(
     slug: str, kind: str, raw: bytes, yes: bool, duplicates: str | None, skip_invalid: bool,
     base_url: str | None = None, replace: tuple[str, ...] = (),
 ) -> None:  # fmt: skip
+    """Preview an import as the web page does, then write it when nothing stops it and the
+    user agrees (``yes``: without asking)."""
     session = get_session()
-    person = session.scalar(select(m.Person).where(m.Person.slug == slug))
-    if person is None:
-        raise click.ClickException(_("No person with slug %(slug)r.", slug=slug))
+    person = _person_or_fail(session, slug)
     limit = current_app.config["DIRECTORY_IMPORT_MAX_BYTES"]
     try:
         plan = plan_source(session, person, kind, raw, limit, base_url)
     except BibtexTooLarge as exc:
         raise click.ClickException(_("%(problem)s Nothing was imported.", problem=exc)) from exc
+    _echo_import_preview(person, plan, replace)
+    _stop_unless_decided(plan, duplicates, skip_invalid)
+    decisions = resolve_decisions(plan, {}, duplicates)
+    if not plan.writes(replace):
+        click.echo(_("Everything is already on the profile; nothing to import."))
+        return
+    if not yes and not click.confirm(_("Write all of it?"), default=False):
+        click.echo(_("Nothing was imported."))
+        return
+    work = sum(
+        1
+        for e in plan.entries
+        if e.status in ("new", "department", "duplicate") or (e.status == "on_profile" and e.fill)
+    )
+    try:
+        with (
+            command_unit_of_work(session, COMMAND_LINE) as uow,
+            click.progressbar(length=work, label=_("Importing"), file=sys.stderr) as bar,
+        ):
+            _outcome, summary = paper_operations.import_planned(
+                uow, person, plan, kind=kind, source=raw.decode("utf-8", errors="replace"),
+                filename=None, decisions=decisions, skip_invalid=skip_invalid,
+                base_url=base_url, progress=bar.update, replace=replace,
+            )  # fmt: skip
+    except PlanRefused as refused:
+        raise click.ClickException(
+            _("Nothing was imported: %(reasons)s", reasons=" ".join(refused.messages))
+        ) from None
+    click.echo(_("Imported for %(name)s: %(summary)s.", name=person.full_name, summary=summary))
 
+
+def _echo_import_preview(person: m.Person, plan: Any, replace: tuple[str, ...]) -> None:
+    """The preview's counts, then each entry that is not simply imported and why."""
     counts = plan.counts
     click.echo(
         f"Preview for {person.full_name}: {counts['new']} new, "
@@ -539,6 +561,11 @@ def _import_publications(
             for candidate in entry.candidates:
                 click.echo(f"      like “{candidate.title}” ({candidate.reason})")
     _echo_person_plan(plan.person, replace)
+
+
+def _stop_unless_decided(plan: Any, duplicates: str | None, skip_invalid: bool) -> None:
+    """Exit (status 1, nothing imported) when the plan has errors and --skip-invalid was not
+    given, or possible duplicates and no --duplicates answer."""
     if plan.blocked and not skip_invalid:
         click.echo(
             _(
@@ -560,35 +587,6 @@ def _import_publications(
             err=True,
         )
         sys.exit(1)
-    decisions = resolve_decisions(plan, {}, duplicates)
-    if not plan.writes(replace):
-        click.echo(_("Everything is already on the profile; nothing to import."))
-        return
-    if not yes and not click.confirm(_("Write all of it?"), default=False):
-        click.echo(_("Nothing was imported."))
-        return
-    work = sum(
-        1
-        for e in plan.entries
-        if e.status in ("new", "department", "duplicate") or (e.status == "on_profile" and e.fill)
-    )
-    source = raw.decode("utf-8", errors="replace")
-    try:
-        with (
-            command_unit_of_work(session, COMMAND_LINE) as uow,
-            click.progressbar(length=work, label=_("Importing"), file=sys.stderr) as bar,
-        ):
-            changes = uow.change_set(person)
-            _outcome, summary = import_plan(
-                changes, plan, kind=kind, source=source, filename=None, decisions=decisions,
-                skip_invalid=skip_invalid, base_url=base_url, progress=bar.update,
-                replace=replace,
-            )  # fmt: skip
-    except PlanRefused as refused:
-        raise click.ClickException(
-            _("Nothing was imported: %(reasons)s", reasons=" ".join(refused.messages))
-        ) from None
-    click.echo(_("Imported for %(name)s: %(summary)s.", name=person.full_name, summary=summary))
 
 
 def _echo_person_plan(person: PersonPlan, replace: tuple[str, ...]) -> None:

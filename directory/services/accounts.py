@@ -208,3 +208,21 @@ def save_account(
 def new_password() -> str:
     """A random password for demo accounts: 16 URL-safe characters."""
     return secrets.token_urlsafe(12)
+
+
+def bound_person_id(session: Session, user_key: str) -> int | None:
+    """The person whose profile the sign-in identity ``user_key`` is bound to, if any."""
+    return session.scalar(select(Person.id).where(Person.user_key == user_key))
+
+
+def person_bound_to(session: Session, user_key: str) -> Person | None:
+    """The person the sign-in identity ``user_key`` is bound to, if any."""
+    return session.scalar(select(Person).where(Person.user_key == user_key))
+
+
+def account_exists(session: Session, username: str) -> bool:
+    """Whether there is a built-in login account ``username`` (however it was typed)."""
+    found = session.scalar(
+        select(LocalAccount.id).where(LocalAccount.username == normalise_username(username))
+    )
+    return found is not None

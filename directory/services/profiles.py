@@ -19,6 +19,7 @@ from directory.services.access import (
     advising_visible,
     listed_notices,
     listed_on_profile,
+    listed_people,
     visibility_clause,
 )
 from directory.services.identity import Viewer
@@ -547,4 +548,47 @@ def load_profile(
         publication_count=len(publications),
         folded_publications=folded,
         shown_publication_ids={row.publication_id for g in groups for row in g.items},
+    )
+
+
+def listed_people_dates(session: Session, viewer: Viewer) -> list[tuple[str, Any]]:
+    """(slug, last change) of every profile the department lists to ``viewer``, by name (for
+    the sitemap)."""
+    return list(
+        session.execute(
+            select(m.Person.slug, m.Person.updated_at)
+            .where(listed_people(viewer))
+            .order_by(m.Person.sort_name, m.Person.id)
+        )
+    )
+
+
+def person_by_slug(session: Session, slug: str, *load: str) -> m.Person | None:
+    """The person at ``slug`` (whoever may see them: the caller checks), with the
+    relationships ``load`` ("links", "areas", "photo")."""
+    return session.scalar(
+        select(m.Person)
+        .where(m.Person.slug == slug)
+        .options(*(selectinload(getattr(m.Person, name)) for name in load))
+    )
+
+
+def person_by_id(session: Session, person_id: int) -> m.Person | None:
+    return session.get(m.Person, person_id)
+
+
+def people_by_slug(session: Session) -> list[m.Person]:
+    """Everyone, by address (the backup writes one file each)."""
+    return list(session.scalars(select(m.Person).order_by(m.Person.slug)))
+
+
+def has_people(session: Session) -> bool:
+    """Whether the directory has anybody yet."""
+    return session.scalar(select(m.Person.id).limit(1)) is not None
+
+
+def people_with_roles(session: Session, slugs: list[str], roles: tuple[str, ...]) -> list[m.Person]:
+    """The people of ``slugs`` whose role is one of ``roles``."""
+    return list(
+        session.scalars(select(m.Person).where(m.Person.slug.in_(slugs), m.Person.role.in_(roles)))
     )

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask_wtf.file import FileField, FileRequired
-from sqlalchemy import Boolean, Date, Integer, inspect
+from sqlalchemy import Boolean, Date, Integer
 from wtforms import (
     BooleanField,
     DateField,
@@ -41,12 +41,15 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
     SelectChoice = None
 
 from directory import models as m
-from directory.formats.placements import parse_placement, structure_placement
+from directory.formats.placements import parse_placement
 from directory.formats.urls import person_link_kind
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
-from directory.services.access import person_clause
+from directory.services import areas as taxonomy
+from directory.services import editor
 from directory.services.identity import current_viewer
+from directory.services.operations.entries import KEEP_TERM_TEXT
+from directory.services.operations.people import PLAIN_FIELDS
 from directory.services.snapshots import field_label
 from directory.web.csrf import DirectoryForm
 
@@ -148,8 +151,6 @@ class EntryForm(VersionedForm):
         default="public",
         description=_l("Private entries are shown only to you and the profile's editors."),
     )
-    #: Fields handled by the kind's own code instead of a plain copy.
-    extra_fields: tuple[str, ...] = ()
 
     def prepare(self, owner: m.Person, session: Any) -> None:
         """Set choices that depend on the database (areas, the owner's papers...)."""
@@ -159,20 +160,6 @@ class EntryForm(VersionedForm):
 
     def load(self, obj: Any) -> None:
         """Fill extra fields from ``obj`` when showing a stored entry."""
-
-    def fill(self, obj: Any, session: Any) -> None:
-        """Copy the form's values onto ``obj``."""
-        columns = {c.key: c for c in inspect(type(obj)).columns}
-        for field in self:
-            if field.name in columns and field.name not in ("version", "id", "owner_id"):
-                if field.name in self.extra_fields:
-                    continue
-                value = field.data
-                if isinstance(value, str):
-                    value = value.strip()
-                    if value == "" and columns[field.name].nullable:
-                        value = None
-                setattr(obj, field.name, value)
 
 
 class DateRangeFields:
@@ -268,16 +255,9 @@ class ResearchProjectForm(EntryForm):
     url = url_field(_l("Link"))
     status = SelectField(_l("Status"), choices=vocab(m.PROJECT_STATUSES), default="current")
     parent_id = SelectField(_l("Part of"), coerce=str, default="")
-    extra_fields = ("parent_id",)
 
     def prepare(self, owner: m.Person, session: Any) -> None:
-        from sqlalchemy import select
-
-        projects = session.scalars(
-            select(m.ResearchProject)
-            .where(m.ResearchProject.owner_id == owner.id)
-            .order_by(m.ResearchProject.position)
-        )
+        projects = editor.projects_of(session, owner)
         self.parent_id.choices = options(
             [("", "— (a top-level project)")] + [(str(p.id), p.title) for p in projects]
         )
@@ -289,10 +269,6 @@ class ResearchProjectForm(EntryForm):
         editing = getattr(self, "_editing_id", None)
         if field.data and editing is not None and field.data == str(editing):
             raise ValidationError(_l("A project cannot be part of itself."))
-
-    def fill(self, obj: Any, session: Any) -> None:
-        super().fill(obj, session)
-        obj.parent_id = int(self.parent_id.data) if self.parent_id.data else None
 
 
 class TeachingForm(EntryForm):
@@ -374,7 +350,6 @@ def declared_entry_form(kind: m.EntryKind) -> type[EntryForm]:
 
 
 #: The intake select's value for a notice whose old free-text intake names no term.
-KEEP_TERM_TEXT = "keep"
 
 
 class RecruitingNoticeForm(EntryForm):
@@ -397,7 +372,6 @@ class RecruitingNoticeForm(EntryForm):
     funding_note = text(_l("Funding"), m.RecruitingNotice.funding_note)
     funded = BooleanField(_l("Funded positions"))
     areas = MultiCheckboxField(_l("Research areas"), coerce=int)
-    extra_fields = ("areas", "term_season", "term_year")
     field_groups = {
         "term_season": (
             _l("When the position starts"),
@@ -412,9 +386,7 @@ class RecruitingNoticeForm(EntryForm):
     unreadable_term: str | None = None
 
     def prepare(self, owner: m.Person, session: Any) -> None:
-        from sqlalchemy import select
-
-        areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
+        areas = taxonomy.research_areas(session)
         self.areas.choices = options([(a.id, a.name) for a in areas])
 
     def prepare_for(self, obj: Any) -> None:
@@ -454,24 +426,6 @@ class RecruitingNoticeForm(EntryForm):
         else:
             return valid
         return False
-
-    def fill(self, obj: Any, session: Any) -> None:
-        from sqlalchemy import select
-
-        super().fill(obj, session)
-        season = self.term_season.data
-        if season == KEEP_TERM_TEXT and obj.term_unreadable:
-            pass  # kept as it was written
-        elif season in ("", KEEP_TERM_TEXT):
-            obj.set_intake(m.ROLLING)
-        else:
-            obj.set_intake(m.Term(season, self.term_year.data))
-        ids = self.areas.data or []
-        obj.areas = (
-            list(session.scalars(select(m.ResearchArea).where(m.ResearchArea.id.in_(ids))))
-            if ids
-            else []
-        )
 
 
 ADVISING_SIDES = (
@@ -517,18 +471,9 @@ class AdvisingRelationForm(EntryForm):
         _l("Placement: year"), YEAR, description=_l("When they started there.")
     )
     note = text(_l("Note"), m.AdvisingRelation.note)
-    extra_fields = ("side", "other_id", "other_name")
 
     def prepare(self, owner: m.Person, session: Any) -> None:
-        from sqlalchemy import select
-
-        # Only people the viewer may see anywhere else: a picker must not reveal a private
-        # profile's name.
-        people = session.scalars(
-            select(m.Person)
-            .where(m.Person.id != owner.id, person_clause(current_viewer(), m.Person))
-            .order_by(m.Person.sort_name)
-        )
+        people = editor.people_to_pick(session, current_viewer(), owner)
         self.other_id.choices = options([("", "—")] + [(str(p.id), p.full_name) for p in people])
 
     def load(self, obj: Any) -> None:
@@ -575,29 +520,6 @@ class AdvisingRelationForm(EntryForm):
                 ]
             valid = False
         return valid
-
-    def fill(self, obj: Any, session: Any) -> None:
-        super().fill(obj, session)
-        structure_placement(obj)
-        other = int(self.other_id.data) if self.other_id.data else None
-        name = None if other else (self.other_name.data or "").strip() or None
-        owner = obj.owner_id
-        if self.side.data == "student":
-            changed = obj.student_id != other
-            obj.advisor_id, obj.advisor_name = owner, None
-            obj.student_id, obj.student_name = other, name
-        else:
-            changed = obj.advisor_id != other
-            obj.student_id, obj.student_name = owner, None
-            obj.advisor_id, obj.advisor_name = other, name
-        # A department member on the other side sees the relation on their profile only after
-        # they confirm it; the owner's side is confirmed by entering it.
-        if changed or obj.id is None:
-            other_confirmed = other is None
-            if self.side.data == "student":
-                obj.advisor_confirmed, obj.student_confirmed = True, other_confirmed
-            else:
-                obj.student_confirmed, obj.advisor_confirmed = True, other_confirmed
 
 
 # ----------------------------------------------------------------------------- the person
@@ -665,15 +587,10 @@ class ProfileForm(VersionedForm):
         _l("Who sees this profile"), choices=vocab(m.VISIBILITIES), default="public"
     )
 
-    PLAIN = (
-        "full_name", "native_name", "pronouns", "title", "rank", "unit", "email", "office",
-        "address", "phone", "interests", "bio", "visibility",
-    )  # fmt: skip
+    PLAIN = PLAIN_FIELDS
 
     def prepare(self, session: Any) -> None:
-        from sqlalchemy import select
-
-        areas = session.scalars(select(m.ResearchArea).order_by(m.ResearchArea.name))
+        areas = taxonomy.research_areas(session)
         self.areas.choices = options([(a.id, a.name) for a in areas])
 
     def load(self, person: m.Person) -> None:
@@ -693,26 +610,17 @@ class ProfileForm(VersionedForm):
                     _("Line %(number)s: enter a web address starting with https://.", number=number)
                 )
 
-    def fill(self, person: m.Person, session: Any) -> None:
-        from sqlalchemy import select
-
-        for name in self.PLAIN:
-            value = (getattr(self, name).data or "").strip()
-            setattr(person, name, value if name == "full_name" else (value or None))
-        person.visibility = self.visibility.data or "public"
-        person.name_variants = [
-            v.strip() for v in (self.name_variants.data or "").splitlines() if v.strip()
-        ]
-        wanted = parse_links(self.links.data)
-        current = [{"kind": k.kind, "url": k.url, "label": k.label} for k in person.links]
-        if wanted != current:
-            person.links = [m.PersonLink(position=i, **link) for i, link in enumerate(wanted)]
-        ids = self.areas.data or []
-        person.areas = (
-            list(session.scalars(select(m.ResearchArea).where(m.ResearchArea.id.in_(ids))))
-            if ids
-            else []
-        )
+    def values(self) -> dict[str, Any]:
+        """What was typed, as the plain values :func:`directory.services.operations.people.
+        update_profile` takes: the text lines read into names and links."""
+        return {
+            **{name: getattr(self, name).data for name in self.PLAIN},
+            "name_variants": [
+                v.strip() for v in (self.name_variants.data or "").splitlines() if v.strip()
+            ],
+            "links": parse_links(self.links.data),
+            "areas": self.areas.data or [],
+        }
 
 
 class PhotoForm(DirectoryForm):
@@ -772,13 +680,6 @@ class PaperListForm(VersionedForm):
             first.errors = [*first.errors, _("Give at least one section a place on the CV.")]
             return False
         return valid
-
-    def fill(self, person: m.Person) -> None:
-        person.repeat_selected = bool(self.repeat_selected.data)
-        person.unpublished_in_year = bool(self.unpublished_in_year.data)
-        chosen = self.chosen_sections()
-        # Every section in the default order is no choice: a section added later is included.
-        person.cv_sections = None if chosen == [n for n, _ in m.CV_SECTIONS] else chosen
 
 
 for _name, _label in m.CV_SECTIONS:

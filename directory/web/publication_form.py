@@ -1,8 +1,9 @@
 """Adding and editing one publication by hand.
 
 Kept in its own module so that the publication import (BibTeX, ORCID, fuzzy author matching)
-can extend it: :func:`link_author` is the one place that decides which department member a
-printed author name is, and matches exactly on full names and listed name variants only.
+can extend it: :func:`directory.services.publication_reads.member_printed_as` is the one
+place that decides which department member a printed author name is, and matches exactly on
+full names and listed name variants only.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 from wtforms import BooleanField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.validators import Length, Optional, ValidationError
@@ -18,6 +18,7 @@ from wtforms.validators import Length, Optional, ValidationError
 from directory import models as m
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
+from directory.services.publication_reads import member_printed_as
 from directory.services.publication_rows import NAME_PARTS
 from directory.web.forms import MONTH, YEAR, VersionedForm, http_url, labelled_lines, text, vocab
 
@@ -91,21 +92,6 @@ def format_links(links: list[Any]) -> str:
 def parse_badges(value: str) -> list[dict[str, Any]]:
     """``Name`` or ``Issuer | Name`` per line."""
     return [{"name": name, "issuer": issuer or None} for issuer, name in labelled_lines(value)]
-
-
-def link_author(session: Session, name: str) -> int | None:
-    """The department member printed as ``name``: an exact (case-insensitive) match of a full
-    name or of a listed name variant, when exactly one person matches."""
-    wanted = " ".join(name.split()).casefold()
-    matches = {
-        person_id
-        for person_id, full_name, variants in session.execute(
-            select(m.Person.id, m.Person.full_name, m.Person.name_variants)
-        )
-        if full_name.casefold() == wanted
-        or any(" ".join(v.split()).casefold() == wanted for v in variants or [])
-    }
-    return matches.pop() if len(matches) == 1 else None
 
 
 class PublicationForm(VersionedForm):
@@ -201,7 +187,7 @@ class PublicationForm(VersionedForm):
         for a in parse_authors(self.authors.data):
             before = kept.get(a["name"])
             person_id = before.person_id if before else None
-            author = {**a, "person_id": person_id or link_author(session, a["name"])}
+            author = {**a, "person_id": person_id or member_printed_as(session, a["name"])}
             if before is not None:
                 author.update({part: getattr(before, part) for part in NAME_PARTS})
                 if author["person_id"] is None:

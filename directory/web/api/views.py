@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from flask import Response, current_app, request, url_for
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import ColumnElement, Select
 from sqlalchemy.orm import selectinload
 from werkzeug.exceptions import MethodNotAllowed
 from werkzeug.http import HTTP_STATUS_CODES
@@ -31,13 +31,13 @@ from werkzeug.http import HTTP_STATUS_CODES
 from directory import models as m
 from directory.db import get_session
 from directory.i18n import current_locale
-from directory.services import alumni, alumni_counts, department
+from directory.services import alumni, alumni_counts, api_reads, department, profiles
 from directory.services.access import person_visible
 from directory.services.department.areas import area_people_counts, area_summaries
 from directory.services.department.filters import check_references
 from directory.services.department.people import letter_clause, name_order, people_conditions
 from directory.services.department.publications import publication_conditions
-from directory.services.department.recruiting import notice_conditions, recruiting_owner_ids
+from directory.services.department.recruiting import recruiting_owner_ids
 from directory.services.identity import Viewer, current_viewer
 from directory.services.parameters import MAX_PER_PAGE, BadFilter, Paging
 from directory.services.profiles import load_profile, publication_options
@@ -125,21 +125,11 @@ def _page(
     *,
     one_row_each: bool = False,
 ) -> Response:
-    """One page of the filtered ``stmt`` (counted by its ``key`` column), in the envelope.
-    ``one_row_each``: ``stmt`` joins nothing that repeats a row, so it is counted as it is
-    (no DISTINCT, which sorts every key)."""
+    """One page of the filtered ``stmt`` (:func:`directory.services.api_reads.page_of`), in
+    the envelope."""
     page, per_page = _paging()
-    session = get_session()
-    if one_row_each:
-        total = session.scalar(stmt.with_only_columns(func.count(key)).order_by(None))
-    else:
-        total = session.scalar(
-            select(func.count()).select_from(stmt.with_only_columns(key).distinct().subquery())
-        )
-    rows = list(
-        session.scalars(
-            stmt.options(*options).order_by(*order_by).limit(per_page).offset((page - 1) * per_page)
-        )
+    rows, total = api_reads.page_of(
+        get_session(), stmt, key, order_by, options, page, per_page, one_row_each=one_row_each
     )
     return _envelope(item(rows), page, per_page, total)
 
@@ -220,7 +210,7 @@ def api_people() -> Response:
         return [rep.person_summary(p, viewer, p.id in open_ids) for p in rows]
 
     return _page(
-        select(m.Person).where(*clauses),
+        api_reads.people(clauses),
         m.Person.id,
         (name_order(locale), m.Person.id),
         (selectinload(m.Person.areas), selectinload(m.Person.photo)),
@@ -232,15 +222,7 @@ def api_people() -> Response:
 def api_person(slug: str) -> Response:
     viewer = current_viewer()
     session = get_session()
-    found = session.scalar(
-        select(m.Person)
-        .where(m.Person.slug == slug)
-        .options(
-            selectinload(m.Person.links),
-            selectinload(m.Person.areas),
-            selectinload(m.Person.photo),
-        )
-    )
+    found = profiles.person_by_slug(session, slug, "links", "areas", "photo")
     if found is None or not person_visible(viewer, found):
         raise ApiError(404, f"there is no person {slug!r}")
     profile = load_profile(session, found, viewer, department.today())
@@ -253,9 +235,7 @@ def api_positions() -> Response:
     notice = m.RecruitingNotice
     filters = _filters("/positions", viewer)
     return _page(
-        select(notice)
-        .join(m.Person, m.Person.id == notice.owner_id)
-        .where(*notice_conditions(viewer, department.today(), filters)),
+        api_reads.positions(viewer, filters),
         notice.id,
         (notice.deadline.asc().nulls_last(), m.Person.sort_name, notice.position, notice.id),
         (selectinload(notice.areas), selectinload(notice.owner)),
@@ -277,7 +257,7 @@ def api_publications() -> Response:
         return [rep.publication(p, viewer, urls.get(p.id)) for p in rows]
 
     return _page(
-        select(pub).where(*clauses),
+        api_reads.publications(clauses),
         pub.id,
         (pub.year.desc().nulls_last(), pub.month.desc().nulls_last(), pub.title, pub.id),
         publication_options(),
@@ -319,7 +299,7 @@ def api_areas() -> Response:
         ]
 
     return _page(
-        select(area).where(area.id.in_(_shown_area_ids(viewer))),
+        api_reads.areas(_shown_area_ids(viewer)),
         area.id,
         (area.position, area.name, area.id),
         (selectinload(area.parent),),

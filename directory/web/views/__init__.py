@@ -3,6 +3,7 @@ every route on :data:`directory.web.blueprint.blueprint`."""
 
 from __future__ import annotations
 
+from directory.web import conflicts  # noqa: F401 - registers the one conflict handler
 from directory.web.api import views as api  # noqa: F401 - registers the API's routes
 from directory.web.blueprint import blueprint
 from directory.web.views import (  # noqa: F401 - registers routes

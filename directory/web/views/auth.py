@@ -9,17 +9,16 @@ import math
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-from flask import abort, current_app, flash, redirect, render_template, request, session, url_for
-from sqlalchemy import select
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask import session as cookie  # the signed cookie, not the database's
 from werkzeug.wrappers import Response
 from wtforms import PasswordField, StringField
 from wtforms.validators import InputRequired, Length
 
-from directory import models as m
 from directory.db import get_session
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
-from directory.services.accounts import end_sessions, sign_in
+from directory.services.accounts import bound_person_id, end_sessions, sign_in
 from directory.services.identity import (
     BUILTIN_GENERATION_KEY,
     BUILTIN_SESSION_KEY,
@@ -52,7 +51,7 @@ def safe_next(target: str | None) -> str | None:
 def landing_page(username: str) -> str:
     """Where a sign-in without a (safe) ``next`` lands: the signed-in person's own editor,
     ``/me``, when a profile is bound to the account; else the people listing."""
-    bound = get_session().scalar(select(m.Person.id).where(m.Person.user_key == username))
+    bound = bound_person_id(get_session(), username)
     return url_for("directory.me") if bound is not None else url_for("directory.index")
 
 
@@ -77,9 +76,9 @@ def login() -> Response | tuple[str, int]:
         if outcome.ok:
             # A fresh session: nothing from before signing in (a planted session included)
             # carries over.
-            session.clear()
-            session[BUILTIN_SESSION_KEY] = outcome.account.username
-            session[BUILTIN_GENERATION_KEY] = outcome.account.session_generation
+            cookie.clear()
+            cookie[BUILTIN_SESSION_KEY] = outcome.account.username
+            cookie[BUILTIN_GENERATION_KEY] = outcome.account.session_generation
             flash(_("You are signed in."), "success")
             return redirect(next_url or landing_page(outcome.account.username))
         if outcome.locked_until is not None:
@@ -104,8 +103,8 @@ def logout() -> Response | tuple[str, int]:
     form = SignOutForm()
     if form.validate_on_submit():
         # Ended on the server too: a copy of the cookie taken before no longer signs in.
-        end_sessions(session.get(BUILTIN_SESSION_KEY))
-        session.clear()
+        end_sessions(cookie.get(BUILTIN_SESSION_KEY))
+        cookie.clear()
         flash(_("You are signed out."), "success")
         return redirect(url_for("directory.index"))
     # GET (or an expired token): a page with the button, which works without JavaScript.

@@ -13,7 +13,6 @@ from datetime import date
 from typing import Any
 
 from flask import Response, abort, current_app, redirect, render_template, request, url_for
-from sqlalchemy.orm.exc import StaleDataError
 
 from directory import models as m
 from directory.db import get_session
@@ -22,18 +21,19 @@ from directory.i18n import gettext as _
 from directory.resources import resource_dir
 from directory.services.access import can_edit_person
 from directory.services.cache import cached_page
-from directory.services.changes import Conflict
 from directory.services.identity import current_viewer
+from directory.services.operations import people
 from directory.services.profiles import load_profile
 from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
+from directory.web.conflicts import on_conflict
 from directory.web.outcomes import flash_outcome
 from directory.web.views.editing import (
-    conflict_context,
     editable_person_or_abort,
     editor_url,
+    render_conflict,
     render_edit_form,
 )
 from directory.web.views.profile import get_person_or_404
@@ -119,33 +119,45 @@ def cv_pdf(slug: str) -> Response:
     return response
 
 
+def paper_layout_form(slug: str) -> tuple[m.Person, Any]:
+    """The paper list and CV form of ``slug``'s person: stored values on a GET, what was
+    sent on a POST."""
+    person = editable_person_or_abort(slug)
+    form = forms.PaperListForm()
+    if request.method == "GET":
+        form.load(person)
+    return person, form
+
+
+#: The page of the paper list and CV form.
+LAYOUT_PAGE = {"template": "directory/edit/papers_and_cv.html"}
+
+
+def _layout_conflict(_conflict: Any, slug: str) -> Any:
+    person, form = paper_layout_form(slug)
+    return render_conflict(form, kind=PERSON, current=person, person=person,
+                           title=_("Paper list and CV"), action=request.path,
+                           **LAYOUT_PAGE)  # fmt: skip
+
+
 @blueprint.route("/people/<slug>/edit/papers-and-cv", methods=["GET", "POST"])
+@on_conflict(_layout_conflict)
 def edit_papers_and_cv(slug: str) -> Any:
     """The owner's layout of their papers and CV: whether selected papers are listed again
     below, and the CV's sections in their order. A change of the profile like any other:
     recorded, held for approval where the owner's changes need it, refused when stale."""
-    person = editable_person_or_abort(slug)
-    session = get_session()
-    form = forms.PaperListForm()
-    title, action = _("Paper list and CV"), request.path
-    page = {"template": "directory/edit/papers_and_cv.html"}
-    if request.method == "GET":
-        form.load(person)
+    person, form = paper_layout_form(slug)
+    title = _("Paper list and CV")
     if not form.validate_on_submit():
         status = 400 if request.method == "POST" else 200
-        return render_edit_form(form, person=person, title=title, action=action, status=status,
-                                **page)  # fmt: skip
-    changes = current_unit_of_work().change_set(person)
-    try:
-        changes.update(PERSON, person, form.base_version())
-        form.fill(person)
-        outcome = changes.finish()
-    except (Conflict, StaleDataError):
-        session.rollback()
-        session.refresh(person)
-        context = conflict_context(PERSON, person.id, form.base_version(), form)
-        form.version.data = person.version
-        return render_edit_form(form, person=person, title=title, action=action, status=409,
-                                **page, **context)  # fmt: skip
+        return render_edit_form(form, person=person, title=title, action=request.path,
+                                status=status, **LAYOUT_PAGE)  # fmt: skip
+    outcome = people.set_paper_layout(
+        current_unit_of_work(), person,
+        repeat_selected=form.repeat_selected.data,
+        unpublished_in_year=form.unpublished_in_year.data,
+        cv_sections=form.chosen_sections(),
+        base_version=form.base_version(),
+    )  # fmt: skip
     flash_outcome(outcome, title)
     return redirect(editor_url(person, "profile"))

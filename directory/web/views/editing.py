@@ -2,44 +2,43 @@
 entry through one set of views driven by :data:`directory.web.entry_kinds.KINDS`, the photo,
 the history with reverts, delegates, and confirmations.
 
-Every view reads load → check → act: load the person (404 when missing, and when the viewer
-could not even see it), ask :mod:`directory.services.access` (403), then act through a
-:class:`~directory.services.changes.ChangeSet` of the request's unit of work
-(:mod:`directory.services.unit_of_work`), which commits once when the view succeeds.
+Every view reads load → check → act → respond: load the person (404 when missing, and when
+the viewer could not even see it), ask :mod:`directory.services.access` (403), call one
+operation of :mod:`directory.services.operations` with the form's plain values, then flash
+its outcome and redirect. A stale save raises a conflict, which the view does not catch:
+:mod:`directory.web.conflicts` answers it as the view declared with ``@on_conflict``
+(usually this same form again, with the user's input kept and what changed meanwhile).
 """
 
 from __future__ import annotations
 
-from datetime import date
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload
-from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.wrappers import Response
 
 from directory import models as m
 from directory.db import get_session
 from directory.formats.markdown import render_markdown
 from directory.i18n import gettext as _
-from directory.models import ChangeRecord, Delegation, PendingChange
-from directory.services import access
+from directory.services import access, editor, profiles
 from directory.services.changes import (
     PENDING,
     SAVED,
     CannotApply,
-    Conflict,
     changes_since,
     display_rows,
     proposal_fields,
-    revert,
     revertable,
 )
 from directory.services.department.filters import PaperListFilters
 from directory.services.identity import current_viewer
+from directory.services.operations import advising, delegations, entries, people
+from directory.services.operations import history as history_operations
+from directory.services.operations import publications as paper_operations
 from directory.services.photos import PhotoRejected, photo_from_bytes
 from directory.services.profiles import (
     group_publications,
@@ -47,14 +46,11 @@ from directory.services.profiles import (
     profile_rows,
     with_details,
 )
-from directory.services.publications import (
-    accept_suggested_authorship,
-    reject_suggested_authorship,
-)
-from directory.services.snapshots import PERSON, PUBLICATION, apply_snapshot, diff
-from directory.services.unit_of_work import SaveNotCommitted, current_unit_of_work
+from directory.services.snapshots import PERSON, PUBLICATION, diff
+from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
+from directory.web.conflicts import on_conflict, redirect_with
 from directory.web.entry_kinds import KINDS
 from directory.web.outcomes import OUTCOME_MESSAGES, flash_outcome
 from directory.web.publication_form import PublicationForm
@@ -68,7 +64,7 @@ def editable_person_or_abort(slug: str) -> m.Person:
     viewer = current_viewer()
     if not viewer.is_authenticated:
         abort(403)
-    person = get_session().scalar(select(m.Person).where(m.Person.slug == slug))
+    person = profiles.person_by_slug(get_session(), slug)
     if person is None or not access.person_visible(viewer, person):
         abort(404)
     if not access.can_edit_person(viewer, person):
@@ -84,8 +80,7 @@ def kind_or_404(kind: str) -> Any:
 
 
 def owned_entry(spec: Any, person: m.Person, entry_id: int) -> Any:
-    entry = get_session().get(spec.model, entry_id)
-    return entry if entry is not None and entry.owner_id == person.id else None
+    return entries.owned(current_unit_of_work(), spec.model, person, entry_id)
 
 
 def entry_or_abort(slug: str, kind: str, entry_id: int) -> tuple[m.Person, Any, Any]:
@@ -109,6 +104,15 @@ def editor_url(person: m.Person, anchor: str | None = None) -> str:
     return url_for("directory.edit_person", slug=person.slug, _anchor=anchor, **papers)
 
 
+def editor_url_of(anchor: str | None = None) -> Any:
+    """``editor_url`` for a conflict answer: the person is the URL's ``slug``."""
+
+    def url(slug: str, **_view_args: Any) -> str:
+        return editor_url(editable_person_or_abort(slug), anchor)
+
+    return url
+
+
 def markdown_previews(form: Any) -> dict[str, Any]:
     """Rendered previews of the form's Markdown fields (the "Preview" button, no JS needed)."""
     return {
@@ -122,6 +126,11 @@ def wants_preview() -> bool:
     return request.method == "POST" and "preview" in request.form
 
 
+def form_status() -> int:
+    """The status of a form page shown again: 400 for a refused POST, 200 otherwise."""
+    return 400 if request.method == "POST" and not wants_preview() else 200
+
+
 def conflict_context(
     kind: str, entity_id: int, base_version: int | None, form: Any
 ) -> dict[str, Any]:
@@ -129,31 +138,15 @@ def conflict_context(
     form the user is looking at."""
     session = get_session()
     records = changes_since(session, kind, entity_id, base_version)
-    people = _actor_names(records)
+    people_names = editor.actor_names(session, records)
     conflict = []
     for record in records:
         rows = diff(record.before, record.after)
         for row in rows:
             if row["field"] in form:
                 row["label"] = form[row["field"]].label.text
-        conflict.append({"record": record, "who": people[record.id], "rows": rows})
+        conflict.append({"record": record, "who": people_names[record.id], "rows": rows})
     return {"conflict": conflict}
-
-
-def _actor_names(records: list[Any]) -> dict[int, str]:
-    ids = {r.actor_person_id for r in records if r.actor_person_id}
-    names = (
-        dict(
-            get_session()
-            .execute(select(m.Person.id, m.Person.full_name).where(m.Person.id.in_(ids)))
-            .all()
-        )
-        if ids
-        else {}
-    )
-    return {
-        r.id: names.get(r.actor_person_id) or r.actor_key or "a command-line tool" for r in records
-    }
 
 
 def render_edit_form(
@@ -181,21 +174,23 @@ def render_edit_form(
     )
 
 
-@blueprint.errorhandler(SaveNotCommitted)
-def _save_not_committed(_error: SaveNotCommitted) -> tuple[str, int]:
-    """Other saves kept this one from going through (nothing was written): a conflict page
-    that keeps every value the user sent, ready to send again with a fresh token."""
-    typed = [
-        (name, value)
-        for name, values in request.form.lists()
-        if name != "csrf_token"
-        for value in values
-    ]
-    return render_template(
-        "directory/edit/not_saved.html", typed=typed, action=request.full_path.rstrip("?"),
-        lost_files=[name for name, upload in request.files.items() if upload.filename],
-        action_form=forms.ActionForm(),
-    ), 409  # fmt: skip
+def render_conflict(
+    form: Any,
+    *,
+    kind: str,
+    current: Any,
+    gone_action: str | None = None,
+    **page: Any,
+) -> tuple[str, int]:
+    """The form as the user sent it, refused (409): with what changed since the version it
+    was loaded from, or, when the record ``current`` is gone, an offer to add it anew (at
+    ``gone_action``). The next save is a deliberate overwrite of what the user has now seen."""
+    if current is None:
+        page["action"] = gone_action or page["action"]
+        return render_edit_form(form, status=409, gone=True, **page)
+    context = conflict_context(kind, current.id, form.base_version(), form)
+    form.version.data = current.version
+    return render_edit_form(form, status=409, **page, **context)
 
 
 # ----------------------------------------------------------------------------- the editor page
@@ -208,8 +203,7 @@ def me() -> Any:
         abort(403)
     if viewer.person_id is None:
         return render_template("directory/edit/no_profile.html")
-    person = get_session().get(m.Person, viewer.person_id)
-    return editor_page(person)
+    return editor_page(profiles.person_by_id(get_session(), viewer.person_id))
 
 
 @blueprint.route("/people/<slug>/edit")
@@ -223,82 +217,25 @@ def edit_person(slug: str) -> Any:
 def editor_page(person: m.Person) -> str:
     session = get_session()
     viewer = current_viewer()
-    sections = []
-    for spec in KINDS.values():
-        entries = list(
-            session.scalars(
-                select(spec.model)
-                .where(spec.model.owner_id == person.id)
-                .options(*(selectinload(getattr(spec.model, name)) for name in spec.load))
-                .order_by(spec.model.position, spec.model.id)
-            )
-        )
-        sections.append((spec, entries))
-    # The papers under the profile's headings, a page at a time; ↑ and ↓ are offered by a
-    # paper's place in its whole heading, not in the page. Grouped on plain values: only the
-    # page's papers are loaded as objects.
-    publications = profile_rows(session, m.ProfilePublication.person_id == person.id)
-    groups = group_publications(publications, unpublished_in_year=person.unpublished_in_year)
-    first = {g.items[0].publication_id for g in groups}
-    last = {g.items[-1].publication_id for g in groups}
-    paper_filters = PaperListFilters.from_args(request.args)
-    papers = paginate_groups(
-        groups, paper_filters.papers, current_app.config["DIRECTORY_PAGE_SIZE"]
-    )
-    with_details(session, person, papers.groups, options=[])
-    to_confirm = [
-        rel
-        for rel in session.scalars(
-            select(m.AdvisingRelation).where(
-                m.AdvisingRelation.owner_id != person.id,
-                (
-                    (m.AdvisingRelation.student_id == person.id)
-                    & m.AdvisingRelation.student_confirmed.is_(False)
-                )
-                | (
-                    (m.AdvisingRelation.advisor_id == person.id)
-                    & m.AdvisingRelation.advisor_confirmed.is_(False)
-                ),
-            )
-        )
-        if access.can_confirm_advising(viewer, rel)
+    uow = current_unit_of_work()
+    sections = [
+        (spec, entries.list_of(uow, spec.model, person, *spec.load)) for spec in KINDS.values()
     ]
-    suggested = list(
-        session.scalars(
-            select(m.Authorship)
-            .join(m.Publication)
-            .where(access.suggested_authorship_clause(viewer, person))
-            .options(selectinload(m.Authorship.publication))
-            .order_by(m.Publication.year.desc().nulls_last(), m.Publication.id)
-        )
-    )
-    pending = list(
-        session.scalars(
-            select(PendingChange)
-            .where(PendingChange.person_id == person.id)
-            .order_by(PendingChange.id.desc())
-            .limit(20)
-        )
-    )
+    pending = editor.recent_proposals(session, person)
+    own = viewer.person_id == person.id
     return render_template(
         "directory/edit/editor.html",
         person=person,
         sections=sections,
-        publications=publications,
-        papers=papers,
-        first_papers=first,
-        last_papers=last,
-        papers_endpoint="directory.me"
-        if viewer.person_id == person.id
-        else "directory.edit_person",
-        papers_query=PaperListFilters(papers=papers.number).with_page_of_papers(),
+        **_editor_papers(person),
+        papers_endpoint="directory.me" if own else "directory.edit_person",
         papers_page_args=lambda n: {
-            **({} if viewer.person_id == person.id else {"slug": person.slug}),
+            **({} if own else {"slug": person.slug}),
             **PaperListFilters(papers=n).with_page_of_papers(),
             "_anchor": "publications",
         },
-        to_confirm=to_confirm,
-        suggested=suggested,
+        to_confirm=editor.relations_to_confirm(session, viewer, person),
+        suggested=editor.suggested_authorships(session, viewer, person),
         pending=[p for p in pending if p.status == "pending"],
         decided=[(p, proposal_fields(p)) for p in pending if p.status == "rejected"][:5],
         kinds=KINDS,
@@ -309,90 +246,105 @@ def editor_page(person: m.Person) -> str:
     )
 
 
+def _editor_papers(person: m.Person) -> dict[str, Any]:
+    """The editor's papers under the profile's headings, a page at a time; ↑ and ↓ are
+    offered by a paper's place in its whole heading, not in the page. Grouped on plain
+    values: only the page's papers are loaded as objects."""
+    session = get_session()
+    publications = profile_rows(session, m.ProfilePublication.person_id == person.id)
+    groups = group_publications(publications, unpublished_in_year=person.unpublished_in_year)
+    paper_filters = PaperListFilters.from_args(request.args)
+    papers = paginate_groups(
+        groups, paper_filters.papers, current_app.config["DIRECTORY_PAGE_SIZE"]
+    )
+    with_details(session, person, papers.groups, options=[])
+    return {
+        "publications": publications,
+        "papers": papers,
+        "first_papers": {g.items[0].publication_id for g in groups},
+        "last_papers": {g.items[-1].publication_id for g in groups},
+        "papers_query": PaperListFilters(papers=papers.number).with_page_of_papers(),
+    }
+
+
 # ----------------------------------------------------------------------------- entries
 
 
-@blueprint.route("/people/<slug>/edit/<kind>/new", methods=["GET", "POST"])
-@blueprint.route("/people/<slug>/edit/<kind>/<int:entry_id>", methods=["GET", "POST"])
-def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
+@dataclass
+class EntryPage:
+    """The entry form of a request: what it edits and how its page is titled."""
+
+    person: m.Person
+    spec: Any
+    entry: Any
+    form: Any
+    title: str
+    new_url: str
+
+    def render(self, **extra: Any) -> tuple[str, int]:
+        extra.setdefault("action", request.path)
+        return render_edit_form(self.form, person=self.person, title=self.title, **extra)
+
+
+def entry_page(slug: str, kind: str, entry_id: int | None) -> EntryPage:
+    """Load → check for the entry form: the editable person, the kind, the stored entry
+    (None for a new one, or one deleted meanwhile), and its form (on a POST, what was sent)."""
     person = editable_person_or_abort(slug)
     spec = kind_or_404(kind)
-    session = get_session()
     entry = owned_entry(spec, person, entry_id) if entry_id is not None else None
     if entry_id is not None and entry is None and request.method == "GET":
         abort(404)
     form = spec.form(obj=entry if request.method == "GET" else None)
-    form.prepare(person, session)
+    form.prepare(person, get_session())
     form.prepare_for(entry)
     form._editing_id = entry_id
-    new_url = url_for("directory.edit_entry", slug=slug, kind=kind)
-    action = request.path
-    what = spec.singular
-    title = _("Edit %(what)s", what=what) if entry_id else _("Add %(what)s", what=what)
     if request.method == "GET" and entry is not None:
         form.load(entry)
         form.version.data = entry.version
-    if request.method == "POST" and entry_id is not None and entry is None:
+    what = spec.singular
+    title = _("Edit %(what)s", what=what) if entry_id else _("Add %(what)s", what=what)
+    new_url = url_for("directory.edit_entry", slug=slug, kind=kind)
+    return EntryPage(person, spec, entry, form, title, new_url)
+
+
+def _entry_conflict(_conflict: Any, slug: str, kind: str, entry_id: int | None = None) -> Any:
+    page = entry_page(slug, kind, entry_id)
+    return render_conflict(page.form, kind=kind, current=page.entry, gone_action=page.new_url,
+                           person=page.person, title=page.title, action=request.path)  # fmt: skip
+
+
+@blueprint.route("/people/<slug>/edit/<kind>/new", methods=["GET", "POST"])
+@blueprint.route("/people/<slug>/edit/<kind>/<int:entry_id>", methods=["GET", "POST"])
+@on_conflict(_entry_conflict)
+def edit_entry(slug: str, kind: str, entry_id: int | None = None) -> Any:
+    page = entry_page(slug, kind, entry_id)
+    if request.method == "POST" and entry_id is not None and page.entry is None:
         # Deleted while the user was typing: keep what they typed, offer to add it anew.
-        return render_edit_form(
-            form, person=person, title=title, action=new_url, status=409,
-            gone=True,
-        )  # fmt: skip
-    if wants_preview() or not form.validate_on_submit():
-        status = 400 if request.method == "POST" and not wants_preview() else 200
-        return render_edit_form(form, person=person, title=title, action=action, status=status)
-    changes = current_unit_of_work().change_set(person)
-    try:
-        if entry is None:
-            entry = spec.model(owner_id=person.id, position=_first_position(spec, person))
-            form.fill(entry, session)
-            changes.create(kind, entry)
-        else:
-            changes.update(kind, entry, form.base_version())
-            form.fill(entry, session)
-        outcome = changes.finish()
-    except (Conflict, StaleDataError):
-        session.rollback()
-        current = owned_entry(spec, person, entry_id)
-        if current is None:
-            return render_edit_form(form, person=person, title=title, action=new_url,
-                                    status=409, gone=True)  # fmt: skip
-        context = conflict_context(kind, current.id, form.base_version(), form)
-        # The next save is a deliberate overwrite of what the user has now seen.
-        form.version.data = current.version
-        return render_edit_form(
-            form, person=person, title=title, action=action, status=409, **context
-        )
-    flash_outcome(outcome, spec.singular.capitalize())
-    return redirect(editor_url(person, kind))
-
-
-def _first_position(spec: Any, person: m.Person) -> int:
-    lowest = get_session().scalar(
-        select(spec.model.position)
-        .where(spec.model.owner_id == person.id)
-        .order_by(spec.model.position)
-        .limit(1)
-    )
-    return (lowest if lowest is not None else 1) - 1
+        return page.render(action=page.new_url, status=409, gone=True)
+    if wants_preview() or not page.form.validate_on_submit():
+        return page.render(status=form_status())
+    outcome, _entry = entries.save(
+        current_unit_of_work(), page.person, kind, page.entry, page.form.data,
+        page.form.base_version(),
+    )  # fmt: skip
+    flash_outcome(outcome, page.spec.singular.capitalize())
+    return redirect(editor_url(page.person, kind))
 
 
 @blueprint.route("/people/<slug>/edit/<kind>/<int:entry_id>/delete", methods=["POST"])
+@on_conflict(
+    redirect_with(
+        lambda: _("This entry changed since you loaded the page; look at it again before "
+                  "deleting."),
+        lambda slug, kind, **_args: editor_url(editable_person_or_abort(slug), kind),
+    )
+)  # fmt: skip
 def delete_entry(slug: str, kind: str, entry_id: int) -> Response:
     person, spec, entry = entry_or_abort(slug, kind, entry_id)
     form = forms.VersionedActionForm()
     if not form.validate_on_submit():
         abort(400)
-    session = get_session()
-    changes = current_unit_of_work().change_set(person)
-    try:
-        changes.delete(kind, entry, form.base_version())
-        outcome = changes.finish()
-    except (Conflict, StaleDataError):
-        session.rollback()
-        flash(_("This entry changed since you loaded the page; look at it again before deleting."),
-              "error")  # fmt: skip
-        return redirect(editor_url(person, kind))
+    outcome = entries.delete(current_unit_of_work(), person, kind, entry, form.base_version())
     if outcome == SAVED:
         flash(_("Deleted: %(what)s. You can restore it from the history.", what=spec.singular),
               "success")  # fmt: skip
@@ -401,75 +353,63 @@ def delete_entry(slug: str, kind: str, entry_id: int) -> Response:
     return redirect(editor_url(person, kind))
 
 
+def _move_conflict(_conflict: Any, slug: str, kind: str, entry_id: int) -> Any:
+    flash(_("This list changed since you loaded the page; here it is as it is now."), "error")
+    if request.accept_mimetypes.best == "application/json":
+        return {"outcome": "conflict", "versions": {}}, 409
+    return redirect(editor_url(editable_person_or_abort(slug), f"{kind}-{entry_id}"))
+
+
 @blueprint.route("/people/<slug>/edit/<kind>/<int:entry_id>/move", methods=["POST"])
+@on_conflict(_move_conflict)
 def move_entry(slug: str, kind: str, entry_id: int) -> Any:
-    person, spec, entry = entry_or_abort(slug, kind, entry_id)
+    person, _spec, entry = entry_or_abort(slug, kind, entry_id)
     form = forms.MoveForm()
     if not form.validate_on_submit():
         abort(400)
-    session = get_session()
-    entries = list(
-        session.scalars(
-            select(spec.model)
-            .where(spec.model.owner_id == person.id)
-            .order_by(spec.model.position, spec.model.id)
-        )
+    moved = entries.move(
+        current_unit_of_work(), person, kind, entry, form.direction.data, form.base_version()
     )
-    index = entries.index(entry)
-    other = index - 1 if form.direction.data == "up" else index + 1
-    if not 0 <= other < len(entries):
+    if moved.outcome is None:
         return redirect(editor_url(person, kind))
-    changes = current_unit_of_work().change_set(person)
-    try:
-        changes.update(kind, entry, form.base_version())
-        for item in entries:
-            if item is not entry:
-                changes.update(kind, item)
-        entries[index], entries[other] = entries[other], entries[index]
-        for position, item in enumerate(entries):
-            item.position = position
-        outcome = changes.finish()
-    except (Conflict, StaleDataError):
-        session.rollback()
-        flash(_("This list changed since you loaded the page; here it is as it is now."), "error")
-        outcome = None
-    if outcome == PENDING:
-        flash_outcome(outcome)
+    if moved.outcome == PENDING:
+        flash_outcome(moved.outcome)
     if request.accept_mimetypes.best == "application/json":
         # For the script that moves the row in place: every entry's new version.
-        versions = {str(e.id): e.version for e in entries} if outcome == SAVED else {}
-        return {"outcome": outcome or "conflict", "versions": versions}, 200 if outcome else 409
+        return {"outcome": moved.outcome, "versions": moved.versions}, 200
     return redirect(editor_url(person, f"{kind}-{entry_id}"))
 
 
 # ----------------------------------------------------------------------------- profile + photo
 
 
-@blueprint.route("/people/<slug>/edit/profile", methods=["GET", "POST"])
-def edit_profile(slug: str) -> Any:
+def profile_form(slug: str) -> tuple[m.Person, Any]:
+    """The profile form of ``slug``'s person: stored values on a GET, what was sent on a
+    POST."""
     person = editable_person_or_abort(slug)
-    session = get_session()
     form = forms.ProfileForm()
-    form.prepare(session)
-    action = request.path
+    form.prepare(get_session())
     if request.method == "GET":
         form.load(person)
+    return person, form
+
+
+def _profile_conflict(_conflict: Any, slug: str) -> Any:
+    person, form = profile_form(slug)
+    return render_conflict(form, kind=PERSON, current=person, person=person,
+                           title=_("Profile details"), action=request.path)  # fmt: skip
+
+
+@blueprint.route("/people/<slug>/edit/profile", methods=["GET", "POST"])
+@on_conflict(_profile_conflict)
+def edit_profile(slug: str) -> Any:
+    person, form = profile_form(slug)
     if wants_preview() or not form.validate_on_submit():
-        status = 400 if request.method == "POST" and not wants_preview() else 200
-        return render_edit_form(form, person=person, title=_("Profile details"), action=action,
-                                status=status)  # fmt: skip
-    changes = current_unit_of_work().change_set(person)
-    try:
-        changes.update(PERSON, person, form.base_version())
-        form.fill(person, session)
-        outcome = changes.finish()
-    except (Conflict, StaleDataError):
-        session.rollback()
-        session.refresh(person)
-        context = conflict_context(PERSON, person.id, form.base_version(), form)
-        form.version.data = person.version
-        return render_edit_form(form, person=person, title=_("Profile details"), action=action,
-                                status=409, **context)  # fmt: skip
+        return render_edit_form(form, person=person, title=_("Profile details"),
+                                action=request.path, status=form_status())  # fmt: skip
+    outcome = people.update_profile(
+        current_unit_of_work(), person, form.values(), form.base_version()
+    )
     flash_outcome(outcome, _("Profile"))
     return redirect(editor_url(person, "profile"))
 
@@ -486,11 +426,7 @@ def edit_photo(slug: str) -> Any:
         except PhotoRejected as rejected:
             form.photo.errors = [*form.photo.errors, str(rejected)]
         else:
-            # The image is not kept in the history, so it cannot wait for approval.
-            changes = current_unit_of_work().change_set(person, approval_exempt=True)
-            changes.update(PERSON, person)
-            person.photo = photo
-            changes.finish()
+            people.set_photo(current_unit_of_work(), person, photo)
             flash(_("Photo saved."), "success")
             return redirect(editor_url(person, "profile"))
     status = 400 if request.method == "POST" else 200
@@ -532,6 +468,13 @@ def render_photo_page(
 
 
 @blueprint.route("/people/<slug>/edit/photo/focus", methods=["POST"])
+@on_conflict(
+    redirect_with(
+        lambda: _("The profile changed since you loaded the page; here is its photo as it is "
+                  "now."),
+        lambda slug: url_for("directory.edit_photo", slug=slug),
+    )
+)  # fmt: skip
 def edit_photo_focus(slug: str) -> Any:
     """The photo's focal point: previewed ("Preview", nothing saved) or saved through a change
     of the profile, recorded and held for approval like the other profile fields (the point
@@ -544,17 +487,10 @@ def edit_photo_focus(slug: str) -> Any:
         return render_photo_page(person, focus_form=form, status=400)
     if wants_preview():
         return render_photo_page(person, focus_form=form, previewing=True)
-    session = get_session()
-    changes = current_unit_of_work().change_set(person)
-    try:
-        changes.update(PERSON, person, form.base_version())
-        person.photo.focus_x, person.photo.focus_y = form.focus_x.data, form.focus_y.data
-        outcome = changes.finish()
-    except (Conflict, StaleDataError):
-        session.rollback()
-        flash(_("The profile changed since you loaded the page; here is its photo as it is now."),
-              "error")  # fmt: skip
-        return redirect(url_for("directory.edit_photo", slug=person.slug))
+    outcome = people.set_photo_focus(
+        current_unit_of_work(), person, form.focus_x.data, form.focus_y.data,
+        form.base_version(),
+    )  # fmt: skip
     flash_outcome(outcome, "Focal point")
     return redirect(url_for("directory.edit_photo", slug=person.slug))
 
@@ -565,10 +501,7 @@ def remove_photo(slug: str) -> Response:
     if not forms.ActionForm().validate_on_submit():
         abort(400)
     if person.photo is not None:
-        changes = current_unit_of_work().change_set(person, approval_exempt=True)
-        changes.update(PERSON, person)
-        person.photo = None
-        changes.finish()
+        people.set_photo(current_unit_of_work(), person, None)
         flash(_("Photo removed."), "success")
     return redirect(editor_url(person, "profile"))
 
@@ -579,10 +512,7 @@ def confirm_current(slug: str) -> Response:
     person = editable_person_or_abort(slug)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
-    changes = current_unit_of_work().change_set(person, approval_exempt=True)
-    changes.update(PERSON, person)
-    person.last_confirmed = date.today()
-    changes.finish()
+    people.confirm_current(current_unit_of_work(), person)
     flash(_("Thank you: your profile is marked as current."), "success")
     return redirect(editor_url(person))
 
@@ -591,24 +521,14 @@ def confirm_current(slug: str) -> Response:
 def confirm_advising(slug: str, relation_id: int) -> Response:
     """The other side of an advising relation confirms it; then it shows on both profiles."""
     person = editable_person_or_abort(slug)
-    session = get_session()
-    relation = session.get(m.AdvisingRelation, relation_id)
+    relation = editor.advising_relation(get_session(), relation_id)
     if relation is None or person.id not in (relation.advisor_id, relation.student_id):
         abort(404)
     if not access.can_confirm_advising(current_viewer(), relation):
         abort(403)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
-    owner = session.get(m.Person, relation.owner_id)
-    # Confirming one's own side of a relation someone else entered changes the owner's entry,
-    # which the confirming side may do without editing the owner's profile.
-    changes = current_unit_of_work().change_set(owner, approval_exempt=True, allowed=True)
-    changes.update("advising", relation)
-    if relation.student_id == person.id:
-        relation.student_confirmed = True
-    if relation.advisor_id == person.id:
-        relation.advisor_confirmed = True
-    changes.finish()
+    advising.confirm(current_unit_of_work(), person, relation)
     flash(_("Confirmed: the relation now shows on both profiles."), "success")
     return redirect(editor_url(person, "advising"))
 
@@ -616,7 +536,7 @@ def confirm_advising(slug: str, relation_id: int) -> Response:
 def _suggested_authorship(person: m.Person, authorship_id: int) -> m.Authorship:
     """The authorship suggested to ``person`` (404 when there is none to answer, 403 when the
     viewer may not answer for them)."""
-    authorship = get_session().get(m.Authorship, authorship_id)
+    authorship = editor.authorship(get_session(), authorship_id)
     if (
         authorship is None
         or authorship.suggested_person_id != person.id
@@ -637,11 +557,9 @@ def confirm_authorship(slug: str, authorship_id: int) -> Response:
     them, and the paper shows on their profile."""
     person = editable_person_or_abort(slug)
     authorship = _suggested_authorship(person, authorship_id)
-    # A statement about oneself, like confirming an advising relation: not held for approval.
-    changes = current_unit_of_work().change_set(person, approval_exempt=True)
-    changes.update(PUBLICATION, authorship.publication)
-    accept_suggested_authorship(get_session(), authorship, person.id)
-    changes.finish()
+    paper_operations.answer_suggested_authorship(
+        current_unit_of_work(), person, authorship, accept=True
+    )
     flash(_("Confirmed: the paper is now on your profile."), "success")
     return redirect(editor_url(person, "suggested"))
 
@@ -651,10 +569,9 @@ def decline_authorship(slug: str, authorship_id: int) -> Response:
     """The member says the printed name is not them; the name stays plain text."""
     person = editable_person_or_abort(slug)
     authorship = _suggested_authorship(person, authorship_id)
-    changes = current_unit_of_work().change_set(person, approval_exempt=True)
-    changes.update(PUBLICATION, authorship.publication)
-    reject_suggested_authorship(get_session(), authorship)
-    changes.finish()
+    paper_operations.answer_suggested_authorship(
+        current_unit_of_work(), person, authorship, accept=False
+    )
     flash(_("Noted: the paper stays off your profile."), "success")
     return redirect(editor_url(person, "suggested"))
 
@@ -665,16 +582,9 @@ def decline_authorship(slug: str, authorship_id: int) -> Response:
 @blueprint.route("/people/<slug>/history")
 def history(slug: str) -> str:
     person = editable_person_or_abort(slug)
-    records = list(
-        get_session().scalars(
-            select(ChangeRecord)
-            .where(ChangeRecord.person_id == person.id)
-            .order_by(ChangeRecord.id.desc())
-            .limit(200)
-        )
-    )
-    names = _actor_names(records)
     session = get_session()
+    records = editor.history_records(session, person)
+    names = editor.actor_names(session, records)
     rows = [
         {
             "record": r,
@@ -694,22 +604,24 @@ def history(slug: str) -> str:
 
 
 @blueprint.route("/people/<slug>/history/<int:record_id>/revert", methods=["POST"])
+@on_conflict(
+    redirect_with(
+        lambda: _("The entry changed at the same moment; try again."),
+        lambda slug, **_args: url_for("directory.history", slug=slug),
+    )
+)
 def revert_change(slug: str, record_id: int) -> Response:
     person = editable_person_or_abort(slug)
-    session = get_session()
-    record = session.get(ChangeRecord, record_id)
+    record = editor.change_record(get_session(), record_id)
     if record is None or record.person_id != person.id:
         abort(404)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
     try:
-        outcome = revert(current_unit_of_work(), person, record)
+        outcome = history_operations.undo(current_unit_of_work(), person, record)
     except CannotApply as refused:
-        session.rollback()
+        current_unit_of_work().rollback()
         flash(str(refused), "error")
-    except StaleDataError:
-        session.rollback()
-        flash(_("The entry changed at the same moment; try again."), "error")
     else:
         flash(
             _("Restored.") if record.action == "delete" and outcome == SAVED else
@@ -729,34 +641,19 @@ def delegates(slug: str) -> Any:
     if not access.can_manage_delegates(viewer, person):
         abort(403)
     session = get_session()
-    current = list(
-        session.scalars(
-            select(Delegation)
-            .where(Delegation.person_id == person.id)
-            .options(selectinload(Delegation.delegate))
-        )
-    )
+    current = editor.delegations_of(session, person)
     taken = {d.delegate_id for d in current} | {person.id}
     form = forms.DelegateForm()
     form.delegate_id.choices = forms.options(
         [("", "—")]
-        + [
-            (str(p.id), p.full_name)
-            for p in session.scalars(
-                select(m.Person)
-                .where(m.Person.active.is_(True), access.person_clause(viewer, m.Person))
-                .order_by(m.Person.sort_name)
-            )
-            if p.id not in taken
-        ]
+        + [(str(p.id), p.full_name) for p in editor.delegate_candidates(session, viewer, taken)]
     )
     if form.validate_on_submit():
-        changes = current_unit_of_work().change_set(
-            person, allowed=access.can_manage_delegates(viewer, person)
-        )
-        delegation = Delegation(person_id=person.id, delegate_id=int(form.delegate_id.data))
-        changes.create("delegation", delegation)
-        if changes.finish() == PENDING:
+        outcome = delegations.add(
+            current_unit_of_work(), person, int(form.delegate_id.data),
+            allowed=access.can_manage_delegates(viewer, person),
+        )  # fmt: skip
+        if outcome == PENDING:
             flash_outcome(PENDING)
         else:
             flash(_("Delegate added: they can now edit this profile."), "success")
@@ -779,17 +676,16 @@ def remove_delegate(slug: str, delegation_id: int) -> Response:
     person = editable_person_or_abort(slug)
     if not access.can_manage_delegates(current_viewer(), person):
         abort(403)
-    session = get_session()
-    delegation = session.get(Delegation, delegation_id)
+    delegation = editor.delegation(get_session(), delegation_id)
     if delegation is None or delegation.person_id != person.id:
         abort(404)
     if not forms.ActionForm().validate_on_submit():
         abort(400)
-    changes = current_unit_of_work().change_set(
-        person, allowed=access.can_manage_delegates(current_viewer(), person)
-    )
-    changes.delete("delegation", delegation)
-    if changes.finish() == PENDING:
+    outcome = delegations.remove(
+        current_unit_of_work(), person, delegation,
+        allowed=access.can_manage_delegates(current_viewer(), person),
+    )  # fmt: skip
+    if outcome == PENDING:
         flash_outcome(PENDING)
     else:
         flash(_("Delegate removed."), "success")
@@ -800,66 +696,75 @@ def remove_delegate(slug: str, delegation_id: int) -> Response:
 
 
 def _profile_publication(person: m.Person, pub_id: int) -> m.ProfilePublication:
-    row = get_session().get(m.ProfilePublication, (person.id, pub_id))
+    row = editor.profile_publication(get_session(), person, pub_id)
     if row is None:
         abort(404)
     return row
 
 
-@blueprint.route("/people/<slug>/edit/publications/new", methods=["GET", "POST"])
-@blueprint.route("/people/<slug>/edit/publications/<int:pub_id>", methods=["GET", "POST"])
-def edit_publication(slug: str, pub_id: int | None = None) -> Any:
+def publication_form(
+    slug: str, pub_id: int | None, *, gone_ok: bool = False
+) -> tuple[m.Person, m.Publication | None, Any, str]:
+    """Load → check for the publication form: the editable person, the paper (None for a
+    new one; with ``gone_ok``, also for one no longer on the profile), its form and title."""
     person = editable_person_or_abort(slug)
-    session = get_session()
-    viewer = current_viewer()
-    row = _profile_publication(person, pub_id) if pub_id is not None else None
+    row = None
+    if pub_id is not None:
+        row = editor.profile_publication(get_session(), person, pub_id)
+        if row is None and not gone_ok:
+            abort(404)
     pub = row.publication if row is not None else None
-    if pub is not None and not access.can_edit_publication(viewer, pub):
+    if pub is not None and not access.can_edit_publication(current_viewer(), pub):
         abort(403)
     form = PublicationForm()
-    title = _("Edit publication") if pub else _("Add a publication")
-    action = request.path
     if request.method == "GET":
         if pub is not None:
             form.load(pub, row)
         else:
             form.authors.data = person.full_name
+    title = _("Edit publication") if pub_id is not None else _("Add a publication")
+    return person, pub, form, title
+
+
+def _publication_conflict(_conflict: Any, slug: str, pub_id: int | None = None) -> Any:
+    person, _pub, form, title = publication_form(slug, pub_id, gone_ok=True)
+    current = editor.publication_by_id(get_session(), pub_id) if pub_id is not None else None
+    return render_conflict(form, kind=PUBLICATION, current=current, person=person, title=title,
+                           action=request.path)  # fmt: skip
+
+
+@blueprint.route("/people/<slug>/edit/publications/new", methods=["GET", "POST"])
+@blueprint.route("/people/<slug>/edit/publications/<int:pub_id>", methods=["GET", "POST"])
+@on_conflict(_publication_conflict)
+def edit_publication(slug: str, pub_id: int | None = None) -> Any:
+    person, pub, form, title = publication_form(slug, pub_id)
     if wants_preview() or not form.validate_on_submit():
-        status = 400 if request.method == "POST" and not wants_preview() else 200
-        return render_edit_form(form, person=person, title=title, action=action, status=status)
-    changes = current_unit_of_work().change_set(person)
+        return render_edit_form(form, person=person, title=title, action=request.path,
+                                status=form_status())  # fmt: skip
+    state = form.state(get_session(), pub)
+    # How this profile lists the paper is part of the change (and of its approval).
+    state["listing"] = {"selected": form.selected.data, "hidden": form.hidden.data}
     try:
-        state = form.state(session, pub)
-        # How this profile lists the paper is part of the change (and of its approval).
-        state["listing"] = {"selected": form.selected.data, "hidden": form.hidden.data}
-        if pub is None:
-            pub = m.Publication(created_by_id=person.id)
-            changes.create("publication", pub)
-        else:
-            changes.update("publication", pub, form.base_version())
-        apply_snapshot(session, "publication", pub, state, person.id)
-        outcome = changes.finish()
-    except (Conflict, StaleDataError):
-        session.rollback()
-        if pub_id is None or session.get(m.Publication, pub_id) is None:
-            return render_edit_form(form, person=person, title=title, action=action, status=409,
-                                    gone=True)  # fmt: skip
-        current = session.get(m.Publication, pub_id)
-        session.refresh(current)
-        context = conflict_context("publication", pub_id, form.base_version(), form)
-        form.version.data = current.version
-        return render_edit_form(form, person=person, title=title, action=action, status=409,
-                                **context)  # fmt: skip
+        outcome = paper_operations.save(
+            current_unit_of_work(), person, pub, state, form.base_version()
+        )
     except IntegrityError:
-        session.rollback()
+        current_unit_of_work().rollback()
         form.doi.errors = [*form.doi.errors, _("Another publication has this DOI or arXiv id; "
                                                "it may already be in the directory.")]  # fmt: skip
-        return render_edit_form(form, person=person, title=title, action=action, status=400)
+        return render_edit_form(form, person=person, title=title, action=request.path,
+                                status=400)  # fmt: skip
     flash_outcome(outcome, _("Publication"))
     return redirect(editor_url(person, "publications"))
 
 
 @blueprint.route("/people/<slug>/edit/publications/<int:pub_id>/remove", methods=["POST"])
+@on_conflict(
+    redirect_with(
+        lambda: _("This publication changed since you loaded the page; look at it again."),
+        editor_url_of("publications"),
+    )
+)
 def remove_publication(slug: str, pub_id: int) -> Response:
     """Take a paper off this profile; the shared record is deleted (restorable from the
     history) when no other profile lists it."""
@@ -868,32 +773,15 @@ def remove_publication(slug: str, pub_id: int) -> Response:
     form = forms.VersionedActionForm()
     if not form.validate_on_submit():
         abort(400)
-    session = get_session()
-    others = session.scalar(
-        select(m.ProfilePublication.person_id).where(
-            m.ProfilePublication.publication_id == pub_id,
-            m.ProfilePublication.person_id != person.id,
-        )
+    removed = paper_operations.remove_from_profile(
+        current_unit_of_work(), person, row, form.base_version()
     )
-    changes = current_unit_of_work().change_set(person)
-    try:
-        if others is not None:
-            # Co-authors still list it: only this profile's listing goes.
-            changes.update("publication", row.publication, form.base_version())
-            apply_snapshot(session, "publication", row.publication, {"listing": None}, person.id)
-        else:
-            changes.delete("publication", row.publication, form.base_version())
-        outcome = changes.finish()
-    except (Conflict, StaleDataError):
-        session.rollback()
-        flash(_("This publication changed since you loaded the page; look at it again."), "error")
-        return redirect(editor_url(person, "publications"))
-    if others is not None and outcome == SAVED:
+    if removed.still_listed and removed.outcome == SAVED:
         flash(_("Removed from this profile (co-authors still list it)."), "success")
         return redirect(editor_url(person, "publications"))
     flash(
-        _("Publication deleted. You can restore it from the history.") if outcome == SAVED
-        else _(OUTCOME_MESSAGES[outcome][0]),
-        "success" if outcome == SAVED else "info",
+        _("Publication deleted. You can restore it from the history.") if removed.outcome == SAVED
+        else _(OUTCOME_MESSAGES[removed.outcome][0]),
+        "success" if removed.outcome == SAVED else "info",
     )  # fmt: skip
     return redirect(editor_url(person, "publications"))

@@ -15,12 +15,10 @@ from typing import Any
 
 from flask import render_template
 from markupsafe import Markup
-from sqlalchemy import select
-from sqlalchemy.orm import selectinload
 
-from directory import models as m
 from directory.db import get_session
-from directory.services import department
+from directory.services import areas as taxonomy
+from directory.services import department, profiles
 from directory.services.access import person_visible
 from directory.services.department.areas import people_in_area_cards
 from directory.services.department.recruiting import RecruitingFilters, notices_by_deadline
@@ -37,11 +35,7 @@ def _render(template: str, **context: Any) -> Markup:
 def person_card(slug: str) -> Markup:
     """One person's card, or nothing if there is no such person the viewer may see."""
     viewer = current_viewer()
-    person = get_session().scalar(
-        select(m.Person)
-        .where(m.Person.slug == slug)
-        .options(selectinload(m.Person.areas), selectinload(m.Person.photo))
-    )
+    person = profiles.person_by_slug(get_session(), slug, "areas", "photo")
     if person is None or not person_visible(viewer, person):
         return Markup("")
     return _render("person_card.html", person=person)
@@ -53,7 +47,7 @@ def people_in_area(area_slug: str, limit: int | None = None) -> Markup:
     people = people_in_area_cards(session, current_viewer(), area_slug, limit)
     if not people:
         return Markup("")
-    area = session.scalar(select(m.ResearchArea).where(m.ResearchArea.slug == area_slug))
+    area = taxonomy.area_by_slug(session, area_slug)
     return _render("people_in_area.html", area=area, people=people)
 
 

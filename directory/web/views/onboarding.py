@@ -23,6 +23,7 @@ from directory.services.onboarding import (
     onboard,
     plan_onboarding,
 )
+from directory.services.operations import people
 from directory.services.reminders import (
     LinkUnusable,
     confirm_by_link,
@@ -30,7 +31,6 @@ from directory.services.reminders import (
     reminder_for,
     send_reminders,
 )
-from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
@@ -143,10 +143,7 @@ def publish_profile(slug: str) -> Response:
     if not forms.ActionForm().validate_on_submit():
         abort(400)
     listed = request.form.get("listed", "1") != "0"
-    changes = current_unit_of_work().change_set(person)
-    changes.update(PERSON, person)
-    person.published = listed
-    outcome = changes.finish()
+    outcome = people.set_published(current_unit_of_work(), person, listed)
     if outcome == SAVED:
         own = viewer.person_id == person.id
         if own:
@@ -192,9 +189,9 @@ def admin_remind() -> Any:
             abort(400)
         return _stale_page(stale, months, form, 400)
     chosen = set(form.people.data)
-    people = [c.person for c in currency(session, chosen)]
+    reminded = [c.person for c in currency(session, chosen)]
     try:
-        results = send_reminders(current_unit_of_work(), current_app.config, people,
+        results = send_reminders(current_unit_of_work(), current_app.config, reminded,
                                  reminder_mail)  # fmt: skip
     except (mail.MailNotConfigured, mail.MailFailed) as problem:
         # Nothing was recorded: the error page rolls the request back.

@@ -12,8 +12,6 @@ import re
 from typing import Any
 
 from flask import abort, current_app, render_template, url_for
-from sqlalchemy import select
-from sqlalchemy.orm import aliased
 
 from directory import models as m
 from directory.db import get_session
@@ -28,10 +26,8 @@ from directory.formats.citations import (
 from directory.formats.identifiers import normalise_doi
 from directory.i18n import department_name
 from directory.i18n import gettext as _
-from directory.models.vocabularies import N_
+from directory.services import publication_reads
 from directory.services.access import (
-    listed_publications,
-    owned_entry_clause,
     person_visible,
 )
 from directory.services.cache import cached_page
@@ -49,11 +45,7 @@ from directory.web.views.common import item_url, month_year
 
 def paper_or_404(uid: str, viewer: Viewer) -> m.Publication:
     """The paper named by ``uid`` if ``viewer`` may see it on the department's pages."""
-    pub = get_session().scalar(
-        select(m.Publication)
-        .where(m.Publication.uid == uid, listed_publications(viewer, m.Publication))
-        .options(*publication_options())
-    )
+    pub = publication_reads.listed_paper(get_session(), viewer, uid, publication_options())
     if pub is None:
         abort(404)
     return pub
@@ -76,67 +68,6 @@ def author_profile_urls(pub: m.Publication, viewer: Viewer) -> list[str | None]:
 def paragraphs(text: str | None) -> list[str]:
     """A text's paragraphs (separated by blank lines), each on one line."""
     return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text or "") if p.strip()]
-
-
-def _related(pub: m.Publication, viewer: Viewer) -> list[tuple[str, m.Publication]]:
-    """Versions of the paper both ways ("Extended version of X", and X's "Extended version:
-    Y"), each only when the viewer may see the other paper's page."""
-    session = get_session()
-    ids = [rel.target_id for rel in pub.relations]
-    inverse = list(
-        session.scalars(
-            select(m.PublicationRelation).where(m.PublicationRelation.target_id == pub.id)
-        )
-    )
-    ids += [rel.publication_id for rel in inverse]
-    if not ids:
-        return []
-    visible = {
-        p.id: p
-        for p in session.scalars(
-            select(m.Publication).where(
-                m.Publication.id.in_(ids), listed_publications(viewer, m.Publication)
-            )
-        )
-    }
-    labels = dict(m.PUBLICATION_RELATIONS)
-    related = [(labels.get(rel.kind, rel.kind), visible[rel.target_id])
-               for rel in pub.relations if rel.target_id in visible]  # fmt: skip
-    seen = {other.id for _kind, other in related}
-    for rel in inverse:
-        other = visible.get(rel.publication_id)
-        if other is not None and other.id not in seen:
-            seen.add(other.id)
-            related.append((INVERSE_RELATIONS.get(rel.kind, RELATED_VERSION), other))
-    return related
-
-
-#: How a related paper of an unknown kind of relation is named.
-RELATED_VERSION = N_("Related version")
-
-#: How the other side of a relation is named on the target's page.
-INVERSE_RELATIONS = {
-    "extended_version_of": N_("Extended version"),
-    "published_version_of": N_("Preprint"),
-    "preprint_of": N_("Published version"),
-    "follow_up_of": N_("Follow-up"),
-}
-
-
-def _projects(pub: m.Publication, viewer: Viewer) -> list[tuple[m.ResearchProject, m.Person]]:
-    """The research projects that list the paper, with their owners, on profiles the viewer
-    may see."""
-    owner = aliased(m.Person)
-    rows = get_session().execute(
-        select(m.ResearchProject, owner)
-        .join(owner, owner.id == m.ResearchProject.owner_id)
-        .where(
-            m.ResearchProject.publications.any(m.Publication.id == pub.id),
-            owned_entry_clause(viewer, m.ResearchProject, owner),
-        )
-        .order_by(m.ResearchProject.title, m.ResearchProject.id)
-    )
-    return [(project, person) for project, person in rows]
 
 
 def citation_bibtex(data: dict[str, Any]) -> str:
@@ -198,8 +129,8 @@ def paper(uid: str) -> str:
         pub=pub,
         canonical=url,
         abstract=paragraphs(pub.abstract),
-        related=_related(pub, viewer),
-        projects=_projects(pub, viewer),
+        related=publication_reads.related_versions(get_session(), pub, viewer),
+        projects=publication_reads.listing_projects(get_session(), pub, viewer),
         cite=citation_block(data),
         meta=highwire_tags(data, url),
         jsonld=paper_page_jsonld(data, url, author_urls, pub.updated_at),

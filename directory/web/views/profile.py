@@ -6,11 +6,10 @@ from datetime import date
 from typing import Any
 
 from flask import Response, abort, current_app, render_template, request
-from sqlalchemy import select
-from sqlalchemy.orm import selectinload
 
 from directory import models as m
 from directory.db import get_session
+from directory.services import profiles
 from directory.services.access import can_edit_person, person_visible
 from directory.services.cache import cached_page
 from directory.services.department.filters import PageFilters
@@ -24,11 +23,7 @@ from directory.web.views.papers import shown_citations
 def get_person_or_404(slug: str) -> m.Person:
     """Load a person by slug, 404 when missing or not visible to the viewer (a hidden profile
     is indistinguishable from a missing one)."""
-    person = get_session().scalar(
-        select(m.Person)
-        .where(m.Person.slug == slug)
-        .options(selectinload(m.Person.links), selectinload(m.Person.areas))
-    )
+    person = profiles.person_by_slug(get_session(), slug, "links", "areas")
     if person is None or not person_visible(current_viewer(), person):
         abort(404)
     return person

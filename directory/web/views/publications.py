@@ -15,7 +15,6 @@ from typing import Any
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_wtf.file import FileField
-from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 from wtforms import (
     BooleanField,
@@ -42,17 +41,15 @@ from directory.i18n import format_number
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
 from directory.models import ImportDraft
+from directory.services import profiles, publication_reads
 from directory.services.access import can_import_publications, can_manage_publication_records
 from directory.services.cache import cached_page
-from directory.services.changes import PENDING, UNCHANGED, ChangeSet
+from directory.services.changes import PENDING
 from directory.services.department.filters import PageFilters
-from directory.services.department.publications import (
-    PublicationFilters,
-    publications_page,
-    publications_stmt,
-)
+from directory.services.department.publications import PublicationFilters, publications_page
 from directory.services.identity import current_viewer
-from directory.services.importing import import_plan, plan_source
+from directory.services.importing import plan_source
+from directory.services.operations import publications as paper_operations
 from directory.services.paging import Page
 from directory.services.profiles import profile_publications
 from directory.services.profiles import publication_options as citation_options
@@ -63,17 +60,11 @@ from directory.services.pubimport.decisions import (
 )
 from directory.services.pubimport.drafts import create_draft, draft_expired
 from directory.services.pubimport.plan import BULK_DECISIONS, STATUSES, ImportPlan
-from directory.services.publication_merge import (
-    link_versions,
-    merge_publications,
-    split_publication,
-)
 from directory.services.publications import (
     PublicationIndex,
     publication_data,
     publication_options,
 )
-from directory.services.snapshots import PUBLICATION, apply_snapshot
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web.blueprint import blueprint
 from directory.web.csrf import DirectoryForm, csrf_failed
@@ -338,7 +329,7 @@ def my_publications_import() -> Any:
         abort(403)
     if viewer.person_id is None:
         abort(404)
-    person = get_session().get(m.Person, viewer.person_id)
+    person = profiles.person_by_id(get_session(), viewer.person_id)
     return publications_import(person.slug)
 
 
@@ -370,10 +361,7 @@ def publications_import(slug: str) -> Any:
 
 
 def _draft_or_404(person: m.Person, token: str) -> ImportDraft:
-    session = get_session()
-    draft = session.scalar(
-        select(ImportDraft).where(ImportDraft.token == token, ImportDraft.person_id == person.id)
-    )
+    draft = publication_reads.import_draft(get_session(), person, token)
     hours = current_app.config["DIRECTORY_IMPORT_DRAFT_HOURS"]
     if draft is None or draft.created_by != current_viewer().key or draft_expired(draft, hours):
         abort(404)
@@ -396,21 +384,16 @@ def publications_preview(slug: str, token: str) -> Any:
             )
             status = 409
         else:
-            session = get_session()
-            changes = current_unit_of_work().change_set(person)
             try:
-                outcome, summary = import_plan(
-                    changes, plan, kind=draft.kind, source=draft.source,
-                    filename=draft.filename, decisions=form.decisions(),
-                    skip_invalid=bool(form.skip_invalid.data), base_url=draft.base_url,
-                    replace=form.replace(),
+                outcome, summary = paper_operations.import_draft(
+                    current_unit_of_work(), person, draft, plan, decisions=form.decisions(),
+                    skip_invalid=bool(form.skip_invalid.data), replace=form.replace(),
                 )  # fmt: skip
             except PlanRefused as refused:
-                session.rollback()
+                current_unit_of_work().rollback()
                 messages.extend(refused.messages)
                 status = 400
             else:
-                session.delete(draft)
                 if outcome == PENDING:
                     flash(_("Saved for approval: your advisor or an admin will review this "
                           "import before the papers are public."), "info")  # fmt: skip
@@ -468,7 +451,7 @@ def publications_discard(slug: str, token: str) -> Any:
     person = _person_for_import(slug)
     draft = _draft_or_404(person, token)
     if DiscardImportForm().validate_on_submit():
-        get_session().delete(draft)
+        paper_operations.discard_draft(current_unit_of_work(), draft)
         flash(_("The import was discarded; nothing was written."), "info")
     else:
         abort(400)
@@ -488,36 +471,25 @@ def publications_manage(slug: str) -> Any:
     session = get_session()
     filters = PageFilters.from_args(request.args)
     size = current_app.config["DIRECTORY_PAGE_SIZE"]
-    base = select(m.ProfilePublication).where(m.ProfilePublication.person_id == person.id)
-    total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
+    total = publication_reads.profile_paper_count(session, person)
     pages = max(1, -(-total // size))
     number = min(filters.page, pages)
-    rows = list(
-        session.scalars(
-            base.join(m.Publication)
-            .options(*[_row_option(o) for o in citation_options()])  # what a citation shows
-            .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
-            .order_by(m.Publication.id)
-            .limit(size)
-            .offset((number - 1) * size)
-        )
-    )
+    # What a citation shows, loaded with each paper.
+    options = [_row_option(o) for o in citation_options()]
+    rows = publication_reads.profile_paper_page(session, person, number, size, options)
     form = PublicationListForm()
     form.set_papers(
-        list(
-            session.scalars(
-                select(m.Publication.uid).where(
-                    m.Publication.id.in_(
-                        base.with_only_columns(m.ProfilePublication.publication_id)
-                    )
-                )
-            )
-        )
+        publication_reads.profile_paper_uids(session, person)
         if request.method == "POST"
         else [row.publication.uid for row in rows]
     )
     if form.validate_on_submit():
-        _save_listing_flags(person, form)
+        flash_outcome(
+            paper_operations.set_selected_and_hidden(
+                current_unit_of_work(), person, set(form.shown.data), set(form.selected.data),
+                set(form.hidden.data),
+            )
+        )  # fmt: skip
         return redirect(url_for("directory.publications_manage", slug=person.slug,
                                 **filters.with_page(number)))  # fmt: skip
     if request.method == "GET":
@@ -534,33 +506,6 @@ def publications_manage(slug: str) -> Any:
         page_args=lambda n: {"slug": person.slug, **filters.with_page(n)},
         can_manage_records=can_manage_publication_records(current_viewer()),
     ), 200 if request.method == "GET" else 400  # fmt: skip
-
-
-def _save_listing_flags(person: m.Person, form: PublicationListForm) -> None:
-    """One change set for every paper of the form whose flags changed."""
-    session = get_session()
-    shown, selected, hidden = set(form.shown.data), set(form.selected.data), set(form.hidden.data)
-    rows = session.scalars(
-        select(m.ProfilePublication)
-        .join(m.Publication)
-        .where(m.ProfilePublication.person_id == person.id, m.Publication.uid.in_(shown))
-        .options(selectinload(m.ProfilePublication.publication))
-    )
-    changed = []
-    for row in rows:
-        uid = row.publication.uid
-        listing = {"selected": uid in selected, "hidden": uid in hidden}
-        if (row.selected, row.hidden) != (listing["selected"], listing["hidden"]):
-            changed.append((row, listing))
-    if not changed:
-        flash_outcome(UNCHANGED)
-        return
-    changes = current_unit_of_work().change_set(person)
-    for row, _listing in changed:
-        changes.update("publication", row.publication)
-    for row, listing in changed:
-        apply_snapshot(session, "publication", row.publication, {"listing": listing}, person.id)
-    flash_outcome(changes.finish())
 
 
 def _row_option(option: Any) -> Any:
@@ -640,8 +585,8 @@ def publications() -> str:
 def _department_datas() -> list[dict[str, Any]]:
     """What the department list shows with the same filters, on every page at once."""
     filters = PublicationFilters.from_args(request.args)
-    stmt = publications_stmt(current_viewer(), filters)
-    return [publication_data(pub) for pub in get_session().scalars(stmt)]
+    papers = publication_reads.department_list_papers(get_session(), current_viewer(), filters)
+    return [publication_data(pub) for pub in papers]
 
 
 @blueprint.route("/publications.bib")
@@ -662,37 +607,21 @@ def department_publications_csl() -> Response:
 def _record_or_404(uid: str) -> m.Publication:
     if not can_manage_publication_records(current_viewer()):
         abort(403)
-    pub = get_session().scalar(
-        select(m.Publication).where(m.Publication.uid == uid).options(*publication_options())
-    )
+    pub = publication_reads.paper_by_uid(get_session(), uid, publication_options())
     if pub is None:
         abort(404)
     return pub
 
 
 def _holders(pub: m.Publication) -> list[tuple[m.Person, m.ProfilePublication]]:
-    return list(
-        get_session().execute(
-            select(m.Person, m.ProfilePublication)
-            .join(m.ProfilePublication, m.ProfilePublication.person_id == m.Person.id)
-            .where(m.ProfilePublication.publication_id == pub.id)
-            .order_by(m.Person.sort_name)
-        )
-    )
+    return publication_reads.holders(get_session(), pub)
 
 
 def _render_record(pub: m.Publication, status: int = 200, **forms: Any) -> Any:
     session = get_session()
     data = publication_data(pub)
     candidates = PublicationIndex(session, [data]).candidates(data, {pub.id})
-    others = {
-        p.id: p
-        for p in session.scalars(
-            select(m.Publication).where(
-                m.Publication.id.in_([c.publication_id for c in candidates])
-            )
-        )
-    }
+    others = publication_reads.papers_by_id(session, [c.publication_id for c in candidates])
     return render_template(
         "directory/publications/record.html",
         pub=pub,
@@ -712,7 +641,7 @@ def publication_record(uid: str) -> Any:
 
 def _other_record(form: Any, pub: m.Publication) -> m.Publication | None:
     uid = (form.other.data or "").strip()
-    other = get_session().scalar(select(m.Publication).where(m.Publication.uid == uid))
+    other = publication_reads.paper_by_uid(get_session(), uid)
     if other is None:
         form.other.errors.append(_("No paper has this record id."))
     elif other.id == pub.id:
@@ -721,11 +650,8 @@ def _other_record(form: Any, pub: m.Publication) -> m.Publication | None:
     return other
 
 
-def _record_changes() -> ChangeSet:
-    """Shared paper records are the department's: their merges and splits are recorded in a
-    change set of no single profile, by whoever may manage records."""
-    allowed = can_manage_publication_records(current_viewer())
-    return current_unit_of_work().change_set(None, allowed=allowed)
+def _may_manage_records() -> bool:
+    return can_manage_publication_records(current_viewer())
 
 
 @blueprint.route("/publications/<uid>/merge", methods=["POST"])
@@ -736,11 +662,9 @@ def publication_merge(uid: str) -> Any:
         other = _other_record(form, pub)
         if other is not None:
             title = other.title
-            changes = _record_changes()
-            changes.update(PUBLICATION, pub)
-            changes.delete(PUBLICATION, other, remove=False)  # the merge deletes it
-            merge_publications(get_session(), pub, other)
-            changes.finish()
+            paper_operations.merge_records(
+                current_unit_of_work(), pub, other, allowed=_may_manage_records()
+            )
             flash(
                 _("“%(title)s” was merged into this paper; every author kept.", title=title),
                 "success",
@@ -757,12 +681,9 @@ def publication_versions(uid: str) -> Any:
         other = _other_record(form, pub)
         if other is not None:
             preprint, published = (pub, other) if form.direction.data == "this" else (other, pub)
-            changes = _record_changes()
-            changes.group(PUBLICATION, "versions",
-                          f"Versions linked: “{preprint.title}” → “{published.title}”",
-                          {"preprint": preprint.id, "published": published.id})  # fmt: skip
-            link_versions(get_session(), preprint, published)
-            changes.finish()
+            paper_operations.link_as_versions(
+                current_unit_of_work(), preprint, published, allowed=_may_manage_records()
+            )
             flash(_("The two papers are now linked as versions."), "success")
             return redirect(url_for("directory.publication_record", uid=pub.uid))
     return _render_record(pub, 400, versions_form=form)
@@ -776,11 +697,9 @@ def publication_split(uid: str) -> Any:
         holders = {person.id for person, _ in _holders(pub)}
         chosen = {int(v) for v in request.form.getlist("person") if v.isdigit()} & holders
         if chosen and chosen != holders:
-            changes = _record_changes()
-            changes.update(PUBLICATION, pub)
-            copy = split_publication(get_session(), pub, chosen)
-            changes.create(PUBLICATION, copy)
-            changes.finish()
+            copy = paper_operations.split_record(
+                current_unit_of_work(), pub, chosen, allowed=_may_manage_records()
+            )
             flash(_("The chosen people now have their own record of this paper."), "success")
             return redirect(url_for("directory.publication_record", uid=copy.uid))
         error = _("Choose some, but not all, of the people listing this paper.")

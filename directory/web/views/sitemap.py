@@ -6,16 +6,14 @@ page. A sitemap holds at most 50,000 URLs (the protocol's limit, :data:`MAX_URLS
 from __future__ import annotations
 
 from flask import Response, abort, request, url_for
-from sqlalchemy import select
 
-from directory import models as m
 from directory.db import get_session
 from directory.formats.feeds import SitemapUrl, sitemap, sitemap_index
-from directory.services import department
-from directory.services.access import listed_people, listed_publications
+from directory.services import department, publication_reads
 from directory.services.cache import cached_page
 from directory.services.department.areas import AreaSummary, area_summaries
 from directory.services.identity import ANONYMOUS
+from directory.services.profiles import listed_people_dates
 from directory.web.blueprint import blueprint
 
 #: URLs in one sitemap (sitemaps.org: at most 50,000, and 50 MB, which 50,000 URLs stay under).
@@ -38,20 +36,10 @@ def sitemap_xml() -> Response:
             walk(item.children)
 
     walk(area_summaries(session, ANONYMOUS, department.today()))
-    people = session.execute(
-        select(m.Person.slug, m.Person.updated_at)
-        .where(listed_people(ANONYMOUS))
-        .order_by(m.Person.sort_name, m.Person.id)
-    )
-    for slug, updated in people:
+    for slug, updated in listed_people_dates(session, ANONYMOUS):
         url = url_for("directory.profile", slug=slug, _external=True)
         urls.append(SitemapUrl(url, updated.date() if updated else None))
-    papers = session.execute(
-        select(m.Publication.uid, m.Publication.updated_at)
-        .where(listed_publications(ANONYMOUS, m.Publication))
-        .order_by(m.Publication.id)
-    )
-    for uid, updated in papers:
+    for uid, updated in publication_reads.listed_paper_dates(session, ANONYMOUS):
         url = url_for("directory.paper", uid=uid, _external=True)
         urls.append(SitemapUrl(url, updated.date() if updated else None))
     parts = -(-len(urls) // MAX_URLS)

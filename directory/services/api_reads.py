@@ -1,0 +1,69 @@
+"""The reads of the JSON API's lists: what each list selects (from the department's filter
+clauses, the same the pages use) and one page of it with its total. The read rules are
+:mod:`directory.services.access`'s and :mod:`directory.services.department`'s."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.orm import Session
+
+from directory import models as m
+from directory.services import department
+from directory.services.department.recruiting import notice_conditions
+from directory.services.identity import Viewer
+
+
+def page_of(
+    session: Session,
+    stmt: Select,
+    key: Any,
+    order_by: Sequence[Any],
+    options: Sequence[Any],
+    page: int,
+    per_page: int,
+    *,
+    one_row_each: bool = False,
+) -> tuple[list[Any], int]:
+    """Page ``page`` of ``per_page`` rows of ``stmt`` in ``order_by``, and how many there are
+    in all (counted by the ``key`` column). ``one_row_each``: ``stmt`` joins nothing that
+    repeats a row, so it is counted as it is (no DISTINCT, which sorts every key)."""
+    if one_row_each:
+        total = session.scalar(stmt.with_only_columns(func.count(key)).order_by(None))
+    else:
+        total = session.scalar(
+            select(func.count()).select_from(stmt.with_only_columns(key).distinct().subquery())
+        )
+    rows = list(
+        session.scalars(
+            stmt.options(*options).order_by(*order_by).limit(per_page).offset((page - 1) * per_page)
+        )
+    )
+    return rows, total or 0
+
+
+def people(clauses: list[ColumnElement]) -> Select:
+    """The people the clauses (department.people_conditions and the search's) keep."""
+    return select(m.Person).where(*clauses)
+
+
+def positions(viewer: Viewer, filters: Any) -> Select:
+    """The recruiting notices the positions list shows ``viewer`` with ``filters``."""
+    notice = m.RecruitingNotice
+    return (
+        select(notice)
+        .join(m.Person, m.Person.id == notice.owner_id)
+        .where(*notice_conditions(viewer, department.today(), filters))
+    )
+
+
+def publications(clauses: list[ColumnElement]) -> Select:
+    """The papers the clauses (department.publication_conditions and the search's) keep."""
+    return select(m.Publication).where(*clauses)
+
+
+def areas(ids: list[int]) -> Select:
+    """The research areas ``ids``."""
+    return select(m.ResearchArea).where(m.ResearchArea.id.in_(ids))

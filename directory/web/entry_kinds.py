@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from directory import models as m
 from directory.i18n import gettext as _
@@ -106,8 +106,18 @@ SUMMARIES: dict[str, Callable[[Any], str]] = {
 LOADS: dict[str, tuple[str, ...]] = {"advising": ("advisor", "student")}
 
 
-@cache
+#: The editing kind made for each declared kind, once (a kind taken away again, such as a
+#: test's throwaway kind, leaves with its declaration).
+_MADE: WeakKeyDictionary[m.EntryKind, EntryKind] = WeakKeyDictionary()
+
+
 def _editing_kind(declared: m.EntryKind) -> EntryKind:
+    if declared not in _MADE:
+        _MADE[declared] = _make(declared)
+    return _MADE[declared]
+
+
+def _make(declared: m.EntryKind) -> EntryKind:
     name = declared.name
     return EntryKind(
         name,

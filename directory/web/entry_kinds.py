@@ -1,7 +1,7 @@
 """The registry that drives the generic entry-editing views: for each declared kind of
 profile entry (:data:`directory.models.ENTRY_KINDS`), its model, its form and how the editing
 pages name it. One set of views serves every kind; a kind without a form of its own here gets
-one made from its declaration (:func:`directory.web.forms.declared_entry_form`)."""
+one made from its declaration (:func:`directory.web.declared_forms.declared_entry_form`)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from directory.services.access import advising_side_name
 from directory.services.identity import current_viewer
 from directory.services.snapshots import describe
 from directory.web import forms
+from directory.web.declared_forms import declared_entry_form
 
 
 def _default_summary(kind: str) -> Callable[[Any], str]:
@@ -122,7 +123,7 @@ def _make(declared: m.EntryKind) -> EntryKind:
     return EntryKind(
         name,
         declared.model,
-        FORMS.get(name) or forms.declared_entry_form(declared),
+        FORMS.get(name) or declared_entry_form(declared),
         _l(declared.title),
         _l(declared.singular),
         SUMMARIES.get(name),

@@ -138,20 +138,20 @@ declare = ENTRY_KINDS.declare
 
 declare(
     EntryKind(
-        "news",
-        NewsItem,
-        ("year", "month", "day", "body", "url", "archived"),
-        N_("News"),
-        N_("news item"),
-        "news",
+        name="news",
+        model=NewsItem,
+        fields=("year", "month", "day", "body", "url", "archived"),
+        title=N_("News"),
+        singular=N_("news item"),
+        document_name="news",
         api_name="NewsItem",
     )
 )
 declare(
     EntryKind(
-        "recruiting",
-        RecruitingNotice,
-        (
+        name="recruiting",
+        model=RecruitingNotice,
+        fields=(
             "level",
             "term_season",
             "term_year",
@@ -164,21 +164,21 @@ declare(
             "funding_note",
             "funded",
             "last_confirmed",
-        ),
-        N_("Recruiting notices"),
-        N_("recruiting notice"),
-        "recruiting",
+        ),  # fmt: skip
+        title=N_("Recruiting notices"),
+        singular=N_("recruiting notice"),
+        document_name="recruiting",
         vocabularies={"level": RECRUITING_LEVELS, "term_season": TERM_SEASONS},
     )
 )
 declare(
     EntryKind(
-        "projects",
-        ResearchProject,
-        ("title", "summary", "url", "status"),
-        N_("Research projects"),
-        N_("project"),
-        "project",
+        name="projects",
+        model=ResearchProject,
+        fields=("title", "summary", "url", "status"),
+        title=N_("Research projects"),
+        singular=N_("project"),
+        document_name="project",
         vocabularies={"status": PROJECT_STATUSES},
         api_name="Project",
         anchor="research",
@@ -186,9 +186,9 @@ declare(
 )
 declare(
     EntryKind(
-        "advising",
-        AdvisingRelation,
-        (
+        name="advising",
+        model=AdvisingRelation,
+        fields=(
             "advisor_name",
             "student_name",
             "role",
@@ -202,10 +202,10 @@ declare(
             "placement_kind",
             "placement_year",
             "note",
-        ),
-        N_("Students and advisors"),
-        N_("advising relation"),
-        "advising",
+        ),  # fmt: skip
+        title=N_("Students and advisors"),
+        singular=N_("advising relation"),
+        document_name="advising",
         backup_fields=("advisor_confirmed", "student_confirmed"),
         vocabularies={
             "role": ADVISING_ROLES,
@@ -219,9 +219,9 @@ declare(
 )
 declare(
     EntryKind(
-        "education",
-        Education,
-        (
+        name="education",
+        model=Education,
+        fields=(
             "degree",
             "field",
             "institution",
@@ -232,19 +232,19 @@ declare(
             "thesis",
             "thesis_url",
             "note",
-        ),
-        N_("Education"),
-        N_("degree"),
-        "education",
-        api_name="Education",
+        ),  # fmt: skip
+        title=N_("Education"),
+        singular=N_("degree"),
+        document_name="education",
         cv_section=CvSection("education", N_("Education")),
+        api_name="Education",
     )
 )
 declare(
     EntryKind(
-        "experience",
-        Experience,
-        (
+        name="experience",
+        model=Experience,
+        fields=(
             "kind",
             "title",
             "organisation",
@@ -254,69 +254,76 @@ declare(
             "hosts_label",
             "description",
             "url",
-        ),
-        N_("Experience"),
-        N_("position"),
-        "experience",
-        api_name="Experience",
+        ),  # fmt: skip
+        title=N_("Experience"),
+        singular=N_("position"),
+        document_name="experience",
         vocabularies={"kind": EXPERIENCE_KINDS},
         cv_section=CvSection("experience", N_("Experience")),
+        api_name="Experience",
     )
 )
 declare(
     EntryKind(
-        "teaching",
-        Teaching,
-        ("course_code", "title", "term", "year", "institution", "role", "url"),
-        N_("Teaching"),
-        N_("course"),
-        "teaching",
-        api_name="Teaching",
+        name="teaching",
+        model=Teaching,
+        fields=("course_code", "title", "term", "year", "institution", "role", "url"),
+        title=N_("Teaching"),
+        singular=N_("course"),
+        document_name="teaching",
         vocabularies={"role": TEACHING_ROLES},
         cv_section=CvSection("teaching", N_("Teaching")),
+        api_name="Teaching",
     )
 )
 declare(
     EntryKind(
-        "service",
-        Service,
-        ("kind", "venue", "year", "role", "note"),
-        N_("Service"),
-        N_("service entry"),
-        "service",
-        api_name="Service",
+        name="service",
+        model=Service,
+        fields=("kind", "venue", "year", "role", "note"),
+        title=N_("Service"),
+        singular=N_("service entry"),
+        document_name="service",
         vocabularies={"kind": SERVICE_KINDS},
         cv_section=CvSection("service", N_("Service")),
+        api_name="Service",
     )
 )
 declare(
     EntryKind(
-        "awards",
-        Award,
-        ("title", "title_translation", "year", "giver", "url", "note"),
-        N_("Awards"),
-        N_("award"),
-        "award",
-        api_name="Award",
+        name="awards",
+        model=Award,
+        fields=("title", "title_translation", "year", "giver", "url", "note"),
+        title=N_("Awards"),
+        singular=N_("award"),
+        document_name="award",
         cv_section=CvSection("awards", N_("Awards and honours")),
+        api_name="Award",
     )
 )
 declare(
     EntryKind(
-        "funding",
-        Funding,
-        ("funder", "title", "grant_number", "url", "start_year", "end_year", "note"),
-        N_("Funding"),
-        N_("funding source"),
-        "funding",
-        api_name="Funding",
+        name="funding",
+        model=Funding,
+        fields=("funder", "title", "grant_number", "url", "start_year", "end_year", "note"),
+        title=N_("Funding"),
+        singular=N_("funding source"),
+        document_name="funding",
         cv_section=CvSection("funding", N_("Funding")),
+        api_name="Funding",
     )
 )
-declare(EntryKind(
-    "custom_sections", CustomSection, ("title", "body"),
-    N_("Other sections"), N_("section"), "custom_section", api_name="CustomSection",
-))  # fmt: skip
+declare(
+    EntryKind(
+        name="custom_sections",
+        model=CustomSection,
+        fields=("title", "body"),
+        title=N_("Other sections"),
+        singular=N_("section"),
+        document_name="custom_section",
+        api_name="CustomSection",
+    )
+)
 
 
 class _ModelsByKind(Mapping[str, type[Base]]):

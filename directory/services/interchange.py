@@ -13,7 +13,7 @@ import copy
 import json
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from importlib import resources
 from typing import Any
 
@@ -90,7 +90,7 @@ def schema() -> dict[str, Any]:
     return _schema_of(tuple(m.ENTRY_KINDS.values()))
 
 
-@cache
+@lru_cache(maxsize=4)  # the declared kinds change only in a test (its throwaway kind)
 def _schema_of(kinds: tuple[m.EntryKind, ...]) -> dict[str, Any]:
     doc = copy.deepcopy(_shipped_schema())
     for kind in kinds:

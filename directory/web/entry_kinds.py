@@ -1,14 +1,14 @@
 """The registry that drives the generic entry-editing views: for each declared kind of
 profile entry (:data:`directory.models.ENTRY_KINDS`), its model, its form and how the editing
 pages name it. One set of views serves every kind; a kind without a form of its own here gets
-one made from its declaration (:func:`directory.web.forms.declared_entry_form`)."""
+one made from its declaration (:func:`directory.web.declared_forms.declared_entry_form`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from directory import models as m
 from directory.i18n import gettext as _
@@ -18,6 +18,7 @@ from directory.services.access import advising_side_name
 from directory.services.identity import current_viewer
 from directory.services.snapshots import describe
 from directory.web import forms
+from directory.web.declared_forms import declared_entry_form
 
 
 def _default_summary(kind: str) -> Callable[[Any], str]:
@@ -106,13 +107,23 @@ SUMMARIES: dict[str, Callable[[Any], str]] = {
 LOADS: dict[str, tuple[str, ...]] = {"advising": ("advisor", "student")}
 
 
-@cache
+#: The editing kind made for each declared kind, once (a kind taken away again, such as a
+#: test's throwaway kind, leaves with its declaration).
+_MADE: WeakKeyDictionary[m.EntryKind, EntryKind] = WeakKeyDictionary()
+
+
 def _editing_kind(declared: m.EntryKind) -> EntryKind:
+    if declared not in _MADE:
+        _MADE[declared] = _make(declared)
+    return _MADE[declared]
+
+
+def _make(declared: m.EntryKind) -> EntryKind:
     name = declared.name
     return EntryKind(
         name,
         declared.model,
-        FORMS.get(name) or forms.declared_entry_form(declared),
+        FORMS.get(name) or declared_entry_form(declared),
         _l(declared.title),
         _l(declared.singular),
         SUMMARIES.get(name),

@@ -12,7 +12,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask_wtf.file import FileField, FileRequired
-from sqlalchemy import Boolean, Date, Integer
 from wtforms import (
     BooleanField,
     DateField,
@@ -50,7 +49,6 @@ from directory.services import editor
 from directory.services.identity import current_viewer
 from directory.services.operations.entries import KEEP_TERM_TEXT
 from directory.services.operations.people import PLAIN_FIELDS
-from directory.services.snapshots import field_label
 from directory.web.csrf import DirectoryForm
 
 YEAR = [Optional(), NumberRange(1900, 2200, message=_l("Enter a year such as 2024."))]
@@ -315,38 +313,6 @@ class FundingForm(EntryForm):
 class CustomSectionForm(EntryForm):
     title = text(_l("Heading"), m.CustomSection.title, required=True)
     body = markdown(_l("Text"), required=True)
-
-
-def _declared_field(kind: m.EntryKind, name: str) -> Any:
-    """The form field of one declared field, read from its column: a select of its
-    vocabulary, a checkbox, a year or month, a date, a link, a line of text as long as the
-    column allows, or Markdown for unlimited text."""
-    column = kind.model.__table__.columns[name]
-    label = _l(field_label(name, kind.name))
-    required = not column.nullable and column.default is None
-    if name in kind.vocabularies:
-        default = column.default.arg if column.default is not None else None
-        return SelectField(label, choices=vocab(kind.vocabularies[name]), default=default)
-    if isinstance(column.type, Boolean):
-        return BooleanField(label)
-    if isinstance(column.type, Integer):
-        checks = MONTH if name.endswith("month") else YEAR
-        first = InputRequired(message=_l("This field is required.")) if required else checks[0]
-        return IntegerField(label, [first, *checks[1:]])
-    if isinstance(column.type, Date):
-        return DateField(label, [Optional()])
-    if name == "url" or name.endswith("_url"):
-        return url_field(label)
-    if getattr(column.type, "length", None):
-        return text(label, column.type.length, required=required)
-    return markdown(label, required=required)
-
-
-def declared_entry_form(kind: m.EntryKind) -> type[EntryForm]:
-    """The editing form of a kind that has none written by hand: one field per declared
-    field, in the declaration's order."""
-    fields = {name: _declared_field(kind, name) for name in kind.fields}
-    return type(f"{kind.model.__name__}Form", (EntryForm,), fields)
 
 
 #: The intake select's value for a notice whose old free-text intake names no term.

@@ -108,14 +108,16 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "directory"
 
 
 def page_templates() -> list[Path]:
-    """Templates rendered as whole pages: not the standalone base, macros, fragments or the
-    HTML parts of e-mails."""
+    """Templates rendered as whole pages: not the standalone base, macros, fragments, the
+    entry kinds' partials (entries/: macros the profile and the CV import) or the HTML parts
+    of e-mails."""
     return [
         path
         for path in sorted(TEMPLATES.rglob("*.html"))
         if path.name != "base.html"
         and not path.name.startswith("_")
         and "fragments" not in path.parts
+        and "entries" not in path.parts
         and "mail" not in path.parts
     ]
 

@@ -25,16 +25,17 @@ from directory.models.accounts import password_problem
 from directory.services import health, mail, reminders, search
 from directory.services.accounts import LocalAccount, new_password, normalise_username, save_account
 from directory.services.identity import Viewer, is_admin_key
-from directory.services.importing import import_plan, import_profiles, plan_source
+from directory.services.importing import import_plan, plan_source
 from directory.services.interchange import (
     ImportRefused,
     export_person,
     read_document,
     validate_document,
 )
+from directory.services.kinds import PERSON
 from directory.services.photos import placeholder_portrait
+from directory.services.profile_import import import_profiles
 from directory.services.pubimport import PersonPlan, PlanRefused, resolve_decisions
-from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import command_unit_of_work
 from directory.web.mails import reminder_mail
 from directory.web.views.cv import NO_SIZE_LIMIT

@@ -19,14 +19,9 @@ from directory.formats.names import make_slug, sort_name, unique_slug
 from directory.i18n import gettext as _
 from directory.models import PendingChange
 from directory.services import access, department, mail
-from directory.services.changes import (
-    CannotApply,
-    Conflict,
-    apply_pending,
-    changed_since_proposed,
-    decide,
-    display_rows,
-)
+from directory.services.changes import Conflict
+from directory.services.errors import CannotApply
+from directory.services.history import apply_pending, changed_since_proposed, decide, display_rows
 from directory.services.identity import current_viewer
 from directory.services.invitations import (
     InvitationUnusable,
@@ -34,9 +29,9 @@ from directory.services.invitations import (
     create_invitation,
     find_invitation,
 )
+from directory.services.kinds import AREA, PERSON
 from directory.services.merge import merge_people
 from directory.services.reminders import ProfileCurrency, stale_profiles
-from directory.services.snapshots import AREA, PERSON
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint

@@ -27,11 +27,9 @@ from directory.formats.markdown import render_markdown
 from directory.i18n import gettext as _
 from directory.models import ChangeRecord, Delegation, PendingChange
 from directory.services import access, department
-from directory.services.changes import (
-    PENDING,
-    SAVED,
-    CannotApply,
-    Conflict,
+from directory.services.changes import PENDING, SAVED, Conflict
+from directory.services.errors import CannotApply
+from directory.services.history import (
     changes_since,
     display_rows,
     proposal_fields,

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from directory import models as m
 from directory.services import importing
@@ -232,7 +232,7 @@ class PublicationKind(RecordKind):
             return False
         if obj.created_by_id == person.id:
             return True
-        session = Session.object_session(obj)
+        session = object_session(obj)
         return (
             session is not None
             and obj.id is not None

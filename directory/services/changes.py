@@ -7,9 +7,20 @@ writes the history (the one place that writes :class:`~directory.models.ChangeRe
 :class:`~directory.models.PendingChange` rows). It only flushes; the unit of work commits.
 
     changes = uow.change_set(person)
-    changes.update("news", item, base_version=form.version.data)   # before-state taken here
+    changes.update(NEWS, item, base_version=form.version.data)   # before-state taken here
     form.fill(item)
     outcome = changes.finish()          # "saved", "pending" or "unchanged"; Conflict if stale
+
+What each kind of record does (its snapshot, its description, what follows its saving) is
+asked of its kind (:mod:`directory.services.change_kinds`); the change set never branches on
+a kind's name.
+
+Announce before you change: the change set notes what every flush writes while it is open,
+and ``finish()`` raises :class:`UnannouncedChange` for a record of its profile that was
+added, changed or deleted without ``create``, ``update`` or ``delete`` (such a change would be
+missing from the history and from a proposal held for approval). The database's bookkeeping
+(versions, timestamps, stored name orders) is no change; an import's group stands for the
+records it wrote in bulk; a deleted record for what goes with it.
 """
 
 from __future__ import annotations

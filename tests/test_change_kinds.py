@@ -83,3 +83,9 @@ def test_an_import_is_one_grouped_kind_and_can_be_undone() -> None:
     profile = m.ChangeRecord(entity_kind=kinds.PROFILE_IMPORT, entity_id=None, action="x",
                              summary="")  # fmt: skip
     assert not revertable(profile)
+
+
+def test_a_profile_import_shows_the_document_it_came_from(app, db) -> None:
+    with app.app_context():
+        rows = display_rows(db, kinds.PROFILE_IMPORT, None, {"source": "ada.json"})
+    assert [(row["label"], row["after"]) for row in rows] == [("Document", "ada.json")]

@@ -26,6 +26,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
 from directory import models as m
+from directory.models.vocabularies import N_
 from directory.services import importing
 from directory.services.errors import CannotApply
 from directory.services.kinds import (
@@ -271,7 +272,7 @@ class ImportKind(ChangeKind):
     writes_in_bulk = True
 
     def display_rows(self, session: Session, before: Any, after: Any) -> Rows:
-        return importing.display_rows(session, self.name, after)
+        return importing.display_rows(session, after)
 
     def revertable(self, record: ChangeRecord) -> bool:
         return True
@@ -290,7 +291,8 @@ class ProfileImportKind(ChangeKind):
     writes_in_bulk = True
 
     def display_rows(self, session: Session, before: Any, after: Any) -> Rows:
-        return importing.display_rows(session, self.name, after)
+        source = (after or {}).get("source")
+        return [{"field": "source", "label": N_("Document"), "before": None, "after": source}]
 
 
 def changed_fields(base: dict[str, Any] | None, target: dict[str, Any] | None) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from directory.formats.bibtex import BibtexProblem, BibtexTooLarge, parse_bibtex
 from directory.formats.orcid import parse_orcid_record
 from directory.models.vocabularies import N_
 from directory.services.errors import CannotApply
-from directory.services.kinds import IMPORT, PERSON, PROFILE_IMPORT, PUBLICATION, Changes
+from directory.services.kinds import IMPORT, PERSON, PUBLICATION, Changes
 from directory.services.pubimport import (
     ImportPlan,
     ImportSummary,
@@ -178,11 +178,6 @@ def revert_group(changes: Changes, record: ChangeRecord) -> None:
     """Undo an import: its new papers are deleted (kept, and only taken off this profile,
     where a co-author's profile now lists them too), the papers it linked are taken off the
     profile, and the profile entries it created are deleted. Each is recorded."""
-    if record.entity_kind == PROFILE_IMPORT:
-        raise CannotApply(
-            "A whole imported profile is not undone from the history; edit or delete its "
-            "entries, or import the earlier document again."
-        )
     session, person = changes.session, changes.person
     after = record.after or {}
     for pub_id in [*after.get("created", []), *after.get("linked", [])]:
@@ -216,15 +211,12 @@ def _titles_row(label: str, titles: list[str], total: int | None = None) -> dict
     return {"field": label.lower(), "label": label, "before": None, "after": shown}
 
 
-def display_rows(session: Session, kind: str, state: dict | None) -> list[dict[str, object]]:
-    """What a grouped record or proposal holds, for the history and the approval queue: the
-    file and the papers (a proposal's from its file, a record's from what it wrote), not the
-    raw file or lists of ids."""
+def display_rows(session: Session, state: dict | None) -> list[dict[str, object]]:
+    """What an import's history record or proposal holds, for the history and the approval
+    queue: the file and the papers (a proposal's from its file, a record's from what it
+    wrote), not the raw file or lists of ids."""
     state = state or {}
     rows: list[dict[str, object]] = []
-    if kind == PROFILE_IMPORT:
-        return [{"field": "source", "label": N_("Document"), "before": None,
-                 "after": state.get("source")}]  # fmt: skip
     if state.get("filename"):
         rows.append({"field": "file", "label": N_("File"), "before": None,
                      "after": state["filename"]})  # fmt: skip

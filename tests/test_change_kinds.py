@@ -9,9 +9,10 @@ import pytest
 from directory import models as m
 from directory.services import kinds
 from directory.services.change_kinds import KINDS, RecordKind, kind_of, kind_of_record
-from directory.services.changes import SAVED, UNCHANGED, UnannouncedChange
+from directory.services.changes import SAVED, UNCHANGED
 from directory.services.history import display_rows, revertable
 from directory.services.identity import Viewer
+from directory.services.unannounced import UnannouncedChange
 from directory.services.unit_of_work import UnitOfWork
 
 ADMIN = Viewer(key="admin", is_admin=True)

@@ -15,12 +15,10 @@ What each kind of record does (its snapshot, its description, what follows its s
 asked of its kind (:mod:`directory.services.change_kinds`); the change set never branches on
 a kind's name.
 
-Announce before you change: the change set notes what every flush writes while it is open,
-and ``finish()`` raises :class:`UnannouncedChange` for a record of its profile that was
-added, changed or deleted without ``create``, ``update`` or ``delete`` (such a change would be
-missing from the history and from a proposal held for approval). The database's bookkeeping
-(versions, timestamps, stored name orders) is no change; an import's group stands for the
-records it wrote in bulk; a deleted record for what goes with it.
+Announce before you change: a record of the change set's profile added, changed or deleted
+while it is open without ``create``, ``update`` or ``delete`` makes ``finish()`` raise
+:class:`~directory.services.unannounced.UnannouncedChange` (such a change would be missing
+from the history and from a proposal held for approval; that module says what never counts).
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import event, inspect
 from sqlalchemy.orm import Session, SessionTransaction
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import Forbidden
@@ -36,33 +33,15 @@ from werkzeug.exceptions import Forbidden
 from directory import models as m
 from directory.models import ChangeRecord, PendingChange
 from directory.services.access import can_admin, can_edit_person, needs_approval
-from directory.services.change_kinds import RecordKind, kind_of, kind_of_record, record_kind
+from directory.services.change_kinds import kind_of, record_kind
 from directory.services.errors import Conflict
-from directory.services.snapshots import diff, edited_columns
+from directory.services.snapshots import diff
+from directory.services.unannounced import FlushWatch
 
 if TYPE_CHECKING:
     from directory.services.identity import Viewer
 
 SAVED, PENDING, UNCHANGED = "saved", "pending", "unchanged"
-
-#: session.info key: the change sets open in the session (each notes what every flush writes).
-_OPEN = "directory_open_change_sets"
-
-
-class UnannouncedChange(RuntimeError):
-    """A record of the change set's profile was changed without telling the change set first
-    (``update``, ``create`` or ``delete``): the change would be missing from the history, and
-    from a proposal held for approval. A programming error, never the user's."""
-
-    def __init__(self, kind: str, entity_id: int | None, how: str) -> None:
-        super().__init__(
-            f"{kind} {entity_id} was {how} without being announced to the change set: call "
-            f"changes.{_ANNOUNCE[how]}({kind!r}, obj) before changing it"
-        )
-        self.kind, self.entity_id, self.how = kind, entity_id, how
-
-
-_ANNOUNCE = {"changed": "update", "added": "create", "deleted": "delete"}
 
 
 class Unit(Protocol):
@@ -87,17 +66,6 @@ class _Tracked:
     #: The record's version when the change set was told of the change (what a proposal is
     #: based on).
     version: int | None = None
-
-
-@dataclass
-class _Written:
-    """A record of a kind of change that a flush wrote while the change set was open."""
-
-    kind: RecordKind
-    obj: Any
-    how: str  # "added", "changed" or "deleted"
-    #: The person who owned the record before this change, when it changed owner.
-    moved_from: int | None = None
 
 
 @dataclass
@@ -154,11 +122,10 @@ class ChangeSet:
         self.records: list[ChangeRecord] = []
         self.pending: list[PendingChange] = []
         # Everything this change set does can be undone alone (a change held for approval).
-        # Opening the savepoint flushes what came before, so what the flushes from here on
-        # write is this change set's (see _note_flush).
         self._savepoint = uow.savepoint()
-        self._written: dict[int, _Written] = {}
-        _watch(session, self)
+        # Opening the savepoint flushed what came before: what is written from here on is
+        # this change set's, and must be announced to it.
+        self._watch = FlushWatch(session, self._savepoint)
 
     @property
     def held(self) -> bool:
@@ -214,19 +181,23 @@ class ChangeSet:
     def finish(self) -> str:
         """Record everything (or, for changes that need approval, only the proposals) and
         flush. Returns SAVED, PENDING or UNCHANGED; raises :class:`Conflict`, and
-        :class:`UnannouncedChange` if a record of the profile was changed unannounced."""
+        UnannouncedChange if a record of the profile was changed unannounced."""
         self._mark_new_versions()
         try:
             self.session.flush()
         except StaleDataError:
-            self._close()
+            self._watch.stop()
             self._savepoint.rollback()
             item = next((t for t in self._items if t.action != "create"), None)
             raise Conflict(
                 item.kind if item else "", getattr(item and item.obj, "id", None), None
             ) from None
-        self._close()
-        self._check_announced()
+        self._watch.stop()
+        self._watch.check(
+            self.person,
+            [(item.action, item.obj) for item in self._items],
+            in_bulk=any(kind_of(group.kind).writes_in_bulk for group in self._groups),
+        )
         changes = self._changes()
         if not changes and not self._groups:
             self._savepoint.rollback()
@@ -287,49 +258,6 @@ class ChangeSet:
         for kind, objs in saved.items():
             record_kind(kind).saved_on_profile(self.session, objs)
 
-    # -- the update-before-change rule
-    def _note_flush(self, session: Session) -> None:
-        """Before each flush while open: note the records of a kind of change the flush
-        writes (a change of bookkeeping columns alone is no change)."""
-        new, dirty, deleted = session.new, session.dirty, session.deleted
-        written = [
-            *((obj, "added") for obj in new),
-            *((obj, "deleted") for obj in deleted),
-            *((obj, "changed") for obj in dirty if obj not in deleted),
-        ]
-        for obj, how in written:
-            kind = kind_of_record(obj)
-            if kind is None or id(obj) in self._written:
-                continue
-            if how != "changed" or edited_columns(obj):
-                self._written[id(obj)] = _Written(kind, obj, how, _previous_owner(obj))
-
-    def _check_announced(self) -> None:
-        """Raise UnannouncedChange for a record of the profile written unannounced. A bulk
-        change's group stands for what it wrote; an announced deletion for what goes with the
-        deleted record (a cascade) and, for a person, for the records moved off them (a
-        merge)."""
-        if any(kind_of(group.kind).writes_in_bulk for group in self._groups):
-            return
-        announced = {id(item.obj) for item in self._items}
-        deleted = [item.obj for item in self._items if item.action == "delete"]
-        deleted_people = {obj.id for obj in deleted if isinstance(obj, m.Person)}
-        for key, written in self._written.items():
-            if key in announced or (written.how == "deleted" and deleted):
-                continue
-            if written.moved_from is not None and written.moved_from in deleted_people:
-                continue
-            if written.kind.belongs_to(written.obj, self.person):
-                raise UnannouncedChange(
-                    written.kind.name, getattr(written.obj, "id", None), written.how
-                )
-
-    def _close(self) -> None:
-        """Stop noting flushes (the change set is finishing)."""
-        open_sets = self.session.info.get(_OPEN, [])
-        if self in open_sets:
-            open_sets.remove(self)
-
     def _record(self, *, kind: str, summary: str, **values: Any) -> None:
         record = ChangeRecord(
             actor_key=self.actor.key,
@@ -378,31 +306,6 @@ class ChangeSet:
             self.session.add(pending)
             self.pending.append(pending)
         self.session.flush()
-
-
-def _watch(session: Session, change_set: ChangeSet) -> None:
-    """Have every flush of ``session`` noted by ``change_set`` until it finishes (one
-    listener per session, for all its open change sets)."""
-    open_sets = session.info.get(_OPEN)
-    if open_sets is None:
-        open_sets = session.info[_OPEN] = []
-        event.listen(session, "before_flush", _note_flush)
-    open_sets.append(change_set)
-
-
-def _note_flush(session: Session, _context: Any, _instances: Any) -> None:
-    open_sets = session.info.get(_OPEN, [])
-    # A change set given up half-way (an exception, the session rolled back) notes nothing.
-    open_sets[:] = [change_set for change_set in open_sets if change_set._savepoint.is_active]
-    for change_set in open_sets:
-        change_set._note_flush(session)
-
-
-def _previous_owner(obj: Any) -> int | None:
-    attrs = inspect(obj).attrs
-    if "owner_id" not in attrs:
-        return None
-    return next(iter(attrs["owner_id"].history.deleted), None)
 
 
 def _version(obj: Any) -> int | None:

@@ -25,7 +25,7 @@ from directory.models.accounts import password_problem
 from directory.services import health, mail, profiles, reminders, search_index
 from directory.services.accounts import account_exists, new_password, person_bound_to
 from directory.services.identity import Viewer, is_admin_key
-from directory.services.importing import import_profiles, plan_source
+from directory.services.importing import plan_source
 from directory.services.interchange import (
     ImportRefused,
     export_person,
@@ -35,6 +35,7 @@ from directory.services.interchange import (
 from directory.services.operations import people
 from directory.services.operations import publications as paper_operations
 from directory.services.photos import placeholder_portrait
+from directory.services.profile_import import import_profiles
 from directory.services.pubimport.decisions import PlanRefused, resolve_decisions
 from directory.services.pubimport.plan import PersonPlan
 from directory.services.unit_of_work import command_unit_of_work

@@ -11,6 +11,11 @@ a change set of the profile imported into:
   record holds what it wrote (the new papers, the papers linked, the profile entries), which
   a revert takes off the profile again (:func:`revert_group`).
 
+The history's import kind (:mod:`directory.services.change_kinds`) applies, undoes and shows
+an import with :func:`apply_group`, :func:`revert_group` and :func:`display_rows`. As those run
+inside a change set, this module sits below it and takes it as
+:class:`directory.services.kinds.Changes`.
+
 The search index and the page cache learn about the bulk-written papers from
 :mod:`directory.services.pubimport` itself, so an imported paper is found by search as soon
 as the unit of work commits.
@@ -30,24 +35,15 @@ from directory.formats.bibtex.results import BibtexProblem, BibtexTooLarge
 from directory.formats.orcid import parse_orcid_record
 from directory.models.vocabularies import N_
 from directory.services.errors import CannotApply
-from directory.services.interchange import ImportResult, import_documents
+from directory.services.kinds import IMPORT, PERSON, PUBLICATION, Changes
 from directory.services.pubimport.decisions import PlanRefused, check_decisions
 from directory.services.pubimport.plan import ImportPlan
 from directory.services.pubimport.planning import plan_import
 from directory.services.pubimport.writing import ImportSummary, apply_plan
-from directory.services.snapshots import PERSON, apply_snapshot
+from directory.services.snapshots import apply_snapshot
 
 if TYPE_CHECKING:
     from directory.models import ChangeRecord, PendingChange
-    from directory.services.changes import ChangeSet
-    from directory.services.unit_of_work import UnitOfWork
-
-#: The kind of history record and proposal a publication import leaves.
-IMPORT = "import"
-#: The kind of history record an interchange profile import leaves (command line only).
-PROFILE_IMPORT = "profile_import"
-#: Grouped kinds this module applies (approvals) and describes (history).
-GROUPED_KINDS = (IMPORT, PROFILE_IMPORT)
 #: How many paper titles a history or approval row lists before "and N more".
 SHOWN_TITLES = 50
 
@@ -86,7 +82,7 @@ def _planned_summary(plan: ImportPlan, filename: str | None) -> str:
 
 
 def import_plan(
-    changes: ChangeSet,
+    changes: Changes,
     plan: ImportPlan,
     *,
     kind: str,
@@ -125,7 +121,7 @@ def import_plan(
 
 
 def _write(
-    changes: ChangeSet, plan: ImportPlan, decisions: dict[int, str], skip_invalid: bool,
+    changes: Changes, plan: ImportPlan, decisions: dict[int, str], skip_invalid: bool,
     replace: Iterable[str], progress: Callable[[int], None] | None = None,
 ) -> ImportSummary:  # fmt: skip
     """Write the plan. A change the record's person data makes to the profile's own fields
@@ -139,7 +135,7 @@ def _write(
     )  # fmt: skip
 
 
-def _record(changes: ChangeSet, summary: ImportSummary, kind: str, filename: str | None) -> None:
+def _record(changes: Changes, summary: ImportSummary, kind: str, filename: str | None) -> None:
     where = f" from {filename}" if filename else ""
     changes.group(
         IMPORT,
@@ -155,7 +151,7 @@ def _record(changes: ChangeSet, summary: ImportSummary, kind: str, filename: str
     )
 
 
-def apply_group(changes: ChangeSet, pending: PendingChange) -> None:
+def apply_group(changes: Changes, pending: PendingChange) -> None:
     """Carry out an approved import: plan the stored file again against the directory as it
     is now and write it, or refuse if it can no longer be written as proposed."""
     proposal = pending.proposed or {}
@@ -175,28 +171,10 @@ def apply_group(changes: ChangeSet, pending: PendingChange) -> None:
     _record(changes, summary, kind, proposal.get("filename"))
 
 
-def import_profiles(uow: UnitOfWork, documents: list[tuple[str, object]]) -> ImportResult:
-    """Import interchange documents (``flask directory import-profile``, ``load-demo``): all
-    checked first, then all written (raises ImportRefused, writing nothing). Each profile's
-    history gets one record naming the document it came from."""
-    result = import_documents(uow.session, documents)
-    for (source, _doc), person in zip(documents, result.people, strict=True):
-        changes = uow.change_set(person, approval_exempt=True)
-        changes.group(PROFILE_IMPORT, PROFILE_IMPORT, f"Profile imported from {source}",
-                      {"source": source})  # fmt: skip
-        changes.finish()
-    return result
-
-
-def revert_group(changes: ChangeSet, record: ChangeRecord) -> None:
+def revert_group(changes: Changes, record: ChangeRecord) -> None:
     """Undo an import: its new papers are deleted (kept, and only taken off this profile,
     where a co-author's profile now lists them too), the papers it linked are taken off the
     profile, and the profile entries it created are deleted. Each is recorded."""
-    if record.entity_kind == PROFILE_IMPORT:
-        raise CannotApply(
-            "A whole imported profile is not undone from the history; edit or delete its "
-            "entries, or import the earlier document again."
-        )
     session, person = changes.session, changes.person
     after = record.after or {}
     for pub_id in [*after.get("created", []), *after.get("linked", [])]:
@@ -211,10 +189,10 @@ def revert_group(changes: ChangeSet, record: ChangeRecord) -> None:
         if pub is None or person.id not in holders:
             continue
         if pub_id in after.get("created", []) and holders == {person.id}:
-            changes.delete("publication", pub)
+            changes.delete(PUBLICATION, pub)
         else:
-            changes.update("publication", pub)
-            apply_snapshot(session, "publication", pub, {"listing": None}, person.id)
+            changes.update(PUBLICATION, pub)
+            apply_snapshot(session, PUBLICATION, pub, {"listing": None}, person.id)
     for kind, entry_id in after.get("records", []):
         entry = session.get(m.ENTRY_MODELS[kind], entry_id)
         if entry is not None and entry.owner_id == person.id:
@@ -230,15 +208,12 @@ def _titles_row(label: str, titles: list[str], total: int | None = None) -> dict
     return {"field": label.lower(), "label": label, "before": None, "after": shown}
 
 
-def display_rows(session: Session, kind: str, state: dict | None) -> list[dict[str, object]]:
-    """What a grouped record or proposal holds, for the history and the approval queue: the
-    file and the papers (a proposal's from its file, a record's from what it wrote), not the
-    raw file or lists of ids."""
+def display_rows(session: Session, state: dict | None) -> list[dict[str, object]]:
+    """What an import's history record or proposal holds, for the history and the approval
+    queue: the file and the papers (a proposal's from its file, a record's from what it
+    wrote), not the raw file or lists of ids."""
     state = state or {}
     rows: list[dict[str, object]] = []
-    if kind == PROFILE_IMPORT:
-        return [{"field": "source", "label": N_("Document"), "before": None,
-                 "after": state.get("source")}]  # fmt: skip
     if state.get("filename"):
         rows.append({"field": "file", "label": N_("File"), "before": None,
                      "after": state["filename"]})  # fmt: skip

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from directory import models as m
 from directory.models import Invitation
-from directory.services.snapshots import PERSON
+from directory.services.kinds import INVITATION, PERSON
 
 if TYPE_CHECKING:
     from directory.services.changes import ChangeSet
@@ -52,7 +52,7 @@ def create_invitation(changes: ChangeSet, days: int) -> str:
         )
     )
     changes.group(
-        "invitation", "invite", "Invitation to claim this profile",
+        INVITATION, "invite", "Invitation to claim this profile",
         {"expires_at": (now + timedelta(days=days)).isoformat(), "by": by_key},
     )  # fmt: skip
     session.flush()

@@ -37,15 +37,13 @@ from directory.formats.names import make_slug, sort_name
 from directory.formats.text import has_control_characters
 from directory.services.access import can_admin
 from directory.services.invitations import create_invitation
-from directory.services.snapshots import PERSON
+from directory.services.kinds import ADVISING, ONBOARDING, PERSON
 
 if TYPE_CHECKING:
     from directory.services.unit_of_work import UnitOfWork
 
 COLUMNS = ("name", "email", "role", "unit", "areas", "advisor", "slug")
 REQUIRED = ("name", "email", "role")
-#: The kind of the grouped history record of one onboarding file.
-ONBOARDING = "onboarding"
 AREA_SEPARATOR = ";"
 LIMITS = {"name": 200, "email": 254, "unit": 200, "slug": 120, "advisor": 254, "areas": 2000}
 _EMAIL = re.compile(r"[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>.]+")
@@ -469,7 +467,7 @@ def onboard(
             degree=DEGREE_BY_ROLE.get(row.role, "phd"), status="current",
             advisor_confirmed=True, student_confirmed=True,
         )  # fmt: skip
-        changes.create("advising", relation)
+        changes.create(ADVISING, relation)
         changes.finish()
     batch = uow.change_set(None, allowed=can_admin(uow.viewer))
     where = f" from {plan.filename}" if plan.filename else ""

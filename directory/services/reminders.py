@@ -28,7 +28,7 @@ from directory.models import ChangeRecord, Reminder
 from directory.services import mail
 from directory.services.access import kept_current
 from directory.services.identity import Viewer
-from directory.services.snapshots import PERSON
+from directory.services.kinds import INVITATION, PERSON
 
 if TYPE_CHECKING:
     from directory.services.unit_of_work import UnitOfWork
@@ -38,7 +38,7 @@ SALT = "directory.reminder.still-current"
 #: Who the history names for a confirmation made through the link (nobody is signed in).
 BY_LINK = Viewer(key="still-current link", name="the still-current link of a reminder e-mail")
 #: History kinds that do not change what a profile shows.
-_NOT_EDITS = ("invitation",)
+_NOT_EDITS = (INVITATION,)
 
 
 def _aware(moment: datetime | None) -> datetime | None:

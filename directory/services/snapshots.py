@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, object_session
 from directory import models as m
 from directory.i18n import translate
 from directory.models.vocabularies import N_
+from directory.services.kinds import DELEGATION, PERSON, PROJECTS, PUBLICATION, RECRUITING
 from directory.services.publication_rows import (
     author_dicts,
     child_dicts,
@@ -30,33 +31,16 @@ from directory.services.publication_rows import (
 _NOT_USER_DATA = {"id", "owner_id", "version", "created_at", "updated_at", "person_id",
                   "name_key", "name_key_zh"}  # fmt: skip
 
-PERSON = "person"
-PUBLICATION = "publication"
-AREA = "area"
-DELEGATION = "delegation"
-
-#: Editable kinds that are not profile entries, by name.
-_OTHER_MODELS: dict[str, type[m.Base]] = {
-    PERSON: m.Person,
-    PUBLICATION: m.Publication,
-    AREA: m.ResearchArea,
-    DELEGATION: m.Delegation,
-}
-
-
-def snapshot_kinds() -> set[str]:
-    """Every kind whose records have snapshots (and so can be reverted and restored)."""
-    return set(_OTHER_MODELS) | set(m.ENTRY_MODELS)
-
-
-def model_for(kind: str) -> type[m.Base]:
-    """The model class of an editable kind ("person", "publication", "area", "delegation" or
-    an entry kind of :data:`directory.models.ENTRY_MODELS`)."""
-    return _OTHER_MODELS.get(kind) or m.ENTRY_MODELS[kind]
-
 
 def _columns(model: type[m.Base]) -> list[Any]:
     return [c for c in inspect(model).columns if c.key not in _NOT_USER_DATA]
+
+
+def edited_columns(obj: Any) -> list[str]:
+    """The user-editable columns of ``obj`` changed in its session since the last flush (not
+    its version, timestamps or stored name orders: those are the database's bookkeeping)."""
+    attrs = inspect(obj).attrs
+    return [c.key for c in _columns(type(obj)) if attrs[c.key].history.has_changes()]
 
 
 def _to_json(value: Any) -> Any:
@@ -196,8 +180,8 @@ _STATES: dict[str, KindState] = {
     PERSON: _PersonState(),
     PUBLICATION: _PublicationState(),
     DELEGATION: _DelegationState(),
-    "recruiting": _NoticeState(),
-    "projects": _ProjectState(),
+    RECRUITING: _NoticeState(),
+    PROJECTS: _ProjectState(),
 }
 
 

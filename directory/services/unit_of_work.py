@@ -71,7 +71,7 @@ class UnitOfWork:
         self.viewer = viewer
         self.commits = 0
 
-    def change_set(self, person: m.Person, **options: Any) -> ChangeSet:
+    def change_set(self, person: m.Person | None, **options: Any) -> ChangeSet:
         """The changes of this unit to ``person``'s profile (see ChangeSet for options)."""
         return ChangeSet(self, person, **options)
 

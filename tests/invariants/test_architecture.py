@@ -1,6 +1,7 @@
 """The package's layers, read from its source: models import nothing else of the plugin,
 services and formats never import the web layer or the CLI, and no import cycle exists, not
-even one held apart by an import inside a function."""
+even one held apart by an import inside a function or under ``if TYPE_CHECKING:`` (a module
+that needs another's names only for its annotations still depends on it)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 PACKAGE = Path(__file__).resolve().parents[2] / "directory"
 
@@ -28,6 +30,14 @@ def _module_name(path: Path) -> str:
 MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
+class Import(NamedTuple):
+    target: str
+    #: Inside a function (run when it is called).
+    lazy: bool
+    #: Under ``if TYPE_CHECKING:`` (for annotations only, never run).
+    typing: bool
+
+
 def _type_checking_nodes(tree: ast.AST) -> set[int]:
     """ids of the nodes inside ``if TYPE_CHECKING:`` blocks (not imports at run time)."""
     skip: set[int] = set()
@@ -37,10 +47,10 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
     return skip
 
 
-def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
-    """(imported module, inside a function?) for each run-time import of the plugin."""
+def _imports(name: str, path: Path) -> list[Import]:
+    """Every import of another module of the plugin, at run time or for type checking."""
     tree = ast.parse(path.read_text(), str(path))
-    skip = _type_checking_nodes(tree)
+    typing = _type_checking_nodes(tree)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     in_function: set[int] = set()
     for node in ast.walk(tree):
@@ -48,8 +58,6 @@ def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
             in_function.update(id(child) for child in ast.walk(node) if child is not node)
     found = []
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         targets: list[str] = []
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
@@ -63,11 +71,13 @@ def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
             targets = [alias.name for alias in node.names]
         for target in targets:
             if target in MODULES and target != name:
-                found.append((target, id(node) in in_function))
+                found.append(Import(target, id(node) in in_function, id(node) in typing))
     return found
 
 
 GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+#: What each module loads when it is imported or its functions run.
+RUN_TIME = {name: [i for i in imports if not i.typing] for name, imports in GRAPH.items()}
 
 
 def _layer(name: str) -> str:
@@ -77,15 +87,16 @@ def _layer(name: str) -> str:
 
 def test_the_graph_is_read() -> None:
     assert len(MODULES) > 40
-    assert ("directory.models", False) in GRAPH["directory.services.changes"]
+    assert Import("directory.models", False, False) in GRAPH["directory.services.changes"]
+    assert Import("directory.services.identity", False, True) in GRAPH["directory.services.changes"]
 
 
 def test_models_import_nothing_else_of_the_plugin() -> None:
     upward = [
         (name, target)
-        for name, imports in GRAPH.items()
+        for name, imports in RUN_TIME.items()
         if _layer(name) == "models"
-        for target, _lazy in imports
+        for target, _lazy, _typing in imports
         if _layer(target) != "models"
     ]
     assert upward == []
@@ -94,9 +105,9 @@ def test_models_import_nothing_else_of_the_plugin() -> None:
 def test_services_and_formats_never_import_the_web_layer_or_the_cli() -> None:
     upward = [
         (name, target)
-        for name, imports in GRAPH.items()
+        for name, imports in RUN_TIME.items()
         if _layer(name) in ("services", "formats")
-        for target, _lazy in imports
+        for target, _lazy, _typing in imports
         if _layer(target) in ("web", "cli", "extension") or target == "directory"
     ]
     assert upward == []
@@ -141,15 +152,17 @@ def test_formats_are_pure_codecs() -> None:
 def test_no_import_inside_a_function() -> None:
     lazy = [
         (name, target)
-        for name, imports in GRAPH.items()
-        for target, inside in imports
+        for name, imports in RUN_TIME.items()
+        for target, inside, _typing in imports
         if inside and name not in LAZY_IMPORTS
     ]
     assert lazy == []
 
 
 def test_no_import_cycle() -> None:
-    edges = {name: {target for target, _ in imports} for name, imports in GRAPH.items()}
+    """Counting imports under ``if TYPE_CHECKING:``: a cycle of annotations is a cycle of
+    modules that cannot be understood (or moved) one without the other."""
+    edges = {name: {i.target for i in imports} for name, imports in GRAPH.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from directory import models as m
+from directory.services.kinds import ADVISING
 from directory.services.unit_of_work import UnitOfWork
 
 
@@ -14,7 +15,7 @@ def confirm(uow: UnitOfWork, person: m.Person, relation: m.AdvisingRelation) -> 
     checked :func:`directory.services.access.can_confirm_advising`)."""
     owner = uow.session.get(m.Person, relation.owner_id)
     changes = uow.change_set(owner, approval_exempt=True, allowed=True)
-    changes.update("advising", relation)
+    changes.update(ADVISING, relation)
     if relation.student_id == person.id:
         relation.student_confirmed = True
     if relation.advisor_id == person.id:

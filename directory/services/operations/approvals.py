@@ -4,7 +4,7 @@ rejecting (with a reason the author sees)."""
 from __future__ import annotations
 
 from directory.models import PendingChange
-from directory.services.changes import apply_pending, decide
+from directory.services.history import apply_pending, decide
 from directory.services.unit_of_work import UnitOfWork
 
 

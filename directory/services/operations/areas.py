@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from directory import models as m
-from directory.services.snapshots import AREA
+from directory.services.kinds import AREA
 from directory.services.unit_of_work import UnitOfWork
 
 

@@ -6,8 +6,8 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from directory import models as m
 from directory.models import ChangeRecord
-from directory.services.changes import revert
 from directory.services.errors import Conflict
+from directory.services.history import revert
 from directory.services.unit_of_work import UnitOfWork
 
 

@@ -14,9 +14,9 @@ from directory.formats.names import sort_name, unique_slug
 from directory.services.accounts import save_account
 from directory.services.errors import Conflict
 from directory.services.invitations import claim, create_invitation
+from directory.services.kinds import PERSON
 from directory.services.merge import merge_people
 from directory.services.operations.entries import areas_by_id
-from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import UnitOfWork
 
 #: The profile fields copied as text (empty text is None, except the name).

@@ -18,6 +18,7 @@ from sqlalchemy.orm import selectinload
 from directory import models as m
 from directory.services.changes import UNCHANGED, ChangeSet
 from directory.services.importing import import_plan
+from directory.services.kinds import PUBLICATION
 from directory.services.profiles import group_publications, listing_heading
 from directory.services.publication_merge import (
     link_versions,
@@ -28,7 +29,7 @@ from directory.services.publications import (
     accept_suggested_authorship,
     reject_suggested_authorship,
 )
-from directory.services.snapshots import PUBLICATION, apply_snapshot
+from directory.services.snapshots import apply_snapshot
 from directory.services.unit_of_work import UnitOfWork
 
 

@@ -16,8 +16,9 @@ from directory.i18n import gettext as _
 from directory.models import PendingChange
 from directory.services import access, admin_reads, mail, profiles
 from directory.services import areas as taxonomy
-from directory.services.changes import CannotApply, changed_since_proposed, display_rows
 from directory.services.department.filters import PageFilters
+from directory.services.errors import CannotApply
+from directory.services.history import changed_since_proposed, display_rows
 from directory.services.identity import current_viewer
 from directory.services.invitations import InvitationUnusable, find_invitation
 from directory.services.operations import approvals as approvals_operations

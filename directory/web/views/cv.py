@@ -22,9 +22,9 @@ from directory.resources import resource_dir
 from directory.services.access import can_edit_person
 from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
+from directory.services.kinds import PERSON
 from directory.services.operations import people
 from directory.services.profiles import load_profile
-from directory.services.snapshots import PERSON
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint

@@ -25,17 +25,17 @@ from directory.db import get_session
 from directory.formats.markdown import render_markdown
 from directory.i18n import gettext as _
 from directory.services import access, editor, profiles
-from directory.services.changes import (
-    PENDING,
-    SAVED,
-    CannotApply,
+from directory.services.changes import PENDING, SAVED
+from directory.services.department.filters import PaperListFilters
+from directory.services.errors import CannotApply
+from directory.services.history import (
     changes_since,
     display_rows,
     proposal_fields,
     revertable,
 )
-from directory.services.department.filters import PaperListFilters
 from directory.services.identity import current_viewer
+from directory.services.kinds import PERSON, PUBLICATION
 from directory.services.operations import advising, delegations, entries, people
 from directory.services.operations import history as history_operations
 from directory.services.operations import publications as paper_operations
@@ -46,7 +46,7 @@ from directory.services.profiles import (
     profile_rows,
     with_details,
 )
-from directory.services.snapshots import PERSON, PUBLICATION, diff
+from directory.services.snapshots import diff
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint

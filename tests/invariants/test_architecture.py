@@ -137,7 +137,7 @@ def test_formats_are_pure_codecs() -> None:
         (name, target)
         for name, imports in GRAPH.items()
         if _layer(name) == "formats"
-        for target, _lazy in imports
+        for target, *_ in imports
         if _layer(target) not in FORMATS_MAY_IMPORT
     ]
     frameworks = [
@@ -210,7 +210,7 @@ def test_importing_the_models_loads_no_service() -> None:
 def test_the_database_module_is_only_the_engine_and_the_session() -> None:
     """db.py sits under services: the gates every write passes are a service
     (services/write_gates.py), installed by the extension."""
-    assert {target for target, _ in GRAPH["directory.db"]} <= {"directory.models"}
+    assert {imp.target for imp in GRAPH["directory.db"]} <= {"directory.models"}
 
 
 def test_no_test_imports_the_benchmarks() -> None:

@@ -59,7 +59,8 @@ def _drop_worker_database() -> None:
 GIVEN_DATABASE_URL = os.environ.get("DIRECTORY_TEST_DATABASE_URL", "sqlite://")
 DATABASE_URL = _worker_database(GIVEN_DATABASE_URL)
 # Command-line output follows the environment's language (gettext's LANGUAGE, LC_ALL, LANG);
-# the tests read it in English whatever the machine's locale (tests/test_i18n.py reads Chinese).
+# the tests read it in English whatever the machine's locale (tests/invariants/test_i18n.py reads
+# Chinese).
 os.environ["LANGUAGE"] = "en"
 TEST_USER_KEY = "_test_user"
 ADMINS = ["admin"]
@@ -188,8 +189,8 @@ def _every_person_keeps_its_name_order(request: pytest.FixtureRequest) -> Iterat
     relation's typed student name folded and its order (the alumni outputs merge and page by
     them; write_gates.fill_typed_name_keys); and each paper's stored title words are those of
     its title (imports find near-duplicates by them; services/title_words.py). A new write path
-    that bypasses the gate fails its own test here (tests/test_name_keys.py and
-    tests/test_title_words.py show these checks can fail)."""
+    that bypasses the gate fails its own test here (tests/invariants/test_name_keys.py and
+    tests/invariants/test_title_words.py show these checks can fail)."""
     if "connection" not in request.fixturenames:
         yield
         return

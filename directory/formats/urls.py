@@ -18,7 +18,7 @@ __all__ = ["person_link_kind", "same_address", "web_url"]
 _SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 #: An address that :func:`web_url` keeps as it is, known without parsing it: http or https, a
 #: host name of ASCII letters, digits and hyphens (an optional port), then a path, query or
-#: fragment or nothing. Most links of an import are such; ``tests/test_urls.py`` checks that
+#: fragment or nothing. Most links of an import are such; ``tests/formats/test_urls.py`` checks that
 #: the shortcut answers as the full parse does.
 _PLAIN_WEB_URL_RE = re.compile(
     r"https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::[0-9]{1,5})?(?:[/?#]|\Z)", re.IGNORECASE

@@ -26,8 +26,8 @@ who may approve a person's changes     :func:`approvable` (one person: :func:`ca
 =====================================  ==========================================================
 
 Pages, feeds, fragments, the JSON API, search, the sitemap and the exports all call these, so
-an answer changes in one place or nowhere (``tests/test_read_rules.py`` compares every output
-with the rule's own answer).
+an answer changes in one place or nowhere (``tests/invariants/test_read_rules.py`` compares every
+output with the rule's own answer).
 """
 
 from __future__ import annotations

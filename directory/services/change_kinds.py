@@ -32,7 +32,6 @@ from directory.services.errors import CannotApply
 from directory.services.kinds import (
     AREA,
     DELEGATION,
-    ENTRY_KINDS,
     IMPORT,
     INVITATION,
     ONBOARDING,
@@ -301,19 +300,15 @@ def changed_fields(base: dict[str, Any] | None, target: dict[str, Any] | None) -
     return {key: base.get(key) for key in {**base, **target} if base.get(key) != target.get(key)}
 
 
-_RECORD_KINDS: tuple[RecordKind, ...] = (
-    PersonKind(PERSON, m.Person),
-    PublicationKind(PUBLICATION, m.Publication),
-    AreaKind(AREA, m.ResearchArea),
-    DelegationKind(DELEGATION, m.Delegation),
-    *(RecordKind(name, m.ENTRY_MODELS[name]) for name in ENTRY_KINDS),
-)
-
-#: Every kind of change, by name.
+#: The kinds of change that are not profile entries, by name. Entry kinds are read from
+#: their declarations (directory.models.entry_kinds), so a kind declared later is one too.
 KINDS: dict[str, ChangeKind] = {
     kind.name: kind
     for kind in (
-        *_RECORD_KINDS,
+        PersonKind(PERSON, m.Person),
+        PublicationKind(PUBLICATION, m.Publication),
+        AreaKind(AREA, m.ResearchArea),
+        DelegationKind(DELEGATION, m.Delegation),
         ImportKind(IMPORT),
         ProfileImportKind(PROFILE_IMPORT),
         ChangeKind(INVITATION),
@@ -321,19 +316,41 @@ KINDS: dict[str, ChangeKind] = {
     )
 }
 
-_BY_MODEL: dict[type[m.Base], RecordKind] = {kind.model: kind for kind in _RECORD_KINDS}
+_BY_MODEL: dict[type[m.Base], RecordKind] = {
+    kind.model: kind for kind in KINDS.values() if isinstance(kind, RecordKind)
+}
+
+
+class _EntryKinds:
+    """A record kind per declared entry kind, made again whenever the declarations change."""
+
+    def __init__(self) -> None:
+        self._declared: tuple[tuple[str, type[m.Base]], ...] = ()
+        self.by_name: dict[str, RecordKind] = {}
+        self.by_model: dict[type[m.Base], RecordKind] = {}
+
+    def current(self) -> _EntryKinds:
+        declared = tuple(m.ENTRY_MODELS.items())
+        if declared != self._declared:
+            self.by_name = {name: RecordKind(name, model) for name, model in declared}
+            self.by_model = {kind.model: kind for kind in self.by_name.values()}
+            self._declared = declared
+        return self
+
+
+_ENTRIES = _EntryKinds()
 
 
 def kind_of(name: str) -> ChangeKind:
     """The kind named ``name``; a name this version does not know (an old history row) is a
     note: shown, never undone."""
-    return KINDS.get(name) or ChangeKind(name)
+    return KINDS.get(name) or _ENTRIES.current().by_name.get(name) or ChangeKind(name)
 
 
 def record_kind(name: str) -> RecordKind:
     """The record kind named ``name`` (what a change set's update, create and delete take);
     raises KeyError for any other name."""
-    kind = KINDS[name]
+    kind = kind_of(name)
     if not isinstance(kind, RecordKind):
         raise KeyError(name)
     return kind
@@ -341,4 +358,4 @@ def record_kind(name: str) -> RecordKind:
 
 def kind_of_record(obj: Any) -> RecordKind | None:
     """The record kind of ``obj`` (None: not a kind of change, e.g. a link or a search row)."""
-    return _BY_MODEL.get(type(obj))
+    return _BY_MODEL.get(type(obj)) or _ENTRIES.current().by_model.get(type(obj))

@@ -29,24 +29,12 @@ AREA = "area"
 #: Someone allowed to edit another person's profile.
 DELEGATION = "delegation"
 
-# -- a profile's entries: the keys of directory.models.ENTRY_MODELS
+# -- a profile's entries that the code names (every declared entry kind is a kind of change:
+#    directory.models.entry_kinds)
 NEWS = "news"
-EDUCATION = "education"
-EXPERIENCE = "experience"
 PROJECTS = "projects"
-TEACHING = "teaching"
-SERVICE = "service"
-AWARDS = "awards"
-FUNDING = "funding"
-CUSTOM_SECTIONS = "custom_sections"
 ADVISING = "advising"
 RECRUITING = "recruiting"
-
-#: Every entry kind, in the order of directory.models.ENTRY_MODELS (a test compares them).
-ENTRY_KINDS = (
-    NEWS, EDUCATION, EXPERIENCE, PROJECTS, TEACHING, SERVICE, AWARDS, FUNDING, CUSTOM_SECTIONS,
-    ADVISING, RECRUITING,
-)  # fmt: skip
 
 # -- grouped changes: one history record (or proposal) for something written in bulk
 #: A publication import (BibTeX, ORCID) into a profile.

@@ -7,7 +7,8 @@ import, the command line, the API, a host's own session on our models):
 
 :func:`install` registers them; the extension calls it at ``init_app`` (registering twice
 changes nothing). They are the one place those stored values are computed
-(``tests/test_name_keys.py`` and the tests' autouse checks compare every row against them).
+(``tests/invariants/test_name_keys.py`` and the tests' autouse checks compare every row against
+them).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def fill_name_keys(_mapper: Any, _connection: Any, person: m.Person) -> None:
     """On every insert and update of a person, by any session: the stored name orders
     (``name_key``, ``name_key_zh``: formats.names.name_keys) of the name as it is written, so
     that the listing sorts, pages and counts its letters in SQL. The one place they are
-    computed (``tests/test_name_keys.py`` checks every test's people against it)."""
+    computed (``tests/invariants/test_name_keys.py`` checks every test's people against it)."""
     for column, key in name_keys(person.sort_name, person.full_name, person.native_name).items():
         if getattr(person, column, None) != key:
             setattr(person, column, key)

@@ -2,7 +2,8 @@
 
 Every form of the plugin subclasses :class:`DirectoryForm`, and every POST route validates
 one (``validate_on_submit()``), so a request without a valid token is refused before anything
-is written (tests/test_form_classes.py and tests/test_csrf_everywhere.py find every form class
+is written (tests/invariants/test_form_classes.py and tests/invariants/test_csrf_everywhere.py find
+every form class
 and every mutating route and check this). A Flask-WTF form checks its own token, so the forms
 are protected whether or not the host uses ``CSRFProtect`` (with it, the host's check covers
 the blueprint too and the form accepts the same token). With DIRECTORY_CSRF on (the default)

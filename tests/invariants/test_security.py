@@ -95,7 +95,8 @@ PROFILE_EDIT = {
     "private": ADMIN_ONLY,
 }
 
-#: endpoint → {case: {role: status}} for every GET route that tests/test_access_matrix.py does
+#: endpoint → {case: {role: status}} for every GET route that
+#: tests/invariants/test_access_matrix.py does
 #: not walk. A case names the profile the URL points at (``public``, ``members``, ``private``);
 #: hidden profiles answer 404, indistinguishable from missing ones.
 ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
@@ -197,7 +198,7 @@ def _url(app: Flask, endpoint: str, case: str) -> str:
 
 
 def _walked_by_the_editing_matrix() -> set[str]:
-    """Endpoints that tests/test_access_matrix.py walks as every role."""
+    """Endpoints that tests/invariants/test_access_matrix.py walks as every role."""
     adapter = _COLLECTION_APP.url_map.bind("directory.test")
     return {
         adapter.match(re.sub(r"\{\w+\}", "1", url), method=method)[0]

@@ -1,7 +1,8 @@
 """Finding, in source code, the writes that pass no ORM mapper event: SQL statements (Core or
 ORM-enabled) and the bulk methods. Stored values derived from others (people's name orders,
 typed student names, papers' title words) are kept by mapper events, so the tests that guard
-them scan the package for such writes (tests/test_name_keys.py, tests/test_title_words.py)."""
+them scan the package for such writes (tests/invariants/test_name_keys.py,
+tests/invariants/test_title_words.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pages ``make bench`` measures and tests/test_bench_pages.py checks, in one list.
+"""The pages ``make bench`` measures and tests/web/test_bench_pages.py checks, in one list.
 
 Add one line per page. ``path`` is relative to the directory's URL prefix and may use the
 generated department's facts. A page that answers 404 is reported as not available (its

@@ -1,6 +1,7 @@
 """The pages ``make bench`` measures (benchmarks/pages.py) exist, and cost the same number of SQL
 statements for a generated department of ~15 people as for one of ~100 (with their entries,
-students, papers and notices). tests/test_query_counts.py checks every department page the same
+students, papers and notices). tests/invariants/test_query_counts.py checks every department page
+the same
 way on a hand-built department; this one keeps the benchmark's URLs honest, the signed-in ones
 (the editor of the largest profile, an admin page) included. A page whose route
 does not exist yet is skipped with its URL named."""

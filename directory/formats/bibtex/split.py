@@ -12,7 +12,7 @@ in braces, their fields ``name = value`` with values of braces (nested at most
 :data:`MAX_DEPTH` deep), quotes, words and ``#``. Anything else (``@comment``,
 ``@preamble``, a block in parentheses, an ``@`` starting a line inside a value, a syntax
 error) makes it answer ``None``, and the caller splits the file with bibtexparser itself, whose
-error recovery and messages stay the reference. ``tests/test_bibsplit.py`` checks the two
+error recovery and messages stay the reference. ``tests/formats/test_bibsplit.py`` checks the two
 against each other on every test bibliography and on thousands of generated and mutated ones.
 """
 

@@ -2,7 +2,8 @@
 (:func:`create_publications`), so that a file of thousands of entries imports in seconds.
 
 Rows are handed to the driver as plain tuples (COPY on PostgreSQL, one executemany elsewhere);
-a test (tests/test_bulk_rows.py) proves such a paper reads back as one written through the ORM.
+a test (tests/services/test_bulk_rows.py) proves such a paper reads back as one written through the
+ORM.
 """
 
 from __future__ import annotations

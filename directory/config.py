@@ -200,7 +200,7 @@ DIRECTORY_CACHE_MAX_BYTES = 64 * 1024 * 1024
 #: Where cached pages are kept. None: in each app process's memory, which learns of writes by
 #: reading the database's generation counter on every hit (one app host). A Redis URL
 #: ("redis://host:6379/0", "rediss://...", "unix://..."): in that server, shared by every app
-#: host of the directory, which also carries the invalidation (see services/shared_cache.py;
+#: host of the directory, which also carries the invalidation (see web/shared_page_cache.py;
 #: needs the ``redis`` extra). DIRECTORY_CACHE_MAX_BYTES does not apply there: the server's own
 #: memory limit does.
 DIRECTORY_CACHE_URL = None

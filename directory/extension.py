@@ -9,13 +9,9 @@ from directory.cli import directory_cli
 from directory.config import apply_defaults
 from directory.db import DatabaseState, close_session
 from directory.services import health, search_index, write_gates
-from directory.services.cache import (
-    GenerationReader,
-    PageStore,
-    install_invalidation,
-    settings_fingerprint,
-)
-from directory.services.shared_cache import SharedPageCache
+from directory.services.cache import GenerationReader, install_invalidation
+from directory.web.page_cache import PageStore, settings_fingerprint
+from directory.web.shared_page_cache import SharedPageCache
 from directory.web.views import blueprint
 
 

@@ -10,6 +10,7 @@ the security headers and the search index.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from directory import config as settings
 from directory import i18n, migrate
 from directory.i18n import gettext as _
 from directory.i18n import translate
-from directory.services import search, search_index, shared_cache
+from directory.services import search, search_index
 from directory.services.identity import (
     IdentityAttributeMissing,
     host_user,
@@ -111,7 +112,9 @@ def _cache_url_problem(value: Any) -> str | None:
         return None
     if not isinstance(value, str) or not value.startswith(("redis://", "rediss://", "unix://")):
         return _("must be None or a Redis URL (redis://host:port/db)")
-    return None if shared_cache.available() else _("needs the redis package (the redis extra)")
+    if importlib.util.find_spec("redis") is None:
+        return _("needs the redis package (the redis extra)")
+    return None
 
 
 def _engine_problem(value: Any) -> str | None:

@@ -29,7 +29,6 @@ from tests.invariants.test_access_matrix import (
     P,
     world,  # noqa: F401 - the editing matrix's fixture
 )
-from tests.services.test_cache import caching  # noqa: F401 - the session app with the page cache on
 from tests.support.editing import post
 from tests.support.i18n import (
     CATALOGUES,
@@ -42,6 +41,7 @@ from tests.support.i18n import (
     unmarked_in_source,
     unmarked_text,
 )
+from tests.web.test_page_cache import caching  # noqa: F401 - the session app with the page cache on
 
 ZH = {"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.5"}
 TEMPLATE_FILES = sorted([*TEMPLATES.rglob("*.html"), *TEMPLATES.rglob("*.txt")])

@@ -15,9 +15,9 @@ from directory.i18n import translate
 from directory.models.vocabularies import N_
 from directory.services import alumni as records
 from directory.services import alumni_counts
-from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.web.blueprint import blueprint
+from directory.web.page_cache import cached_page
 from directory.web.views.common import item_url
 
 #: The kinds of placement in the order the chart stacks them and the tables list them.

@@ -20,7 +20,6 @@ from directory.formats.pdf import html_to_pdf, pdf_available
 from directory.i18n import gettext as _
 from directory.resources import resource_dir
 from directory.services.access import can_edit_person
-from directory.services.cache import cached_page
 from directory.services.identity import current_viewer
 from directory.services.kinds import PERSON
 from directory.services.operations import people
@@ -30,6 +29,7 @@ from directory.web import forms
 from directory.web.blueprint import blueprint
 from directory.web.conflicts import on_conflict
 from directory.web.outcomes import flash_outcome
+from directory.web.page_cache import cached_page
 from directory.web.views.editing import (
     editable_person_or_abort,
     editor_url,

@@ -6,12 +6,12 @@ from flask import abort, current_app, render_template, request
 
 from directory.db import get_session
 from directory.services import department
-from directory.services.cache import cached_page
 from directory.services.department.areas import area_page, area_summaries
 from directory.services.department.people import ListingFilters, listing
 from directory.services.identity import current_viewer
 from directory.services.parameters import LETTERS
 from directory.web.blueprint import blueprint
+from directory.web.page_cache import cached_page
 from directory.web.structured import area_jsonld, listing_jsonld
 
 

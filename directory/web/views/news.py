@@ -10,10 +10,10 @@ from directory.formats.markdown import render_inline
 from directory.i18n import department_name as i18n_department_name
 from directory.i18n import gettext as _
 from directory.i18n import html_lang
-from directory.services.cache import cached_page
 from directory.services.department.news import news_date, news_page
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.blueprint import blueprint
+from directory.web.page_cache import cached_page
 
 
 def _page_number() -> int:

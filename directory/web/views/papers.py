@@ -30,11 +30,11 @@ from directory.services import publication_reads
 from directory.services.access import (
     person_visible,
 )
-from directory.services.cache import cached_page
 from directory.services.identity import Viewer, current_viewer
 from directory.services.profiles import publication_options, year_heading
 from directory.services.publications import publication_data
 from directory.web.blueprint import blueprint
+from directory.web.page_cache import cached_page
 from directory.web.structured import (
     paper_page_jsonld,
     papers_collection_jsonld,

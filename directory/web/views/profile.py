@@ -11,11 +11,11 @@ from directory import models as m
 from directory.db import get_session
 from directory.services import profiles
 from directory.services.access import can_edit_person, person_visible
-from directory.services.cache import cached_page
 from directory.services.department.filters import PageFilters
 from directory.services.identity import current_viewer
 from directory.services.profiles import load_profile, paper_page
 from directory.web.blueprint import blueprint
+from directory.web.page_cache import cached_page
 from directory.web.structured import profile_page_jsonld
 from directory.web.views.papers import shown_citations
 

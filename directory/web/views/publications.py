@@ -43,7 +43,6 @@ from directory.i18n import lazy_gettext as _l
 from directory.models import ImportDraft
 from directory.services import profiles, publication_reads
 from directory.services.access import can_import_publications, can_manage_publication_records
-from directory.services.cache import cached_page
 from directory.services.changes import PENDING
 from directory.services.department.filters import PageFilters
 from directory.services.department.publications import PublicationFilters, publications_page
@@ -70,6 +69,7 @@ from directory.web.blueprint import blueprint
 from directory.web.csrf import DirectoryForm, csrf_failed
 from directory.web.forms import url_field
 from directory.web.outcomes import flash_outcome
+from directory.web.page_cache import cached_page
 from directory.web.views.profile import get_person_or_404
 
 try:  # WTForms 3.3 deprecates (value, label) tuples in favour of SelectChoice.

@@ -13,7 +13,6 @@ from directory.i18n import department_name as i18n_department_name
 from directory.i18n import gettext as _
 from directory.i18n import html_lang, term_label, translate
 from directory.services import department
-from directory.services.cache import cached_page
 from directory.services.department.recruiting import (
     RecruitingFilters,
     RecruitingPageFilters,
@@ -23,6 +22,7 @@ from directory.services.department.recruiting import (
 )
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.blueprint import blueprint
+from directory.web.page_cache import cached_page
 from directory.web.views.common import long_date
 
 

@@ -10,11 +10,11 @@ from flask import Response, abort, request, url_for
 from directory.db import get_session
 from directory.formats.feeds import SitemapUrl, sitemap, sitemap_index
 from directory.services import department, publication_reads
-from directory.services.cache import cached_page
 from directory.services.department.areas import AreaSummary, area_summaries
 from directory.services.identity import ANONYMOUS
 from directory.services.profiles import listed_people_dates
 from directory.web.blueprint import blueprint
+from directory.web.page_cache import cached_page
 
 #: URLs in one sitemap (sitemaps.org: at most 50,000, and 50 MB, which 50,000 URLs stay under).
 MAX_URLS = 50_000

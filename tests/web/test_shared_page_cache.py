@@ -18,9 +18,9 @@ import pytest
 from sqlalchemy import text
 
 from directory import migrate
-from directory.services.cache import CachedResponse
 from directory.services.health import DirectoryConfigError
-from directory.services.shared_cache import SharedPageCache, decode, encode
+from directory.web.page_cache import CachedResponse
+from directory.web.shared_page_cache import SharedPageCache, decode, encode
 from tests.conftest import make_app
 
 REDIS_URL = os.environ.get("DIRECTORY_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")

@@ -16,7 +16,8 @@ from sqlalchemy import delete, event, select, update
 from directory import migrate
 from directory import models as m
 from directory.db import get_session
-from directory.services.cache import current_generation, page_store
+from directory.services.cache import current_generation
+from directory.web.page_cache import page_store
 from tests.conftest import login, make_app
 from tests.support.statements import count_statements
 

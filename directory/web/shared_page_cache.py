@@ -31,7 +31,7 @@ import logging
 import secrets
 import struct
 
-from directory.services.cache import CachedResponse
+from directory.web.page_cache import CachedResponse
 
 try:  # the `redis` extra: pip install "faculty-directory[redis]"
     import redis

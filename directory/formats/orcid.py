@@ -13,15 +13,14 @@ The record's work summaries carry no co-authors, so an ORCID work lists the reco
 its only author (the preview says so); a later BibTeX import of the same paper (same DOI)
 links to the record instead of adding another.
 
-:func:`fetch_orcid_record` downloads a record from the public API; the web form offers it only
-when ``DIRECTORY_ORCID_FETCH`` is on.
+Downloading a record is a service's (:mod:`directory.services.orcid_records`); this module only
+reads the text.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,10 +99,6 @@ class OrcidRecord:
     problems: list[BibtexProblem]
     #: The biography, keywords and researcher URLs.
     person: PersonData = field(default_factory=PersonData)
-
-
-class OrcidFetchError(Exception):
-    """The record could not be downloaded (offline, unknown iD, not JSON)."""
 
 
 def _value(obj: Any, *path: str) -> Any:
@@ -576,21 +571,3 @@ def normalise_orcid_id(text: str) -> str | None:
     check = (12 - total % 11) % 11
     expected = "X" if check == 10 else str(check)
     return m.group(1) if digits[-1] == expected else None
-
-
-def fetch_orcid_record(
-    orcid_id: str, base_url: str, *, max_bytes: int, timeout: float = 15
-) -> bytes:
-    """Download ``orcid_id``'s public record (JSON) from the API at ``base_url``."""
-    url = f"{base_url.rstrip('/')}/{orcid_id}/record"
-    if not url.startswith(("https://", "http://")):
-        raise OrcidFetchError("the ORCID API address must be http(s)")
-    request = urllib.request.Request(url, headers={"Accept": "application/json"})  # noqa: S310
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-            data = response.read(max_bytes + 1)
-    except OSError as exc:
-        raise OrcidFetchError(f"ORCID could not be reached ({exc})") from exc
-    if len(data) > max_bytes:
-        raise OrcidFetchError("the ORCID record is larger than the import limit")
-    return data

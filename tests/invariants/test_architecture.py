@@ -207,6 +207,23 @@ def test_importing_the_models_loads_no_service() -> None:
     assert loaded and all(name.startswith("directory.models") for name in loaded), loaded
 
 
+#: What reaches the network: a codec reads text it is given, a service fetches it.
+NETWORK = ("urllib.request", "http.client", "httpx", "requests", "socket")
+
+
+def test_formats_never_reach_the_network() -> None:
+    fetching = [
+        (name, alias.name if isinstance(node, ast.Import) else node.module)
+        for name, path in MODULES.items()
+        if _layer(name) == "formats"
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+        if (alias.name if isinstance(node, ast.Import) else node.module or "").startswith(NETWORK)
+    ]
+    assert fetching == []
+
+
 def test_the_database_module_is_only_the_engine_and_the_session() -> None:
     """db.py sits under services: the gates every write passes are a service
     (services/write_gates.py), installed by the extension."""

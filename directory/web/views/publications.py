@@ -32,11 +32,7 @@ from directory.formats.bibtex.export import publications_to_bibtex
 from directory.formats.bibtex.keys import make_citation_key
 from directory.formats.charts import bar_chart
 from directory.formats.csl import publication_to_csl
-from directory.formats.orcid import (
-    OrcidFetchError,
-    fetch_orcid_record,
-    normalise_orcid_id,
-)
+from directory.formats.orcid import normalise_orcid_id
 from directory.i18n import format_number
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
@@ -49,6 +45,7 @@ from directory.services.department.publications import PublicationFilters, publi
 from directory.services.identity import current_viewer
 from directory.services.importing import plan_source
 from directory.services.operations import publications as paper_operations
+from directory.services.orcid_records import OrcidFetchError, fetch_orcid_record
 from directory.services.paging import Page
 from directory.services.profiles import profile_publications
 from directory.services.profiles import publication_options as citation_options

@@ -48,12 +48,28 @@ class _IdleDropping(WSGIRequestHandler):
     timeout = 3
 
 
+_SHARED_LOCK = "_directory_one_user_at_a_time"
+
+
 @contextmanager
 def _one_user_at_a_time(connection) -> Iterator[threading.RLock]:
     """A lock the server holds for each whole request (body included), and any other thread
     (the test's own ``db`` reads) for each statement on the shared connection: a connection
     is not thread-safe, and a test's read while the browser still loads a page's image once
-    broke the savepoints of both (``savepoint ... does not exist``)."""
+    broke the savepoints of both (``savepoint ... does not exist``).
+
+    Every server on one connection takes the same lock (a test serving the host's app beside
+    the live server once deadlocked on PostgreSQL: each server held its own lock while its
+    statements waited for the other's)."""
+    shared = connection.info.get(_SHARED_LOCK)
+    if shared is not None:
+        shared["users"] += 1
+        try:
+            yield shared["lock"]
+        finally:
+            shared["users"] -= 1
+        return
+
     lock = threading.RLock()
     held = threading.local()  # how many statements this thread has the lock for
 
@@ -74,9 +90,11 @@ def _one_user_at_a_time(connection) -> Iterator[threading.RLock]:
     )
     for target, name, listener in listeners:
         event.listen(target, name, listener)
+    connection.info[_SHARED_LOCK] = {"lock": lock, "users": 1}
     try:
         yield lock
     finally:
+        connection.info.pop(_SHARED_LOCK, None)
         for target, name, listener in listeners:
             event.remove(target, name, listener)
 

@@ -405,8 +405,10 @@ def _handler(server: HarvestServer) -> type[BaseHTTPRequestHandler]:
             self.close_connection = True
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
-            if kind != "huge":
-                self.send_header("Content-Length", str(HUGE_BYTES))
+            if kind != "huge":  # a drip declares a modest length, and never reaches it
+                self.send_header(
+                    "Content-Length", str(HUGE_BYTES if kind == "huge-declared" else 4096)
+                )
             self.send_header("Connection", "close")
             self.end_headers()
             if kind == "drip":

@@ -179,12 +179,12 @@ class SourceCall:
     ) -> tuple[bytes | None, float | None]:
         """(body, None) for an answer, (None, seconds) when asked to wait and retry."""
         for _hop in range(MAX_REDIRECTS + 1):
+            self.settings.pacer.wait(self.source)
             if time.monotonic() > self.deadline:
                 raise _Fault(
-                    f"{what}: not asked, the {self.settings.source_deadline:.0f} s "
+                    f"{what}: not asked, the {self.settings.source_deadline:g} s "
                     "deadline for this source has passed"
                 )
-            self.settings.pacer.wait(self.source)
             try:
                 with self.client.stream("GET", url, params=params, headers=headers) as response:
                     self.outcome.calls += 1

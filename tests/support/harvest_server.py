@@ -325,6 +325,9 @@ ANSWERS: dict[str, Callable[[HarvestData, str, dict[str, str]], Answer]] = {
 def _handler(server: HarvestServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes: without this, Nagle's algorithm and the
+        # client's delayed ACK hold every answer back by 40 ms.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
             pass
@@ -443,3 +446,23 @@ def harvest_server(
         server.httpd.shutdown()
         server.httpd.server_close()
         thread.join(5)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m tests.support.harvest_server --people N --works K``: serve the generated
+    department in this process (so that a benchmark's CPU figures are the client's own),
+    printing ``ready <base URL>`` once listening; stops when its standard input closes."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--people", type=int, default=1750)
+    parser.add_argument("--works", type=int, default=15)
+    args = parser.parse_args(argv)
+    with harvest_server(generated_people(args.people), args.works) as server:
+        print(f"ready {server.base}", flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()

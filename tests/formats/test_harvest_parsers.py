@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from directory.formats import orcid as orcid_record
 from directory.formats.harvest import arxiv, crossref, dblp, openalex, orcid, semantic_scholar
 from directory.formats.harvest.common import HarvestParseError
 from directory.models.vocabularies import PUBLICATION_TYPES
@@ -55,7 +56,7 @@ def _by_title(works):
 
 def test_every_source_type_maps_to_a_directory_publication_type() -> None:
     tables = [
-        orcid.WORK_TYPES, openalex.WORK_TYPES, openalex.ARTICLE_SOURCE_TYPES,
+        orcid_record.WORK_TYPES, openalex.WORK_TYPES, openalex.ARTICLE_SOURCE_TYPES,
         crossref.WORK_TYPES, dblp.RECORD_TYPES, dict(semantic_scholar.PUBLICATION_TYPES),
     ]  # fmt: skip
     for table in tables:

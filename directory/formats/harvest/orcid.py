@@ -26,15 +26,7 @@ from directory.formats.harvest.common import (
     load_json_object,
 )
 from directory.formats.harvest.works import HarvestedAuthor, HarvestedWork
-from directory.formats.identifiers import normalise_arxiv, normalise_doi
-from directory.formats.orcid import (
-    WORK_TYPES,
-    _date,
-    _external_ids,
-    _int,
-    _value,
-    normalise_orcid_id,
-)
+from directory.formats.orcid import _int, _value, normalise_orcid_id, work_basics
 
 SOURCE = "orcid"
 #: ORCID's limit on put codes in one bulk works call.
@@ -74,30 +66,18 @@ def work_from_orcid(work: dict[str, Any]) -> HarvestedWork | None:
     put_code = work.get("put-code")
     if put_code is None:
         return None
-    title = clean(_value(work, "title", "title")) or ""
-    subtitle = clean(_value(work, "title", "subtitle"))
-    if title and subtitle:
-        title = f"{title}: {subtitle}"
-    ids = _external_ids(work)
-    doi = normalise_doi(ids.get("doi"))
-    arxiv_id = normalise_arxiv(ids.get("arxiv"))
-    year, month = _date(work, "publication-date")
-    work_type = str(work.get("type") or "other").lower().replace("_", "-")
-    pub_type = WORK_TYPES.get(work_type, "other")
-    if arxiv_id and not doi and pub_type in ("other", "journal"):
-        pub_type = "preprint"
+    basics = work_basics(work)
     return HarvestedWork(
         source=SOURCE,
         source_key=str(put_code),
-        title=title,
-        year=year,
-        month=month,
+        title=clean(basics.title) or "",
+        year=basics.year,
+        month=basics.month,
         venue=clean(_value(work, "journal-title")),
-        type=pub_type,
+        type=basics.type,
         authors=_contributors(work),
-        doi=doi,
-        arxiv_id=arxiv_id,
-        dblp_key=None,
+        doi=basics.doi,
+        arxiv_id=basics.arxiv_id,
         abstract=clean(_value(work, "short-description")),
         url=clean(_value(work, "url")),
         found_by="orcid",

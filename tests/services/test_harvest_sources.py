@@ -321,3 +321,21 @@ def test_settings_come_from_the_apps_config() -> None:
     app = make_app(DIRECTORY_HARVEST_CONTACT="library@dept.example", DIRECTORY_HARVEST_SOURCES={})
     settings = HarvestSettings.from_config(app.config)
     assert (settings.contact, configured_sources(settings)) == ("library@dept.example", [])
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_an_identifier_the_source_does_not_know_is_said(server: HarvestServer, source: str) -> None:
+    stranger = HarvestPerson(
+        "unknown",
+        "Nobody Known",
+        orcid=orcid_for(31337),
+        dblp="0/0",
+        openalex="A1",
+        semantic_scholar="1",
+    )
+    outcome = run(server, stranger, sources={source: server.sources[source]})[source]
+    assert outcome.works == []
+    if source in ("openalex", "crossref"):  # a filter that matches nothing: an empty list
+        assert outcome.errors == []
+    else:
+        assert outcome.errors and "knows no such identifier" in outcome.errors[0]

@@ -217,6 +217,8 @@ class SourceCall:
         wait = _retry_after(response.headers.get("retry-after"))
         if status in (429, 503) and wait is not None:
             return wait
+        if status in (404, 410):
+            raise _Fault(f"{what}: HTTP {status}, the source knows no such identifier")
         raise _Fault(f"{what}: HTTP {status}")
 
     def _read(self, response: httpx.Response, what: str) -> bytes:

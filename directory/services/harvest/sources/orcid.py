@@ -5,6 +5,7 @@ not be had is kept as its summary tells it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import quote
 
 from directory.formats.harvest import orcid as parser
 from directory.services.harvest.sources.http import SourceCall, source_fetch
@@ -14,7 +15,7 @@ ACCEPT = {"Accept": "application/vnd.orcid+json"}
 
 @source_fetch(parser.SOURCE)
 def fetch(person_ids: Mapping[str, str], call: SourceCall) -> None:
-    orcid = person_ids.get("orcid")
+    orcid = quote((person_ids.get("orcid") or "").strip(), safe="")
     if not orcid:
         call.outcome.skipped = True
         return

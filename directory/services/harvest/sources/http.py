@@ -139,7 +139,10 @@ class SourceCall:
         self.outcome = outcome
         self.base = settings.sources[source].rstrip("/")
         self.host = urlsplit(self.base).netloc.lower()
+        self.scheme = urlsplit(self.base).scheme
         self.deadline = time.monotonic() + settings.source_deadline
+        #: The status of the last "wait and retry" answer (429 or 503).
+        self._busy = 429
 
     def get(
         self,
@@ -158,20 +161,23 @@ class SourceCall:
                 if wait is None:
                     return body
                 self._sleep(wait, what)
-            raise _Fault(f"{what}: still HTTP 429 after {RETRIES} waits; left for the next run")
+            raise _Fault(
+                f"{what}: still HTTP {self._busy} after {RETRIES} waits; left for the next run"
+            )
         except _Fault as fault:
             self.outcome.errors.append(str(fault))
             return None
 
     def _sleep(self, wait: float, what: str) -> None:
+        busy = f"{what}: HTTP {self._busy}"
         if wait > self.settings.retry_after_max:
             raise _Fault(
-                f"{what}: HTTP 429, asked to wait {wait:.0f} s (more than the "
+                f"{busy}, asked to wait {wait:.0f} s (more than the "
                 f"{self.settings.retry_after_max:.0f} s allowed); left for the next run"
             )
         if time.monotonic() + wait > self.deadline:
-            raise _Fault(f"{what}: HTTP 429, and waiting {wait:.0f} s would pass the deadline")
-        self.outcome.errors.append(f"{what}: HTTP 429, waited {wait:.0f} s as asked and retried")
+            raise _Fault(f"{busy}, and waiting {wait:.0f} s would pass the deadline")
+        self.outcome.errors.append(f"{busy}, waited {wait:.0f} s as asked and retried")
         time.sleep(wait)
 
     def _attempt(
@@ -185,6 +191,7 @@ class SourceCall:
                     f"{what}: not asked, the {self.settings.source_deadline:g} s "
                     "deadline for this source has passed"
                 )
+            started = time.monotonic()
             try:
                 with self.client.stream("GET", url, params=params, headers=headers) as response:
                     self.outcome.calls += 1
@@ -192,9 +199,9 @@ class SourceCall:
                     if isinstance(location, float):
                         return None, location
                     if location is None:
-                        return self._read(response, what), None
+                        return self._read(response, what, started), None
             except httpx.TimeoutException as exc:
-                raise _Fault(f"{what}: timed out ({type(exc).__name__})") from exc
+                raise _Fault(f"{what}: timed out ({self._timeout_words(exc)})") from exc
             except httpx.HTTPError as exc:
                 raise _Fault(f"{what}: could not be fetched ({exc})") from exc
             finally:
@@ -210,23 +217,31 @@ class SourceCall:
             return None
         if status in (301, 302, 303, 307, 308):
             target = urljoin(str(response.url), response.headers.get("location", ""))
-            host = urlsplit(target).netloc.lower()
-            if host != self.host:
-                raise _Fault(f"{what}: redirect to another host ({host or 'none'}) refused")
+            parts = urlsplit(target)
+            if parts.netloc.lower() != self.host:
+                raise _Fault(f"{what}: redirect to another host ({parts.netloc or 'none'}) refused")
+            if parts.scheme != self.scheme:
+                raise _Fault(f"{what}: redirect from {self.scheme} to {parts.scheme} refused")
             return target
         wait = _retry_after(response.headers.get("retry-after"))
         if status in (429, 503) and wait is not None:
+            self._busy = status
             return wait
         if status in (404, 410):
             raise _Fault(f"{what}: HTTP {status}, the source knows no such identifier")
         raise _Fault(f"{what}: HTTP {status}")
 
-    def _read(self, response: httpx.Response, what: str) -> bytes:
+    def _timeout_words(self, exc: httpx.TimeoutException) -> str:
+        if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+            return f"no connection within {self.settings.connect_timeout:g} s"
+        return f"nothing read for {self.settings.read_timeout:g} s"
+
+    def _read(self, response: httpx.Response, what: str, started: float) -> bytes:
         cap = self.settings.max_response_bytes
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
             raise _Fault(f"{what}: the answer is {int(declared)} bytes, over the {cap} byte limit")
-        deadline = min(self.deadline, time.monotonic() + self.settings.response_deadline)
+        deadline = min(self.deadline, started + self.settings.response_deadline)
         chunks, size = [], 0
         for chunk in response.iter_bytes():
             size += len(chunk)

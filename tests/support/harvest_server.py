@@ -14,6 +14,7 @@ is logged (:attr:`HarvestServer.requests`) for tests to read what was asked and 
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 import time
@@ -64,6 +65,7 @@ FAULTS = (
     "malformed",  # a truncated JSON or XML body
     "huge",  # a 10 MB answer, streamed without a Content-Length
     "huge-declared",  # a 10 MB answer with its Content-Length
+    "gzip-bomb",  # 10 KB of gzip that inflates to 10 MB
     "redirect",  # 302 to another host
     "drip",  # a body that trickles in a byte at a time
 )
@@ -100,7 +102,8 @@ class Fault:
     after: int = 0
     #: Requests that get the fault (``None``: every one from then on).
     times: int | None = None
-    retry_after: str = "1"
+    #: The Retry-After header of a 429 (``None``: none sent).
+    retry_after: str | None = "1"
     seen: int = 0
     served: int = 0
 
@@ -378,9 +381,12 @@ def _handler(server: HarvestServer) -> type[BaseHTTPRequestHandler]:
                     Answer(
                         429,
                         b'{"message": "Too Many Requests"}',
-                        headers={"Retry-After": fault.retry_after},
+                        headers={"Retry-After": fault.retry_after} if fault.retry_after else {},
                     )
                 )
+            elif kind == "gzip-bomb":
+                body = gzip.compress(b" " * HUGE_BYTES)
+                self._send(Answer(200, body, headers={"Content-Encoding": "gzip"}))
             elif kind == "500":
                 self._send(Answer(500, b"Internal Server Error", "text/plain"))
             elif kind == "malformed":

@@ -4,8 +4,9 @@ never raising.
 
 Each call: waits the source's pause since the previous call to it; sends the contact address
 in the User-Agent; follows a redirect only on the source's own host; on HTTP 429 or 503 waits
-the ``Retry-After`` it is given (at most DIRECTORY_HARVEST_RETRY_AFTER_MAX, twice) and asks
-again; reads the answer streamed, stopping past DIRECTORY_HARVEST_MAX_RESPONSE_BYTES or
+the ``Retry-After`` it is given (at most DIRECTORY_HARVEST_RETRY_AFTER_MAX, twice; a 429
+without one, :data:`NO_RETRY_AFTER_WAIT`) and asks again; reads the answer streamed (and
+decompressed), stopping past DIRECTORY_HARVEST_MAX_RESPONSE_BYTES or
 DIRECTORY_HARVEST_RESPONSE_DEADLINE (a slow drip), with connect and read timeouts on top;
 and gives up once the source's deadline for this person has passed.
 """
@@ -28,13 +29,15 @@ from directory.formats.harvest.works import SourceOutcome
 
 #: Times one call asks again after an HTTP 429 or 503 with a Retry-After.
 RETRIES = 2
+#: Seconds waited after an HTTP 429 that gives no Retry-After.
+NO_RETRY_AFTER_WAIT = 2.0
 #: Redirects followed on the source's own host.
 MAX_REDIRECTS = 3
 
 
 class Pacer:
     """The time of the last call to each source, so that calls to it keep its pause: one
-    pacer is shared by every person of a run."""
+    pacer is shared by every person of a run (which asks its sources one call at a time)."""
 
     def __init__(self, pauses: Mapping[str, float]) -> None:
         self.pauses = dict(pauses)
@@ -177,7 +180,7 @@ class SourceCall:
             )
         if time.monotonic() + wait > self.deadline:
             raise _Fault(f"{busy}, and waiting {wait:.0f} s would pass the deadline")
-        self.outcome.errors.append(f"{busy}, waited {wait:.0f} s as asked and retried")
+        self.outcome.errors.append(f"{busy}, waited {wait:.0f} s and asked again")
         time.sleep(wait)
 
     def _attempt(
@@ -224,6 +227,8 @@ class SourceCall:
                 raise _Fault(f"{what}: redirect from {self.scheme} to {parts.scheme} refused")
             return target
         wait = _retry_after(response.headers.get("retry-after"))
+        if status == 429 and wait is None:
+            wait = NO_RETRY_AFTER_WAIT  # too many calls, and no word on how long to wait
         if status in (429, 503) and wait is not None:
             self._busy = status
             return wait

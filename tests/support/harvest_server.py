@@ -10,6 +10,17 @@ The works are generated in code, deterministically, from the people it is given
 
 :meth:`HarvestServer.fault` makes a source misbehave (see :data:`FAULTS`), and every request
 is logged (:attr:`HarvestServer.requests`) for tests to read what was asked and sent.
+
+In a test or a benchmark::
+
+    with harvest_server(generated_people(1750), works_per_source=15) as server:
+        app.config["DIRECTORY_HARVEST_SOURCES"] = server.sources
+        app.config["DIRECTORY_HARVEST_PAUSES"] = {}  # the server is local
+        server.data.set_papers(person, [Paper(...)])  # a case of the test's own
+        server.fault("crossref", "500", after=1)  # the second call on fails
+
+``python -m tests.support.harvest_server`` serves the same from a process of its own
+(:func:`main`), so that a benchmark's CPU figures leave the server's out.
 """
 
 from __future__ import annotations
@@ -457,15 +468,23 @@ def harvest_server(
 def main(argv: list[str] | None = None) -> None:
     """``python -m tests.support.harvest_server --people N --works K``: serve the generated
     department in this process (so that a benchmark's CPU figures are the client's own),
-    printing ``ready <base URL>`` once listening; stops when its standard input closes."""
+    printing ``ready <base URL>`` once listening; stops when its standard input closes.
+    ``--people-file`` serves the people of a JSON list instead (each an object with
+    HarvestPerson's fields: ``key``, ``name``, ``orcid``, ``dblp``, ``openalex``, …)."""
     import argparse
     import sys
+    from pathlib import Path
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--people", type=int, default=1750)
+    parser.add_argument("--people-file", type=Path)
     parser.add_argument("--works", type=int, default=15)
     args = parser.parse_args(argv)
-    with harvest_server(generated_people(args.people), args.works) as server:
+    if args.people_file:
+        people = [HarvestPerson(**item) for item in json.loads(args.people_file.read_text())]
+    else:
+        people = generated_people(args.people)
+    with harvest_server(people, args.works) as server:
         print(f"ready {server.base}", flush=True)
         sys.stdin.read()
 

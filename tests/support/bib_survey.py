@@ -38,13 +38,14 @@ from pathlib import Path
 import bibtexparser  # noqa: E402
 from bibtexparser.model import Entry  # noqa: E402
 from pylatexenc.latex2text import LatexNodes2Text  # noqa: E402
-from sqlalchemy.orm import Session  # noqa: E402
+from sqlalchemy.orm import Session, sessionmaker  # noqa: E402
 
 from directory import migrate  # noqa: E402
 from directory import models as m  # noqa: E402
 from directory.db import make_engine  # noqa: E402
 from directory.formats.bibtex.parse import parse_bibtex  # noqa: E402
 from directory.formats.bibtex.results import BibtexTooLarge  # noqa: E402
+from directory.services import write_gates  # noqa: E402
 from directory.services.pubimport.planning import plan_import  # noqa: E402
 from directory.services.pubimport.writing import apply_plan  # noqa: E402
 
@@ -193,7 +194,11 @@ def _file_entries(text: str) -> tuple[int, dict[int, str], frozenset[str]]:
 def _session(folder: Path) -> tuple[Session, m.Person]:
     engine = make_engine(f"sqlite:///{folder / 'survey.sqlite3'}")
     migrate.upgrade(engine)
-    session = Session(engine)
+    # The write gates fill what every session's writes need (a person's name keys): a survey
+    # run alone, before any app has installed them, needs them too.
+    sessions = sessionmaker(engine)
+    write_gates.install(sessions)
+    session = sessions()
     person = m.Person(slug="new-user", full_name="New User", sort_name="User, New",
                       role="faculty")  # fmt: skip
     session.add(person)

@@ -27,7 +27,7 @@ from directory.services.reports.periods import PeriodError, parse_period
 from directory.services.reports.person import person_report
 from directory.web.blueprint import blueprint
 from directory.web.views.cv import NO_SIZE_LIMIT
-from directory.web.views.editing import editable_person_or_abort
+from directory.web.views.profile import get_person_or_404
 
 #: Roles the department report's rows can be limited to ("" : everyone listed).
 ROW_ROLES = ("faculty", "research_staff", "postdoc", "phd_student", "")
@@ -49,7 +49,7 @@ def _drawing(network: Network) -> Any:
 
 
 def _person_context(slug: str) -> dict[str, Any]:
-    person = editable_person_or_abort(slug)  # the owner, a delegate or an admin
+    person = get_person_or_404(slug)  # a profile the viewer cannot see is not there
     if not access.can_view_person_report(current_viewer(), person):
         abort(403)
     period, error = _period()

@@ -142,8 +142,10 @@ ADA = {
 ADA_FOR_DELEGATE = {**ADA, "published": 2, "awards": 1}
 
 
-@pytest.mark.parametrize(("who", "expected"),
-                         [("admin", ADA), ("owner", ADA), ("delegate", ADA_FOR_DELEGATE)])  # fmt: skip
+SEEN_BY = [("admin", ADA), ("owner", ADA), ("delegate", ADA_FOR_DELEGATE)]
+
+
+@pytest.mark.parametrize(("who", "expected"), SEEN_BY)
 def test_every_count_of_a_persons_report(db, dept, who, expected) -> None:
     report = person_report(db, viewers(dept)[who], dept["ada"], YEAR)
     assert report.totals() == expected
@@ -210,7 +212,9 @@ def test_every_count_of_the_departments_report(db, dept) -> None:
     assert report.venues == [("OSDI", {2025: 2}), ("NSDI", {2025: 1}), ("SOSP", {2025: 1})]
     assert report.areas == [("Systems", {2025: 3}), ("Other", {2025: 1})]
     assert [(g.name, g.kind, g.advisor) for g in report.graduates] == [
-        ("Tom Typed", "faculty", "Ada Lovelace"), ("Vic Unplaced", None, "Ada Lovelace")]  # fmt: skip
+        ("Tom Typed", "faculty", "Ada Lovelace"),
+        ("Vic Unplaced", None, "Ada Lovelace"),
+    ]
     assert report.placements == [("faculty", 1), ("", 1)]
     assert report.funders == [("DARPA", 1), ("NSF", 1)]
     assert report.problems.counts == {"paper_no_year": 1, "venue_no_short": 1,

@@ -18,7 +18,6 @@ from directory.services.reports.department import department_report
 from directory.services.reports.network import build_network
 from directory.services.reports.periods import academic_year, calendar_year
 from directory.services.reports.person import person_report
-from directory.services.reports.quality import department_problems
 
 #: The academic year of the report: September 2025 to August 2026.
 YEAR = academic_year(2025, 9)
@@ -266,7 +265,7 @@ def test_the_department_lists_its_problems_up_to_a_limit(db, dept, monkeypatch) 
     from directory.services.reports import quality
 
     monkeypatch.setattr(quality, "DEPARTMENT_LIMIT", 1)
-    problems = department_problems(db, viewers(dept)["admin"], YEAR)
+    problems = department_report(db, viewers(dept)["admin"], YEAR).problems
     assert problems.counts["placement"] == 2
     assert [p.kind for p in problems.shown].count("placement") == 1
     assert problems.total == 6

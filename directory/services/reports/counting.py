@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, case, func, literal, or_
 
 from directory import models as m
-from directory.services.reports.periods import MIDDLE_MONTH, Period
+from directory.services.reports.periods import MIDDLE_MONTH, Period, month_key
 
 #: The paper groups, in the report's order: (name, statuses).
 PAPER_GROUPS = (
@@ -101,3 +101,26 @@ def advising_current_in(period: Period, relation: Any = m.AdvisingRelation) -> C
         relation.status == "current",
         or_(relation.start_year.is_(None), relation.start_year <= period.last_year),
     )
+
+
+def paper_group_of(period: Period, status: str, year: int | None, month: int | None) -> str | None:
+    """:func:`paper_group` in Python, for rows already read (the department counts its papers
+    once, for the period and the year before, from one statement)."""
+    if status == "published":
+        return "published" if period.holds(year, month) else None
+    if status == "accepted":
+        undated = year is None
+        return (
+            "accepted"
+            if undated or month_key(year, month or MIDDLE_MONTH) >= period.first
+            else None
+        )
+    if status in PAPER_GROUPS[2][1]:
+        return "in_progress" if period.holds(year, month) else None
+    return None
+
+
+def papers_from(first_year: int, pub: Any = m.Publication) -> ColumnElement:
+    """Papers dated from ``first_year`` on, or not dated: a condition on the indexed year that
+    holds for every paper a period from that year counts (and those it cannot place)."""
+    return or_(pub.year >= first_year, pub.year.is_(None))

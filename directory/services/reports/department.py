@@ -31,7 +31,12 @@ from directory.services.identity import Viewer
 from directory.services.reports import counting
 from directory.services.reports.periods import Period
 from directory.services.reports.person import entry_clauses
-from directory.services.reports.quality import Problems, department_problems
+from directory.services.reports.quality import (
+    PAPER_KINDS,
+    Problems,
+    department_problems,
+    paper_problem_of,
+)
 
 #: The measures of the totals and the per-person rows, in the report's order.
 MEASURES = ("published", "accepted", "in_progress", "students_current", "students_graduated",
@@ -93,16 +98,28 @@ def _members(viewer: Viewer) -> Any:
     return select(m.Person.id).where(listed_people(viewer)).correlate(None)
 
 
-def _paper_counts(session: Session, viewer: Viewer, period: Period) -> Counter:
-    """(group, type) → papers of the department counted in the period."""
+def _paper_rows(session: Session, viewer: Viewer, first_year: int) -> list[Any]:
+    """The department's listed papers dated from ``first_year`` on or not dated, counted by
+    (year, month, status, type, short venue): one statement, from which the totals of the
+    period and the year before, the venue table and the papers' problems are all counted."""
     pub = m.Publication
-    group = counting.paper_group(period, pub)
+    columns = (pub.year, pub.month, pub.status, pub.type, pub.venue_short)
     stmt = (
-        select(group, pub.type, func.count())
-        .where(counting.counted_paper(period, pub), listed_publications(viewer, pub))
-        .group_by(group, pub.type)
+        select(*columns, func.count().label("papers"))
+        .where(counting.papers_from(first_year, pub), listed_publications(viewer, pub))
+        .group_by(*columns)
     )
-    return Counter({(g, t): n for g, t, n in session.execute(stmt)})
+    return session.execute(stmt).all()
+
+
+def _paper_counts(rows: list[Any], period: Period) -> Counter:
+    """(group, type) → papers of the department counted in the period."""
+    counts: Counter = Counter()
+    for row in rows:
+        group = counting.paper_group_of(period, row.status, row.year, row.month)
+        if group:
+            counts[group, row.type] += row.papers
+    return counts
 
 
 def _advising(viewer: Viewer, period: Period, status: str) -> ColumnElement:
@@ -121,8 +138,8 @@ def _students_counted(rel: Any = m.AdvisingRelation) -> Any:
     return func.count(func.distinct(rel.student_id)) + func.count(func.distinct(typed))
 
 
-def _totals(session: Session, viewer: Viewer, period: Period) -> tuple[dict, list]:
-    papers = _paper_counts(session, viewer, period)
+def _totals(session: Session, viewer: Viewer, period: Period, rows: list[Any]) -> tuple[dict, list]:
+    papers = _paper_counts(rows, period)
     totals = {group: sum(n for (g, _), n in papers.items() if g == group)
               for group, _ in counting.PAPER_GROUPS}  # fmt: skip
     rel = m.AdvisingRelation
@@ -160,6 +177,7 @@ def _people(session: Session, viewer: Viewer, period: Period, role: str) -> list
         select(listing.person_id, group, func.count())
         .join(pub, pub.id == listing.publication_id)
         .where(listing.person_id.in_(ids), listing.hidden.is_(False),
+               counting.papers_from(period.first_year, pub),
                counting.counted_paper(period, pub), publication_clause(viewer, pub))
         .group_by(listing.person_id, group)
     )  # fmt: skip
@@ -188,21 +206,16 @@ def _venue_areas(areas: dict[str, list[str]]) -> dict[str, str]:
 
 
 def _venues(
-    session: Session, viewer: Viewer, period: Period, areas: dict[str, list[str]]
+    rows: list[Any], period: Period, areas: dict[str, list[str]]
 ) -> tuple[list[int], list, dict[int, int], list]:
     """Published papers per venue and calendar year over :data:`VENUE_YEARS` years, the
     most published venues first; and the same per area of venues."""
-    pub = m.Publication
     years = list(range(period.last_year - VENUE_YEARS + 1, period.last_year + 1))
-    stmt = (
-        select(pub.venue_short, pub.year, func.count())
-        .where(pub.status == "published", pub.year.in_(years), pub.venue_short.isnot(None),
-               func.trim(pub.venue_short) != "", listed_publications(viewer, pub))
-        .group_by(pub.venue_short, pub.year)
-    )  # fmt: skip
     per_venue: dict[str, Counter] = defaultdict(Counter)
-    for short, year, count in session.execute(stmt):
-        per_venue[venue_name(short.strip())][year] += count
+    for row in rows:
+        short = (row.venue_short or "").strip()
+        if row.status == "published" and row.year in years and short:
+            per_venue[venue_name(short)][row.year] += row.papers
     ranked = sorted(per_venue, key=lambda v: (-sum(per_venue[v].values()), v.casefold()))
     venues = [(v, dict(per_venue[v])) for v in ranked[:VENUE_ROWS]]
     other: Counter = Counter()
@@ -262,10 +275,15 @@ def department_report(
     """The department's report for ``period`` as ``viewer`` may see it (the caller checked
     :func:`~directory.services.access.can_view_department_report`); per-person rows of the
     listed people of ``role`` (every role: "")."""
-    totals, types = _totals(session, viewer, period)
     previous = period.shifted(-1)
-    previous_totals, _ = _totals(session, viewer, previous)
-    years, venues, other, area_rows = _venues(session, viewer, period, areas or {})
+    rows = _paper_rows(
+        session, viewer, min(previous.first_year, period.last_year - VENUE_YEARS + 1)
+    )
+    totals, types = _totals(session, viewer, period, rows)
+    previous_totals, _ = _totals(session, viewer, previous, rows)
+    years, venues, other, area_rows = _venues(rows, period, areas or {})
+    paper_problems = {kind: sum(r.papers for r in rows if paper_problem_of(kind, period, r))
+                      for kind in PAPER_KINDS}  # fmt: skip
     graduates = _graduates(session, viewer, period)
     placements = Counter(g.kind or "" for g in graduates)
     order = [*m.values(m.PLACEMENT_KINDS), ""]
@@ -275,5 +293,5 @@ def department_report(
         venues=venues, other_venues=other, areas=area_rows, graduates=graduates,
         placements=[(k, placements[k]) for k in order if placements.get(k)],
         funders=_funders(session, viewer, period),
-        problems=department_problems(session, viewer, period),
+        problems=department_problems(session, viewer, period, paper_problems),
     )  # fmt: skip

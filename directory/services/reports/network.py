@@ -4,27 +4,32 @@ in the period, coloured by their research area, and joined by the papers they wr
 
 The layout is networkx's spring layout (Fruchterman–Reingold) with a fixed seed, so the same
 data draws the same picture every time; the drawing itself is :mod:`directory.formats.network`.
-Only papers and people ``viewer`` may see are counted (:func:`~directory.services.access
-.listed_publications`, :func:`~directory.services.access.listed_people`)."""
+Only papers and people ``viewer`` may see are counted (a paper listed on a listed member's
+profile, :func:`~directory.services.access.listed_people`, that the viewer may see,
+:func:`~directory.services.access.publication_clause`)."""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import combinations
 
 import networkx
-from sqlalchemy import ColumnElement, and_, func, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from directory import models as m
-from directory.services.access import listed_people, listed_publications
+from directory.services.access import listed_people, publication_clause
 from directory.services.identity import Viewer
 from directory.services.reports import counting
 from directory.services.reports.periods import Period
 
 #: The layout's seed: the same network is drawn the same way every time.
 SEED = 2026
+#: The strongest pairs a drawing draws (more make a tangle, and the layout's cost grows).
+PAIRS_DRAWN = 400
+#: The co-authors a person's own network draws.
+PERSON_NODES = 40
 #: Colours the drawing gives areas (the most common first); the rest share "other".
 AREA_COLOURS = 8
 
@@ -67,56 +72,82 @@ class Network:
     def left_out(self) -> int:
         return len(self.nodes) - len(self.drawn)
 
+    @property
+    def pairs_left_out(self) -> int:
+        return len(self.pairs) - len(self.drawn_pairs)
 
-def _member_papers(viewer: Viewer, period: Period) -> Any:
-    """(person_id, publication_id) of papers published in the period on the profile of a
-    listed member, both visible to ``viewer``."""
+
+def _member_papers(
+    session: Session, viewer: Viewer, period: Period, person: m.Person | None
+) -> dict[int, set[int]]:
+    """Paper → the listed members whose profiles list it, of the papers published in the
+    period (only ``person``'s papers, with ``person``), all visible to ``viewer``: one
+    statement; the pairs are counted from it."""
     row, pub = m.ProfilePublication, m.Publication
     members = select(m.Person.id).where(listed_people(viewer)).correlate(None)
-    return (
-        select(row.person_id, row.publication_id)
+    stmt = (
+        select(row.publication_id, row.person_id)
         .join(pub, pub.id == row.publication_id)
         .where(
             row.hidden.is_(False),
             row.person_id.in_(members),
+            pub.year.between(period.first_year, period.last_year),
             counting.paper_group(period, pub) == "published",
-            listed_publications(viewer, pub),
+            # Listed, not hidden, on a listed member's profile: on a visible profile already,
+            # so the paper is listed (access.listed_publications) when the viewer may see it.
+            publication_clause(viewer, pub),
         )
-        .subquery("member_papers")
     )
+    if person is not None:  # the person's papers first (a few, by the index on the person)
+        own = (select(row.publication_id).join(pub, pub.id == row.publication_id)
+               .where(row.person_id == person.id, row.hidden.is_(False),
+                      pub.year.between(period.first_year, period.last_year),
+                      counting.paper_group(period, pub) == "published",
+                      publication_clause(viewer, pub)))  # fmt: skip
+        stmt = stmt.where(row.publication_id.in_(list(session.scalars(own))))
+    authors: dict[int, set[int]] = defaultdict(set)
+    for publication_id, person_id in session.execute(stmt):
+        authors[publication_id].add(person_id)
+    return authors
 
 
-def _pairs(session: Session, papers: Any, only: ColumnElement | None) -> list[tuple[int, int, int]]:
-    one, two = aliased(papers, name="pair_one"), aliased(papers, name="pair_two")
-    stmt = (
-        select(one.c.person_id, two.c.person_id, func.count())
-        .join(
-            two,
-            and_(two.c.publication_id == one.c.publication_id, two.c.person_id > one.c.person_id),
-        )  # fmt: skip
-        .group_by(one.c.person_id, two.c.person_id)
-    )
-    if only is not None:
-        stmt = stmt.where(one.c.publication_id.in_(only))
-    return [tuple(row) for row in session.execute(stmt)]
+def _pairs(authors: dict[int, set[int]]) -> Counter:
+    """(member, member) → their joint papers."""
+    pairs: Counter = Counter()
+    for people in authors.values():
+        pairs.update(combinations(sorted(people), 2))
+    return pairs
 
 
-def _nodes(session: Session, papers: Any, ids: set[int], only: Any) -> dict[int, Node]:
+def _nodes(
+    session: Session, viewer: Viewer, period: Period, ids: set[int], authors: dict, whole: bool
+) -> dict[int, Node]:
+    """The nodes of ``ids``, each with their papers published in the period (counted from
+    ``authors`` when it holds the whole department's papers, else read)."""
     if not ids:
         return {}
     person = m.Person
-    count = (
-        select(papers.c.person_id, func.count().label("papers"))
-        .where(papers.c.person_id.in_(ids))
-        .group_by(papers.c.person_id)
-        .subquery()
-    )
+    rows = session.execute(select(person.id, person.slug, person.full_name)
+                           .where(person.id.in_(ids)))  # fmt: skip
+    nodes = {row[0]: Node(row[0], row[1], row[2], 0) for row in rows}
+    if whole:
+        for people in authors.values():
+            for person_id in people & nodes.keys():
+                nodes[person_id].papers += 1
+        return nodes
+    listing, pub = m.ProfilePublication, m.Publication
     stmt = (
-        select(person.id, person.slug, person.full_name, func.coalesce(count.c.papers, 0))
-        .outerjoin(count, count.c.person_id == person.id)
-        .where(person.id.in_(ids))
-    )
-    return {row[0]: Node(*row) for row in session.execute(stmt)}
+        select(listing.person_id, func.count())
+        .join(pub, pub.id == listing.publication_id)
+        .where(listing.person_id.in_(ids), listing.hidden.is_(False),
+               pub.year.between(period.first_year, period.last_year),
+               counting.paper_group(period, pub) == "published",
+               publication_clause(viewer, pub))
+        .group_by(listing.person_id)
+    )  # fmt: skip
+    for person_id, count in session.execute(stmt):
+        nodes[person_id].papers = count
+    return nodes
 
 
 def _colour(session: Session, nodes: dict[int, Node]) -> list[tuple[str, int]]:
@@ -173,33 +204,41 @@ def build_network(
     session: Session, viewer: Viewer, period: Period, limit: int, *, person: m.Person | None = None
 ) -> Network:
     """The co-authorship network of the period: the department's, or with ``person`` theirs
-    (their co-authors and the joint papers among them on the person's papers)."""
-    papers = _member_papers(viewer, period)
-    only = None
-    if person is not None:
-        only = select(papers.c.publication_id).where(papers.c.person_id == person.id)
-    found = _pairs(session, papers, only)
-    ids = {a for a, _, _ in found} | {b for _, b, _ in found}
+    (their co-authors, and the joint papers among them on the person's papers). The ``limit``
+    members with the most papers are drawn, with the :data:`PAIRS_DRAWN` strongest pairs
+    between them (the pages' tables list the pairs drawn; ``pairs`` holds every one)."""
+    authors = _member_papers(session, viewer, period, person)
+    found = _pairs(authors)
+    ids = {a for a, _ in found} | {b for _, b in found}
     if person is not None:
         ids.add(person.id)
-    nodes = _nodes(session, papers, ids, only)
     network = Network()
-    network.legend = _colour(session, nodes)
-    network.nodes = sorted(nodes.values(), key=lambda n: (-n.papers, n.name.casefold(), n.id))
+    if person is None:
+        nodes = _nodes(session, viewer, period, ids, authors, whole=True)
+        ranked = sorted(nodes.values(), key=lambda n: (-n.papers, n.name.casefold(), n.id))
+        drawn_ids = {n.id for n in ranked[:limit]}
+    else:  # the person, then their co-authors by joint papers; papers counted for the drawn
+        joint = Counter({b if a == person.id else a: n for (a, b), n in found.items()
+                         if person.id in (a, b)})  # fmt: skip
+        drawn_ids = {person.id, *(i for i, _ in joint.most_common(limit - 1))}
+        nodes = _nodes(session, viewer, period, drawn_ids, authors, whole=False)
+        nodes |= _nodes(session, viewer, period, ids - drawn_ids, {}, whole=True)
+        ranked = sorted(nodes.values(), key=lambda n: (n.id != person.id, -joint[n.id],
+                                                       n.name.casefold(), n.id))  # fmt: skip
+    network.legend = _colour(session, {i: nodes[i] for i in drawn_ids})
+    network.nodes = ranked
     network.pairs = sorted(
-        (Pair(nodes[a], nodes[b], count) for a, b, count in found),
+        (Pair(nodes[a], nodes[b], count) for (a, b), count in found.items()),
         key=lambda p: (-p.papers, p.first.name.casefold(), p.second.name.casefold()),
     )
-    network.drawn = network.nodes[:limit]
-    if person is not None and nodes[person.id] not in network.drawn:
-        network.drawn = [nodes[person.id], *network.drawn[: limit - 1]]
-    drawn = {node.id for node in network.drawn}
-    network.drawn_pairs = [p for p in network.pairs
-                           if p.first.id in drawn and p.second.id in drawn]  # fmt: skip
+    network.drawn = [n for n in ranked if n.id in drawn_ids]
+    between = [p for p in network.pairs if p.first.id in drawn_ids and p.second.id in drawn_ids]
+    network.drawn_pairs = between[:PAIRS_DRAWN]
     _layout(network.drawn, network.drawn_pairs)
     return network
 
 
 def person_network(session: Session, viewer: Viewer, person: m.Person, period: Period) -> Network:
-    """``person``'s own network for their report (every co-author is drawn: a person has few)."""
-    return build_network(session, viewer, period, limit=10_000, person=person)
+    """``person``'s own network for their report: the :data:`PERSON_NODES` co-authors with
+    the most papers drawn (the table lists every one)."""
+    return build_network(session, viewer, period, PERSON_NODES, person=person)

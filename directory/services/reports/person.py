@@ -204,5 +204,5 @@ def person_report(
         entries=_entries(session, viewer, person, period),
         network=person_network(session, viewer, person, period),
     )
-    report.problems = person_problems(session, viewer, person, period, report.papers)
+    report.problems = person_problems(session, viewer, person, period)
     return report

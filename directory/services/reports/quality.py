@@ -16,6 +16,7 @@ from directory.services.access import (
     listed_on_profile,
     listed_people,
     listed_publications,
+    person_clause,
     shown_advising,
     visibility_clause,
 )
@@ -26,6 +27,7 @@ from directory.services.reports.periods import Period
 #: The kinds of problem, in the order a report lists them.
 KINDS = ("paper_no_year", "venue_no_short", "funding_no_dates", "graduation_no_year",
          "placement")  # fmt: skip
+PAPER_KINDS = KINDS[:2]
 #: Problems of one kind the department's report names (it counts them all).
 DEPARTMENT_LIMIT = 20
 
@@ -56,137 +58,128 @@ class Problems:
         return sum(self.counts.values())
 
 
-def _paper_rows(
-    session: Session, where: ColumnElement, listing: ColumnElement, limit: int | None
-) -> list[tuple[Any, ...]]:
-    pub, row = m.Publication, m.ProfilePublication
-    owner = aliased(m.Person, name="problem_owner")
-    stmt = (
-        select(pub.id, pub.title, owner.slug, owner.full_name)
-        .join(row, row.publication_id == pub.id)
-        .join(owner, owner.id == row.person_id)
-        .where(listing, where)
-        .order_by(pub.title, pub.id, owner.sort_name)
+def paper_problem(kind: str, period: Period, pub: Any = m.Publication) -> ColumnElement:
+    """Papers of a kind of problem: no year (an accepted paper without one is counted as
+    accepted), or published in the period with no short venue."""
+    if kind == "paper_no_year":
+        return and_(pub.year.is_(None), pub.status != "accepted")
+    return and_(
+        pub.year.between(period.first_year, period.last_year),
+        counting.paper_group(period, pub) == "published",
+        or_(pub.venue_short.is_(None), func.trim(pub.venue_short) == ""),
     )
-    rows, seen = [], set()
-    for found in session.execute(stmt):  # a shared paper is named once, on its first profile
-        if found[0] not in seen:
-            seen.add(found[0])
-            rows.append(tuple(found))
-        if limit is not None and len(rows) >= limit:
-            break
-    return rows
 
 
-def _paper_problems(period: Period) -> dict[str, ColumnElement]:
-    pub = m.Publication
-    return {
-        "paper_no_year": and_(pub.year.is_(None), pub.status != "accepted"),
-        "venue_no_short": and_(
-            counting.paper_group(period, pub) == "published",
-            or_(pub.venue_short.is_(None), func.trim(pub.venue_short) == ""),
-        ),
-    }
+def paper_problem_of(kind: str, period: Period, row: Any) -> bool:
+    """:func:`paper_problem` for a row already read (``status``, ``year``, ``month``,
+    ``venue_short``)."""
+    if kind == "paper_no_year":
+        return row.year is None and row.status != "accepted"
+    group = counting.paper_group_of(period, row.status, row.year, row.month)
+    return group == "published" and not (row.venue_short or "").strip()
 
 
-def _advising_problems(period: Period) -> dict[str, ColumnElement]:
-    rel = m.AdvisingRelation
-    return {
-        "graduation_no_year": and_(rel.status == "graduated", rel.end_year.is_(None)),
-        "placement": and_(
-            rel.status == "graduated",
-            or_(counting.dated_in(period, rel.end_year), rel.end_year.is_(None)),
-            or_(rel.placement_kind.is_(None), rel.placement_unparsed.is_(True)),
-        ),
-    }
-
-
-def _entry_rows(
-    session: Session, viewer: Viewer, model: Any, where: ColumnElement, owners: ColumnElement,
-    limit: int | None,
-) -> list[tuple[Any, ...]]:  # fmt: skip
-    owner = aliased(m.Person, name="problem_owner")
-    title = m.AdvisingRelation.student_name if model is m.AdvisingRelation else model.funder
-    owner_id = model.advisor_id if model is m.AdvisingRelation else model.owner_id
-    visible = (shown_advising(viewer, model) if model is m.AdvisingRelation
-               else visibility_clause(viewer, model))  # fmt: skip
-    stmt = (
-        select(model.id, title, owner.slug, owner.full_name)
-        .join(owner, owner.id == owner_id)
-        .where(visible, where, owners(owner) if callable(owners) else owners)
-        .order_by(owner.sort_name, model.id)
-        .limit(limit)
+def _advising_problem(kind: str, period: Period, rel: Any = m.AdvisingRelation) -> ColumnElement:
+    if kind == "graduation_no_year":
+        return and_(rel.status == "graduated", rel.end_year.is_(None))
+    return and_(
+        rel.status == "graduated",
+        or_(counting.dated_in(period, rel.end_year), rel.end_year.is_(None)),
+        or_(rel.placement_kind.is_(None), rel.placement_unparsed.is_(True)),
     )
-    return [tuple(row) for row in session.execute(stmt)]
 
 
-def _student_titles(session: Session, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """A linked student's name where the relation has no typed one."""
-    ids = [row[0] for row in rows if not row[1]]
-    if not ids:
-        return rows
-    rel, student = m.AdvisingRelation, m.Person
-    names = dict(session.execute(
-        select(rel.id, student.full_name).join(student, student.id == rel.student_id)
-        .where(rel.id.in_(ids))
-    ).all())  # fmt: skip
-    return [(row[0], row[1] or names.get(row[0], ""), *row[2:]) for row in rows]
-
-
-def _collect(
-    session: Session, viewer: Viewer, period: Period, listing: ColumnElement, owners: Any,
-    limit: int | None,
-) -> dict[str, list[Problem]]:  # fmt: skip
-    found: dict[str, list[Problem]] = {}
-    for kind, where in _paper_problems(period).items():
-        rows = _paper_rows(session, where, listing, limit)
-        found[kind] = [Problem(kind, t, s, o, "publications", i) for i, t, s, o in rows]
+def _entry_problems(period: Period) -> dict[str, tuple[Any, ColumnElement]]:
+    """The entry kinds' problems: (model, clause)."""
     funding = and_(m.Funding.start_year.is_(None), m.Funding.end_year.is_(None))
-    rows = _entry_rows(session, viewer, m.Funding, funding, owners, limit)
-    found["funding_no_dates"] = [Problem("funding_no_dates", t, s, o, "funding", i)
-                                 for i, t, s, o in rows]  # fmt: skip
-    for kind, where in _advising_problems(period).items():
-        rows = _student_titles(
-            session, _entry_rows(session, viewer, m.AdvisingRelation, where, owners, limit)
-        )
-        found[kind] = [Problem(kind, t, s, o, "advising", i) for i, t, s, o in rows]
-    return found
+    return {
+        "funding_no_dates": (m.Funding, funding),
+        "graduation_no_year": (m.AdvisingRelation, _advising_problem("graduation_no_year", period)),
+        "placement": (m.AdvisingRelation, _advising_problem("placement", period)),
+    }
+
+
+def _entry_statement(viewer: Viewer, kind: str, model: Any, where: ColumnElement) -> Any:
+    owner = aliased(m.Person, name="problem_owner")
+    if model is m.AdvisingRelation:
+        student = aliased(m.Person, name="problem_student")
+        title = func.coalesce(model.student_name, student.full_name)
+        stmt = (select(model.id, title, owner.slug, owner.full_name)
+                .join(owner, owner.id == model.advisor_id)
+                .outerjoin(student, student.id == model.student_id)
+                .where(shown_advising(viewer, model)))  # fmt: skip
+    else:
+        stmt = (select(model.id, model.funder, owner.slug, owner.full_name)
+                .join(owner, owner.id == model.owner_id)
+                .where(visibility_clause(viewer, model)))  # fmt: skip
+    return stmt.where(where), owner
+
+
+def _entry_kind_problems(
+    session: Session, viewer: Viewer, period: Period, owners: Any, limit: int | None
+) -> tuple[dict[str, list[Problem]], dict[str, int]]:
+    found, counts = {}, {}
+    for kind, (model, where) in _entry_problems(period).items():
+        stmt, owner = _entry_statement(viewer, kind, model, where)
+        stmt = stmt.where(owners(owner))
+        edit = "advising" if model is m.AdvisingRelation else "funding"
+        rows = session.execute(stmt.order_by(owner.sort_name, model.id).limit(limit)).all()
+        found[kind] = [Problem(kind, t or "", s, o, edit, i) for i, t, s, o in rows]
+        counts[kind] = len(rows)
+        if limit is not None and len(rows) >= limit:
+            counts[kind] = session.scalar(select(func.count()).select_from(stmt.subquery()))
+    return found, counts
 
 
 def person_problems(
-    session: Session, viewer: Viewer, person: m.Person, period: Period, papers: Any = None
+    session: Session, viewer: Viewer, person: m.Person, period: Period
 ) -> list[Problem]:
     """Everything ``person``'s report for ``period`` cannot count, as ``viewer`` sees it."""
-    listing = listed_on_profile(viewer, person)
-    found = _collect(session, viewer, period, listing, lambda owner: owner.id == person.id, None)
-    return [problem for kind in KINDS for problem in found[kind]]
+    pub = m.Publication
+    problems = []
+    for kind in PAPER_KINDS:
+        stmt = (select(pub.id, pub.title)
+                .join(m.ProfilePublication, m.ProfilePublication.publication_id == pub.id)
+                .where(listed_on_profile(viewer, person), paper_problem(kind, period))
+                .order_by(pub.title, pub.id))  # fmt: skip
+        problems += [Problem(kind, title, person.slug, person.full_name, "publications", i)
+                     for i, title in session.execute(stmt)]  # fmt: skip
+    found, _ = _entry_kind_problems(session, viewer, period,
+                                    lambda owner: owner.id == person.id, None)  # fmt: skip
+    return problems + [problem for kind in KINDS[2:] for problem in found[kind]]
 
 
-def department_problems(session: Session, viewer: Viewer, period: Period) -> Problems:
-    """What the department's report cannot count: every count, and the first few of each
-    kind, on the profiles of the department's listed people."""
+def _paper_owners(session: Session, viewer: Viewer, ids: list[int]) -> dict[int, tuple]:
+    """A profile each paper is listed on that ``viewer`` may see (the first by name): where
+    the link to fix it goes."""
+    row, person = m.ProfilePublication, m.Person
+    stmt = (select(row.publication_id, person.slug, person.full_name)
+            .join(person, person.id == row.person_id)
+            .where(row.publication_id.in_(ids), row.hidden.is_(False),
+                   person_clause(viewer, person))
+            .order_by(person.sort_name.desc()))  # fmt: skip
+    return {pub_id: (slug, name) for pub_id, slug, name in session.execute(stmt)}
 
-    def owners(owner: Any) -> ColumnElement:
-        return listed_people(viewer, owner)
 
-    listing = and_(
-        listed_publications(viewer, m.Publication),
-        m.ProfilePublication.hidden.is_(False),
-        m.ProfilePublication.person_id.in_(
-            select(m.Person.id).where(listed_people(viewer)).correlate(None)
-        ),
+def department_problems(
+    session: Session, viewer: Viewer, period: Period, paper_counts: dict[str, int]
+) -> Problems:
+    """What the department's report cannot count, on the department's listed papers and its
+    listed people's entries: every count (the papers' are counted by the caller, from the rows
+    it counts the papers with) and the first few of each kind."""
+    pub, shown = m.Publication, []
+    for kind in PAPER_KINDS:
+        if not paper_counts.get(kind):
+            continue
+        stmt = (select(pub.id, pub.title)
+                .where(paper_problem(kind, period), listed_publications(viewer, pub))
+                .order_by(pub.title, pub.id).limit(DEPARTMENT_LIMIT))  # fmt: skip
+        rows = session.execute(stmt).all()
+        owners = _paper_owners(session, viewer, [i for i, _ in rows])
+        shown += [Problem(kind, title, *owners[i], "publications", i)
+                  for i, title in rows if i in owners]  # fmt: skip
+    found, counts = _entry_kind_problems(
+        session, viewer, period, lambda owner: listed_people(viewer, owner), DEPARTMENT_LIMIT
     )
-    shown = _collect(session, viewer, period, listing, owners, DEPARTMENT_LIMIT)
-    counts = {kind: len(shown[kind]) for kind in KINDS}
-    for kind in KINDS:
-        if counts[kind] >= DEPARTMENT_LIMIT:
-            counts[kind] = _count(session, viewer, period, kind, listing, owners)
-    return Problems(counts, [problem for kind in KINDS for problem in shown[kind]])
-
-
-def _count(
-    session: Session, viewer: Viewer, period: Period, kind: str, listing: ColumnElement,
-    owners: Any,
-) -> int:  # fmt: skip
-    """Every problem of ``kind`` (when there are more than the report names)."""
-    return len(_collect(session, viewer, period, listing, owners, None)[kind])
+    counts = {kind: paper_counts.get(kind, 0) for kind in PAPER_KINDS} | counts
+    return Problems(counts, shown + [problem for kind in KINDS[2:] for problem in found[kind]])

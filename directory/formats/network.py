@@ -41,6 +41,20 @@ class Drawing:
         return bool(self.dots)
 
 
+def _filling(
+    nodes: Sequence[tuple[int, str, float, float, int, int | None]],
+) -> list[tuple[int, str, float, float, int, int | None]]:
+    """The positions stretched to fill -1 to 1 each way (a layout seldom reaches its edges),
+    the proportions kept."""
+    if len(nodes) < 2:
+        return [(k, label, 0.0, 0.0, count, colour) for k, label, _x, _y, count, colour in nodes]
+    xs, ys = [n[2] for n in nodes], [n[3] for n in nodes]
+    cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
+    half = max(max(xs) - min(xs), max(ys) - min(ys)) / 2 or 1.0
+    return [(k, label, (x - cx) / half, (y - cy) / half, count, colour)
+            for k, label, x, y, count, colour in nodes]  # fmt: skip
+
+
 def draw_network(
     nodes: Sequence[tuple[int, str, float, float, int, int | None]],
     edges: Sequence[tuple[int, int, int]],
@@ -52,6 +66,7 @@ def draw_network(
     count): a square of ``size`` units; a dot's area grows with its count; the ``labels``
     nodes of the largest counts are labelled."""
     margin, smallest, largest = 48.0, 4.0, 18.0
+    nodes = _filling(nodes)
     peak = max((count for *_, count, _ in nodes), default=0) or 1
     span = (size - 2 * margin) / 2
     ranked = sorted(nodes, key=lambda n: (-n[4], n[1]))

@@ -123,11 +123,11 @@ def _entry_kind_problems(
         stmt, owner = _entry_statement(viewer, kind, model, where)
         stmt = stmt.where(owners(owner))
         edit = "advising" if model is m.AdvisingRelation else "funding"
-        rows = session.execute(stmt.order_by(owner.sort_name, model.id).limit(limit)).all()
-        found[kind] = [Problem(kind, t or "", s, o, edit, i) for i, t, s, o in rows]
-        counts[kind] = len(rows)
-        if limit is not None and len(rows) >= limit:
-            counts[kind] = session.scalar(select(func.count()).select_from(stmt.subquery()))
+        # Every one counted in the same statement (a window count), the first ``limit`` read.
+        stmt = stmt.add_columns(func.count().over()).order_by(owner.sort_name, model.id)
+        rows = session.execute(stmt.limit(limit)).all()
+        found[kind] = [Problem(kind, t or "", s, o, edit, i) for i, t, s, o, _ in rows]
+        counts[kind] = rows[0][-1] if rows else 0
     return found, counts
 
 
@@ -169,8 +169,6 @@ def department_problems(
     it counts the papers with) and the first few of each kind."""
     pub, shown = m.Publication, []
     for kind in PAPER_KINDS:
-        if not paper_counts.get(kind):
-            continue
         stmt = (select(pub.id, pub.title)
                 .where(paper_problem(kind, period), listed_publications(viewer, pub))
                 .order_by(pub.title, pub.id).limit(DEPARTMENT_LIMIT))  # fmt: skip

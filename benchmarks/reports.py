@@ -8,7 +8,9 @@ they are compared with).
     python benchmarks/reports.py --db sqlite:////tmp/bench.sqlite3 --reuse
     python benchmarks/reports.py --db postgresql+psycopg://postgres@127.0.0.1:5432/bench
 
-The goal for a report's HTML: a p50 of at most 100 ms of CPU.
+The goal for a report's HTML: a p50 of at most 100 ms of CPU. The department's report and
+network are kept while the data is unchanged (directory/services/reports/memo.py); the column
+"p50 counting anew" is the same page with nothing kept, as after any write.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +39,7 @@ from benchmarks.run import (  # noqa: E402
 )
 from directory import migrate  # noqa: E402
 from directory.db import make_engine  # noqa: E402
+from directory.services.reports import memo  # noqa: E402
 from tests.support.measured_pages import PAGES  # noqa: E402
 from tests.support.statements import count_rows, count_statements  # noqa: E402
 from tests.support.synthetic import department_facts  # noqa: E402
@@ -71,8 +75,14 @@ def measure(url_db: str, names: tuple[str, ...], requests: int) -> list[tuple]:
             response = client.get(url)
         assert response.status_code == 200, (url, response.status_code)
         cpu, _wall = _timed(client, url, requests, budget=30)
-        rows.append((page.name, url, statistics.median(cpu), percentile(cpu, 0.9), len(log),
-                     log.rows, len(response.data)))  # fmt: skip
+        fresh = []  # each request counting anew: no report kept from the one before
+        for _ in range(min(requests, 7)):
+            memo.forget()
+            started = time.process_time()
+            client.get(url)
+            fresh.append((time.process_time() - started) * 1000)
+        rows.append((page.name, url, statistics.median(cpu), percentile(cpu, 0.9),
+                     statistics.median(fresh), len(log), log.rows, len(response.data)))  # fmt: skip
     app.extensions["directory"].db.dispose()
     return rows
 
@@ -101,10 +111,10 @@ def main() -> None:
     rows = measure(url_db, tuple(args.page or DEFAULT_PAGES), args.requests)
     print(f"{summary.people} people, {summary.publications} papers; {engine.dialect.name}; "
           f"{args.requests} requests a page\n")  # fmt: skip
-    print("| page | CPU p50 ms | CPU p90 ms | statements | rows | HTML bytes |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, _url, p50, p90, statements, read, size in rows:
-        print(f"| {name} | {p50:.1f} | {p90:.1f} | {statements} | {read} | {size} |")
+    print("| page | CPU p50 ms | CPU p90 ms | p50 counting anew | statements | rows | HTML bytes |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, _url, p50, p90, fresh, statements, read, size in rows:
+        print(f"| {name} | {p50:.1f} | {p90:.1f} | {fresh:.1f} | {statements} | {read} | {size} |")
 
 
 if __name__ == "__main__":

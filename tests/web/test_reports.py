@@ -114,3 +114,28 @@ def test_the_pdfs_are_made_and_limited_as_the_cvs_are(app, client, dept, monkeyp
     response = client.get(f"{D}.pdf?{YEAR}")
     assert response.status_code == 422
     assert "too long for a PDF" in response.get_data(as_text=True)
+
+
+def test_a_kept_report_is_counted_again_after_any_write(client, db, dept) -> None:  # noqa: F811
+    """The department's report is kept while the data is unchanged, and recounted after a
+    write (services/reports/memo.py)."""
+    from directory import models as m
+    from directory.services.reports import memo
+
+    def published() -> int:
+        response = client.get(f"{D}.csv?{YEAR}")
+        rows = list(csv.reader(io.StringIO(response.get_data(as_text=True).lstrip("\ufeff"))))
+        return int(rows[-2][2])
+
+    login(client, "admin")
+    assert published() == DEPARTMENT["published"]
+    assert memo.kept() == 1
+    assert published() == DEPARTMENT["published"]  # the kept report
+    assert memo.kept() == 1
+    pub = m.Publication(title="Written since", year=2026, month=1, created_by_id=dept["ada"].id)
+    db.add(pub)
+    db.flush()
+    db.add(m.ProfilePublication(person_id=dept["ada"].id, publication_id=pub.id))
+    db.commit()
+    assert published() == DEPARTMENT["published"] + 1
+    assert memo.kept() == 2  # counted anew, under the new generation

@@ -22,6 +22,7 @@ from directory.services import access
 from directory.services.identity import current_viewer
 from directory.services.reports import documents
 from directory.services.reports.department import MEASURES, department_report
+from directory.services.reports.memo import remembered, viewer_key
 from directory.services.reports.network import Network, build_network
 from directory.services.reports.periods import PeriodError, parse_period
 from directory.services.reports.person import person_report
@@ -142,8 +143,10 @@ def _department_context() -> dict[str, Any]:
     period, error = _period()
     role = request.args.get("role", "faculty")
     role = role if role in ROW_ROLES else "faculty"
-    report = department_report(get_session(), viewer, period, role=role,
-                               areas=current_app.config["DIRECTORY_VENUE_AREAS"])  # fmt: skip
+    areas = current_app.config["DIRECTORY_VENUE_AREAS"]
+    key = ("department", viewer_key(viewer), period, role, repr(sorted(areas.items())))
+    report = remembered(get_session(), key, lambda: department_report(
+        get_session(), viewer, period, role=role, areas=areas))  # fmt: skip
     return {"report": report, "period": period, "period_error": error, "role": role,
             "roles": ROW_ROLES, "measures": MEASURES, "label": documents.measure_label,
             "pdf_available": pdf_available(), **_charts(report)}  # fmt: skip
@@ -175,7 +178,8 @@ def department_network() -> Any:
     viewer = _department_viewer()
     period, error = _period()
     limit = current_app.config["DIRECTORY_REPORT_NETWORK_MAX_NODES"]
-    network = build_network(get_session(), viewer, period, limit)
+    network = remembered(get_session(), ("network", viewer_key(viewer), period, limit),
+                         lambda: build_network(get_session(), viewer, period, limit))  # fmt: skip
     context = {"network": network, "drawing": _drawing(network), "period": period,
                "period_error": error}  # fmt: skip
     return render_template("directory/reports/network.html", **context), _status(context)

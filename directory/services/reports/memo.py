@@ -1,4 +1,4 @@
-"""The department's report and network, kept while the data they count is unchanged.
+"""The activity reports and the network, kept while the data they count is unchanged.
 
 Counting a large department takes a few hundred milliseconds of CPU; a chair reads the
 report, downloads its CSV and PDF, opens the network. Each computed report is kept, in this

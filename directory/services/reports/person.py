@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.orm import Session, aliased
 
 from directory import models as m
@@ -64,9 +65,19 @@ class StudentLine:
     thesis: str | None
 
 
+@dataclass(frozen=True)
+class Who:
+    """The person a report is of (plain values: a report may be kept beyond its session,
+    :mod:`.memo`)."""
+
+    id: int
+    slug: str
+    full_name: str
+
+
 @dataclass
 class PersonReport:
-    person: m.Person
+    person: Who
     period: Period
     papers: list[PaperLine]
     students: list[StudentLine]
@@ -177,6 +188,15 @@ def entry_clauses(period: Period) -> dict[str, tuple[Any, Any]]:
     }  # fmt: skip
 
 
+def _plain(entry: Any) -> SimpleNamespace:
+    """An entry's columns as plain values (and a notice's intake in words), for a report that
+    may be kept beyond its session."""
+    values = {attr.key: getattr(entry, attr.key) for attr in inspect(entry).mapper.column_attrs}
+    if isinstance(entry, m.RecruitingNotice):
+        values["term_label"] = entry.term_label
+    return SimpleNamespace(**values)
+
+
 def _entries(
     session: Session, viewer: Viewer, person: m.Person, period: Period
 ) -> dict[str, list[Any]]:
@@ -187,7 +207,7 @@ def _entries(
             .where(model.owner_id == person.id, visibility_clause(viewer, model), clause)
             .order_by(model.position, model.id)
         )
-        found[kind] = list(session.scalars(stmt))
+        found[kind] = [_plain(entry) for entry in session.scalars(stmt)]
     return found
 
 
@@ -197,7 +217,7 @@ def person_report(
     """``person``'s report for ``period`` as ``viewer`` may see it (the caller has checked
     :func:`~directory.services.access.can_view_person_report`)."""
     report = PersonReport(
-        person=person,
+        person=Who(person.id, person.slug, person.full_name),
         period=period,
         papers=_papers(session, viewer, person, period),
         students=_students(session, viewer, person, period),

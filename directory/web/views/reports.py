@@ -54,7 +54,10 @@ def _person_context(slug: str) -> dict[str, Any]:
     if not access.can_view_person_report(current_viewer(), person):
         abort(403)
     period, error = _period()
-    report = person_report(get_session(), current_viewer(), person, period)
+    viewer = current_viewer()
+    key = ("person", viewer_key(viewer), person.id, period)
+    report = remembered(get_session(), key,
+                        lambda: person_report(get_session(), viewer, person, period))  # fmt: skip
     return {"person": person, "report": report, "period": period, "period_error": error,
             "drawing": _drawing(report.network), "label": documents.measure_label,
             "pdf_available": pdf_available()}  # fmt: skip

@@ -116,7 +116,7 @@ def _pdf(template: str, context: dict[str, Any], filename: str) -> Response:
 def person_report_pdf(slug: str) -> Response:
     context = _person_context(slug)
     name = f"{slug}-report-{context['period'].label}.pdf"
-    return _pdf("directory/reports/person_pdf.html", context, name)
+    return _pdf("directory/reports/_person_pdf.html", context, name)
 
 
 # ----------------------------------------------------------------------------- department
@@ -173,7 +173,7 @@ def department_report_csv() -> Response:
 def department_report_pdf() -> Response:
     context = _department_context()
     name = f"department-report-{context['period'].label}.pdf"
-    return _pdf("directory/reports/department_pdf.html", context, name)
+    return _pdf("directory/reports/_department_pdf.html", context, name)
 
 
 @blueprint.route("/reports/network")

@@ -269,3 +269,30 @@ def test_the_department_lists_its_problems_up_to_a_limit(db, dept, monkeypatch) 
     assert problems.counts["placement"] == 2
     assert [p.kind for p in problems.shown].count("placement") == 1
     assert problems.total == 6
+
+
+@pytest.mark.parametrize("period", [YEAR, calendar_year(2025), academic_year(2024, 7)],
+                         ids=lambda p: f"{p.kind}-{p.label}")  # fmt: skip
+def test_the_python_twin_of_the_paper_groups_agrees_with_the_sql(db, make_person, period) -> None:
+    """The department counts its papers in Python from one grouped statement; each paper's
+    group there is the one the SQL of the person's report gives."""
+    from sqlalchemy import select
+
+    from directory.services.reports import counting
+
+    ada = make_person(user_key="ada")
+    statuses = ("published", "accepted", "under_review", "preprint", "in_preparation")
+    for status in statuses:
+        for year in (None, 2023, 2024, 2025, 2026, 2027):
+            for month in (None, 1, 6, 7, 8, 9, 12):
+                db.add(m.Publication(title=f"{status} {year} {month}", status=status, year=year,
+                                     month=month, created_by_id=ada.id))  # fmt: skip
+    db.commit()
+    pub = m.Publication
+    rows = db.execute(select(pub.status, pub.year, pub.month, counting.paper_group(period, pub)))
+    disagreements = [
+        (status, year, month, group)
+        for status, year, month, group in rows
+        if counting.paper_group_of(period, status, year, month) != group
+    ]
+    assert disagreements == []

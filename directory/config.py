@@ -63,6 +63,15 @@ DIRECTORY_ADMIN_ROLE: str | None = None
 #: listing the user's groups or entitlements, separated by ";" or ",", e.g. ``"isMemberOf"``.
 DIRECTORY_REMOTE_ROLES_VARIABLE: str | None = None
 
+#: Who chairs the department (sees the department's activity report, counted as what they
+#: may see, without being an admin): a list of identity keys, a callable ``f(key) -> bool``, or
+#: ``None`` (nobody but admins).
+DIRECTORY_CHAIRS: Any = None
+
+#: A role of the host's user that makes them a chair, checked as DIRECTORY_ADMIN_ROLE is.
+#: ``None``: no role does.
+DIRECTORY_CHAIR_ROLE: str | None = None
+
 #: Where a host sends people to sign in, used when someone not signed in opens a page that needs
 #: it; ``{next}`` is replaced by the page's path (e.g. "/login?next={next}"). ``None``: show
 #: the "not allowed" page. The built-in login, when enabled, is used instead.
@@ -233,6 +242,21 @@ DIRECTORY_CITATION_STYLE = "apa"
 #: "ResearchOrganization", "Corporation" or "Organization". A person's own institution is typed
 #: by its name ("... University" a university, "... Research" or "... Lab" a research lab).
 DIRECTORY_INSTITUTION_TYPE = "CollegeOrUniversity"
+
+#: The month the department's academic year starts in (1-12): with 9, the academic year
+#: 2025–26 of the activity reports runs from September 2025 to August 2026.
+DIRECTORY_ACADEMIC_YEAR_START_MONTH = 9
+
+#: Research areas the department report groups venues into, the way CSRankings groups
+#: conferences: ``{"Systems": ["OSDI", "SOSP", "EuroSys"], "AI": ["NeurIPS", "ICML"]}``.
+#: Venues are their short names without the year (as the papers' badges show them, "OSDI'25"
+#: is OSDI); matched without regard to case. A venue no area names is counted as "Other".
+DIRECTORY_VENUE_AREAS: dict[str, list[str]] = {}
+
+#: The most people the co-authorship network draws (those with the most papers in the
+#: period; the table of pairs beside it lists every pair). A spring layout of 120 people takes
+#: some 25 ms of CPU; the drawing's cost grows with the square of its size.
+DIRECTORY_REPORT_NETWORK_MAX_NODES = 120
 
 #: Seconds a rendered public page may be cached (0 disables the page cache). Pages are
 #: re-rendered after any directory write in any process (see directory/cache.py); this bounds

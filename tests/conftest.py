@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from directory import Directory, migrate
 from directory import models as m
 from directory.formats.names import make_slug, name_keys, sort_name, typed_name_keys
+from directory.services.reports import memo
 from directory.services.title_words import title_words
 from tests.support.mail import Inbox, mail_settings, smtp_server
 
@@ -124,6 +125,9 @@ def app() -> Iterator[Flask]:
 def connection(app: Flask) -> Iterator[Connection]:
     """An outer transaction every session of the test joins through savepoints; rolled back."""
     state = app.extensions["directory"].db
+    # Reports kept under the data's generation would outlive the rollback, which takes the
+    # generation back to where it was (directory/services/reports/memo.py).
+    memo.forget()
     conn = state.engine.connect()
     outer = conn.begin()
     state.sessionmaker.configure(bind=conn, join_transaction_mode="create_savepoint")

@@ -23,6 +23,10 @@ listed alumni                          :func:`listed_graduations` with a departm
                                        (:func:`department_graduation`), and
                                        :func:`listed_alumni_people` without one
 who may approve a person's changes     :func:`approvable` (one person: :func:`can_approve`)
+advising shown on reports              :func:`shown_advising` (graduations among them:
+                                       :func:`listed_graduations`)
+who reads activity reports             :func:`can_view_person_report`,
+                                       :func:`can_view_department_report` (admins, the chair)
 =====================================  ==========================================================
 
 Pages, feeds, fragments, the JSON API, search, the sitemap and the exports all call these, so
@@ -216,18 +220,24 @@ def _side_visible(viewer: Viewer, column: Any, person: Any) -> ColumnElement:
     return or_(column.is_(None), column.in_(visible))
 
 
+def shown_advising(viewer: Viewer, relation: Any = m.AdvisingRelation) -> ColumnElement:
+    """Advising relations shown to ``viewer`` on department pages and reports without a join:
+    :func:`advising_clause`, and each side that is a department person a profile the viewer
+    may see (checked through subqueries, as :func:`advising_sides_clause` does on joins)."""
+    return and_(
+        advising_clause(viewer, relation),
+        _side_visible(viewer, relation.advisor_id, _GRADUATE_ADVISOR),
+        _side_visible(viewer, relation.student_id, _GRADUATE_STUDENT),
+    )
+
+
 def listed_graduations(viewer: Viewer, relation: Any = m.AdvisingRelation) -> ColumnElement:
     """Graduations (advising relations marked graduated) shown to ``viewer`` by every alumni
     output: the alumni page, its summary and chart, the CSV and the API. Visible and confirmed
     by both sides (:func:`advising_clause`), and each side that is a department person a
     profile the viewer may see, so that an alumnus or advisor with a hidden profile leaves no
     trace. Needs no join: the sides are checked through subqueries."""
-    return and_(
-        advising_clause(viewer, relation),
-        relation.status == "graduated",
-        _side_visible(viewer, relation.advisor_id, _GRADUATE_ADVISOR),
-        _side_visible(viewer, relation.student_id, _GRADUATE_STUDENT),
-    )
+    return and_(shown_advising(viewer, relation), relation.status == "graduated")
 
 
 def department_graduation(relation: Any = m.AdvisingRelation) -> ColumnElement:
@@ -446,6 +456,24 @@ def is_delegate(viewer: Viewer, person: Any) -> bool:
 def can_admin(viewer: Viewer) -> bool:
     """Department admins (named by the host through DIRECTORY_ADMINS)."""
     return viewer.is_admin
+
+
+def can_chair(viewer: Viewer) -> bool:
+    """The department's chair (DIRECTORY_CHAIRS or DIRECTORY_CHAIR_ROLE): a capability of its
+    own, granting reads only (the department's report), never an admin's changes."""
+    return viewer.is_chair
+
+
+def can_view_department_report(viewer: Viewer) -> bool:
+    """The department's activity report and its network: admins and the chair. Each sees it
+    counted as what they may see (a chair who is not an admin sees no private entry)."""
+    return can_admin(viewer) or can_chair(viewer)
+
+
+def can_view_person_report(viewer: Viewer, person: Any) -> bool:
+    """A person's activity report: those who keep the profile (the owner, their delegates and
+    admins), as for its history. The chair reads the department's report instead."""
+    return can_edit_person(viewer, person)
 
 
 def can_edit_person(viewer: Viewer, person: Any) -> bool:

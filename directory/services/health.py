@@ -86,6 +86,7 @@ def _problem(check: str, message: str) -> Finding:
 _OPTIONAL_TEXT = {
     "DIRECTORY_DATABASE_URL",
     "DIRECTORY_ADMIN_ROLE",
+    "DIRECTORY_CHAIR_ROLE",
     "DIRECTORY_REMOTE_ROLES_VARIABLE",
     "DIRECTORY_LOGIN_URL",
     "DIRECTORY_MAIL_SERVER",
@@ -134,12 +135,30 @@ def _admins_problem(value: Any) -> str | None:
     return None if ok else _("must be a list of identity keys, a function or None")
 
 
+def _start_month_problem(value: Any) -> str | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 12
+    return None if ok else _("must be a month's number, 1 to 12")
+
+
+def _venue_areas_problem(value: Any) -> str | None:
+    ok = isinstance(value, dict) and all(
+        isinstance(area, str)
+        and isinstance(venues, list | tuple)
+        and all(isinstance(v, str) for v in venues)
+        for area, venues in value.items()
+    )
+    return None if ok else _("must map each area's name to a list of venues' short names")
+
+
 #: Settings whose values are checked by their own rule, not by their default's type.
 _OWN_CHECKS: dict[str, Callable[[Any], str | None]] = {
     "DIRECTORY_CACHE_URL": _cache_url_problem,
     "DIRECTORY_ENGINE": _engine_problem,
     "DIRECTORY_IDENTITY_CALLABLE": _identity_callable_problem,
     "DIRECTORY_ADMINS": _admins_problem,
+    "DIRECTORY_CHAIRS": _admins_problem,
+    "DIRECTORY_ACADEMIC_YEAR_START_MONTH": _start_month_problem,
+    "DIRECTORY_VENUE_AREAS": _venue_areas_problem,
 }
 
 

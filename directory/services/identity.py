@@ -36,6 +36,9 @@ class Viewer:
     key: str | None
     person_id: int | None = None
     is_admin: bool = False
+    #: The department's chair (DIRECTORY_CHAIRS, DIRECTORY_CHAIR_ROLE): sees the department's
+    #: report, counted as what they may see; no admin rights.
+    is_chair: bool = False
     #: The bound person's full name, when the key is bound to a person.
     name: str | None = None
 
@@ -223,6 +226,17 @@ def host_says_admin(key: str | None) -> bool:
     return is_admin_key(key) or bool(role and host_has_role(role))
 
 
+def host_says_chair(key: str | None) -> bool:
+    """Whether the host makes the signed-in ``key`` the department's chair, by
+    DIRECTORY_CHAIRS (keys or a callable, as DIRECTORY_ADMINS) or DIRECTORY_CHAIR_ROLE."""
+    if not key:
+        return False
+    chairs = current_app.config["DIRECTORY_CHAIRS"]
+    named = bool(chairs(key)) if callable(chairs) else key in (chairs or ())
+    role = current_app.config["DIRECTORY_CHAIR_ROLE"]
+    return named or bool(role and host_has_role(role))
+
+
 def current_viewer() -> Viewer:
     """The viewer of the current request (computed once per request)."""
     viewer = g.get("_directory_viewer")
@@ -240,6 +254,7 @@ def current_viewer() -> Viewer:
                 key=key,
                 person_id=row.id if row else None,
                 is_admin=host_says_admin(key),
+                is_chair=host_says_chair(key),
                 name=row.full_name if row else None,
             )
         g._directory_viewer = viewer

@@ -55,11 +55,16 @@ A11Y_PAGES = [
     ("admin people", "admin", "/directory/admin/people", 200),
     ("admin areas", "admin", "/directory/admin/areas", 200),
     ("approvals", "admin", "/directory/approvals", 200),
+    ("a person's activity report", "admin", "/directory/people/xingda-wei/report?year=2025", 200),
+    ("department activity report", "admin", "/directory/reports/department?year=2025", 200),
+    ("co-authorship network", "admin", "/directory/reports/network?year=2025", 200),
+    ("activity report, bad period", "admin", "/directory/reports/department?year=20x5", 400),
     # The interface in Simplified Chinese (lang="zh-Hans", the native name first).
     ("listing in Chinese", None, "/directory/?lang=zh_Hans", 200),
     ("profile in Chinese", None, "/directory/people/xingda-wei?lang=zh_Hans", 200),
     ("recruiting in Chinese", None, "/directory/recruiting?lang=zh_Hans", 200),
     ("profile editor in Chinese", "admin", "/directory/people/xingda-wei/edit?lang=zh_Hans", 200),
+    ("department report in Chinese", "admin", "/directory/reports/department?lang=zh_Hans", 200),
 ]
 SERIOUS = {"serious", "critical"}
 

@@ -147,6 +147,16 @@ ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
     "directory.api_publications": {"": ALL},
     "directory.api_person": PROFILE_READ,
     "directory.api_not_found": {"": _statuses(others=404)},
+    # The activity reports: a person's for those who keep the profile, the department's for
+    # admins (and the chair: tests/web/test_reports.py).
+    "directory.person_report_page": PROFILE_EDIT,
+    "directory.person_report_csv": PROFILE_EDIT,
+    "directory.person_report_json": PROFILE_EDIT,
+    "directory.person_report_pdf": PROFILE_EDIT,
+    "directory.department_report_page": {"": _statuses(admin=200, others=403)},
+    "directory.department_report_csv": {"": _statuses(admin=200, others=403)},
+    "directory.department_report_pdf": {"": _statuses(admin=200, others=403)},
+    "directory.department_network": {"": _statuses(admin=200, others=403)},
 }
 
 

@@ -76,4 +76,23 @@ PAGES: list[Page] = [
     Page("alumni CSV", lambda f: "/alumni.csv", cached=False),
     Page("API: alumni", lambda f: "/api/v1/alumni", cached=False),
     Page("API: alumni summary", lambda f: "/api/v1/alumni/summary", cached=False),
+    # The activity reports (benchmarks/reports.py measures them beside the alumni summary).
+    Page(
+        "activity report of the largest profile",
+        lambda f: f"/people/{f.largest_profile}/report?year={f.year}",
+        cached=False,
+        viewer="owner",
+    ),
+    Page(
+        "department activity report",
+        lambda f: f"/reports/department?year={f.year}",
+        cached=False,
+        viewer="admin",
+    ),
+    Page(
+        "co-authorship network",
+        lambda f: f"/reports/network?year={f.year}",
+        cached=False,
+        viewer="admin",
+    ),
 ]

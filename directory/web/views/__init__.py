@@ -22,6 +22,7 @@ from directory.web.views import (  # noqa: F401 - registers routes
     profile,
     publications,
     recruiting,
+    reports,
     search,
     sitemap,
 )

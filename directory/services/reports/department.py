@@ -1,0 +1,297 @@
+"""The department's activity report for a period: totals and the same totals a year before,
+a row per person, papers per venue and year (venues grouped into the department's areas,
+``DIRECTORY_VENUE_AREAS``), the students who graduated and where they went, funding, and what
+the report cannot count. Counted as ``viewer`` may see (an admin all; the chair what a member
+sees), by the clauses of :mod:`.counting`.
+
+Totals count each thing once: a paper two members wrote is one paper of the department, and
+one in each of their rows."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, case, func, select
+from sqlalchemy.orm import Session, aliased
+
+from directory import models as m
+from directory.services.access import (
+    department_graduation,
+    listed_graduations,
+    listed_people,
+    listed_publications,
+    publication_clause,
+    shown_advising,
+    visibility_clause,
+)
+from directory.services.department.publications import venue_name
+from directory.services.identity import Viewer
+from directory.services.reports import counting
+from directory.services.reports.periods import Period
+from directory.services.reports.person import entry_clauses
+from directory.services.reports.quality import (
+    PAPER_KINDS,
+    Problems,
+    department_problems,
+    paper_problem_of,
+)
+
+#: The measures of the totals and the per-person rows, in the report's order.
+MEASURES = ("published", "accepted", "in_progress", "students_current", "students_graduated",
+            "teaching", "service", "funding", "awards", "news", "recruiting")  # fmt: skip
+#: Calendar years the venue table covers, ending with the period's last.
+VENUE_YEARS = 5
+#: Venues the venue table names (the most papers first); the rest are summed as "other".
+VENUE_ROWS = 25
+#: What a venue in no configured area is counted as.
+OTHER_AREA = "Other"
+
+
+@dataclass
+class PersonRow:
+    id: int
+    slug: str
+    name: str
+    role: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Graduate:
+    name: str
+    slug: str | None
+    degree: str
+    year: int | None
+    advisor: str
+    placement: str | None
+    kind: str | None
+
+
+@dataclass
+class DepartmentReport:
+    period: Period
+    previous: Period
+    totals: dict[str, int]
+    previous_totals: dict[str, int]
+    #: Published papers of the period by type.
+    types: list[tuple[str, int]]
+    role: str
+    people: list[PersonRow]
+    years: list[int]
+    #: (venue, {year: papers}) for the most published venues, and every other one summed.
+    venues: list[tuple[str, dict[int, int]]]
+    other_venues: dict[int, int]
+    #: (area, {year: papers}) by the department's grouping of venues.
+    areas: list[tuple[str, dict[int, int]]]
+    graduates: list[Graduate]
+    placements: list[tuple[str, int]]
+    funders: list[tuple[str, int]]
+    problems: Problems
+
+    def change(self, measure: str) -> int:
+        return self.totals[measure] - self.previous_totals[measure]
+
+
+def _members(viewer: Viewer) -> Any:
+    return select(m.Person.id).where(listed_people(viewer)).correlate(None)
+
+
+def _paper_rows(session: Session, viewer: Viewer, first_year: int) -> list[Any]:
+    """The department's listed papers dated from ``first_year`` on or not dated, counted by
+    (year, month, status, type, short venue): one statement, from which the totals of the
+    period and the year before, the venue table and the papers' problems are all counted."""
+    pub = m.Publication
+    columns = (pub.year, pub.month, pub.status, pub.type, pub.venue_short)
+    stmt = (
+        select(*columns, func.count().label("papers"))
+        .where(counting.papers_from(first_year, pub), listed_publications(viewer, pub))
+        .group_by(*columns)
+    )
+    return session.execute(stmt).all()
+
+
+def _paper_counts(rows: list[Any], period: Period) -> Counter:
+    """(group, type) → papers of the department counted in the period."""
+    counts: Counter = Counter()
+    for row in rows:
+        group = counting.paper_group_of(period, row.status, row.year, row.month)
+        if group:
+            counts[group, row.type] += row.papers
+    return counts
+
+
+def _advising(viewer: Viewer, period: Period, status: str) -> ColumnElement:
+    rel = m.AdvisingRelation
+    if status == "current":
+        return and_(shown_advising(viewer, rel), counting.advising_current_in(period, rel),
+                    rel.advisor_id.in_(_members(viewer)))  # fmt: skip
+    return and_(listed_graduations(viewer, rel), department_graduation(rel),
+                counting.graduated_in(period, rel))  # fmt: skip
+
+
+def _students_counted(rel: Any = m.AdvisingRelation) -> Any:
+    """Students, each once whatever their number of advisors: distinct profiles, and
+    distinct typed names (folded) of students without one."""
+    typed = case((rel.student_id.is_(None), rel.student_fold))
+    return func.count(func.distinct(rel.student_id)) + func.count(func.distinct(typed))
+
+
+def _totals(session: Session, viewer: Viewer, period: Period, rows: list[Any]) -> tuple[dict, list]:
+    papers = _paper_counts(rows, period)
+    totals = {group: sum(n for (g, _), n in papers.items() if g == group)
+              for group, _ in counting.PAPER_GROUPS}  # fmt: skip
+    rel = m.AdvisingRelation
+    for status in ("current", "graduated"):
+        totals[f"students_{status}"] = session.scalar(
+            select(_students_counted(rel)).where(_advising(viewer, period, status))
+        )
+    for kind, (model, clause) in entry_clauses(period).items():
+        totals[kind] = session.scalar(
+            select(func.count())
+            .select_from(model)
+            .where(clause, visibility_clause(viewer, model), model.owner_id.in_(_members(viewer)))
+        )
+    order = m.values(m.PUBLICATION_TYPES)
+    types = sorted(((t, n) for (g, t), n in papers.items() if g == "published"),
+                   key=lambda tn: order.index(tn[0]) if tn[0] in order else 99)  # fmt: skip
+    return totals, types
+
+
+def _people(session: Session, viewer: Viewer, period: Period, role: str) -> list[PersonRow]:
+    person = m.Person
+    where = [listed_people(viewer)] + ([person.role == role] if role else [])
+    rows = {row.id: PersonRow(row.id, row.slug, row.full_name, row.role)
+            for row in session.execute(select(person.id, person.slug, person.full_name,
+                                              person.role).where(*where)
+                                       .order_by(person.sort_name, person.id))}  # fmt: skip
+    if not rows:
+        return []
+    ids = list(rows)
+    for row in rows.values():
+        row.counts = dict.fromkeys(MEASURES, 0)
+    listing, pub = m.ProfilePublication, m.Publication
+    group = counting.paper_group(period, pub)
+    stmt = (
+        select(listing.person_id, group, func.count())
+        .join(pub, pub.id == listing.publication_id)
+        .where(listing.person_id.in_(ids), listing.hidden.is_(False),
+               counting.papers_from(period.first_year, pub),
+               counting.counted_paper(period, pub), publication_clause(viewer, pub))
+        .group_by(listing.person_id, group)
+    )  # fmt: skip
+    for person_id, name, count in session.execute(stmt):
+        rows[person_id].counts[name] = count
+    rel = m.AdvisingRelation
+    for status in ("current", "graduated"):
+        stmt = (
+            select(rel.advisor_id, func.count())
+            .where(rel.advisor_id.in_(ids), _advising(viewer, period, status))
+            .group_by(rel.advisor_id)
+        )
+        for person_id, count in session.execute(stmt):
+            rows[person_id].counts[f"students_{status}"] = count
+    for kind, (model, clause) in entry_clauses(period).items():
+        stmt = (select(model.owner_id, func.count())
+                .where(model.owner_id.in_(ids), clause, visibility_clause(viewer, model))
+                .group_by(model.owner_id))  # fmt: skip
+        for person_id, count in session.execute(stmt):
+            rows[person_id].counts[kind] = count
+    return list(rows.values())
+
+
+def _venue_areas(areas: dict[str, list[str]]) -> dict[str, str]:
+    return {venue.strip().casefold(): area for area, venues in areas.items() for venue in venues}
+
+
+def _venues(
+    rows: list[Any], period: Period, areas: dict[str, list[str]]
+) -> tuple[list[int], list, dict[int, int], list]:
+    """Published papers per venue and calendar year over :data:`VENUE_YEARS` years, the
+    most published venues first; and the same per area of venues."""
+    years = list(range(period.last_year - VENUE_YEARS + 1, period.last_year + 1))
+    per_venue: dict[str, Counter] = defaultdict(Counter)
+    for row in rows:
+        short = (row.venue_short or "").strip()
+        if row.status == "published" and row.year in years and short:
+            per_venue[venue_name(short)][row.year] += row.papers
+    ranked = sorted(per_venue, key=lambda v: (-sum(per_venue[v].values()), v.casefold()))
+    venues = [(v, dict(per_venue[v])) for v in ranked[:VENUE_ROWS]]
+    other: Counter = Counter()
+    for venue in ranked[VENUE_ROWS:]:
+        other.update(per_venue[venue])
+    grouping = _venue_areas(areas)
+    per_area: dict[str, Counter] = defaultdict(Counter)
+    for venue, counts in per_venue.items():
+        per_area[grouping.get(venue.casefold(), OTHER_AREA)].update(counts)
+    order = [*areas, OTHER_AREA]
+    area_rows = [(a, dict(per_area[a])) for a in order if per_area.get(a)]
+    return years, venues, dict(other), area_rows
+
+
+def _graduates(session: Session, viewer: Viewer, period: Period) -> list[Graduate]:
+    """The department's graduates of the period, one line per student (their department
+    advisors named together), in order of name."""
+    rel = m.AdvisingRelation
+    student, advisor = aliased(m.Person, name="grad_student"), aliased(m.Person, name="grad_adv")
+    stmt = (
+        select(rel.student_id, rel.student_fold, student.full_name, rel.student_name,
+               student.slug, rel.degree, rel.end_year, advisor.full_name, rel.placement,
+               rel.placement_kind)
+        .outerjoin(student, student.id == rel.student_id)
+        .join(advisor, advisor.id == rel.advisor_id)
+        .where(_advising(viewer, period, "graduated"))
+        .order_by(rel.id)
+    )  # fmt: skip
+    merged: dict[tuple, dict[str, Any]] = {}
+    for row in session.execute(stmt):
+        key = (row[0], None) if row[0] else (None, row[1])
+        line = merged.setdefault(key, {"name": row[2] or row[3] or "", "slug": row[4],
+                                       "degree": row[5], "year": row[6], "advisors": [],
+                                       "placement": row[8], "kind": row[9]})  # fmt: skip
+        line["advisors"].append(row[7])
+        line["placement"] = line["placement"] or row[8]
+        line["kind"] = line["kind"] or row[9]
+    lines = [Graduate(v["name"], v["slug"], v["degree"], v["year"], ", ".join(v["advisors"]),
+                      v["placement"], v["kind"]) for v in merged.values()]  # fmt: skip
+    return sorted(lines, key=lambda g: (g.name.casefold(), g.degree))
+
+
+def _funders(session: Session, viewer: Viewer, period: Period) -> list[tuple[str, int]]:
+    model, clause = entry_clauses(period)["funding"]
+    stmt = (
+        select(model.funder, func.count())
+        .where(clause, visibility_clause(viewer, model), model.owner_id.in_(_members(viewer)))
+        .group_by(model.funder)
+    )
+    return sorted(((f, n) for f, n in session.execute(stmt)), key=lambda fn: (-fn[1], fn[0]))
+
+
+def department_report(
+    session: Session, viewer: Viewer, period: Period, *, role: str = "faculty",
+    areas: dict[str, list[str]] | None = None,
+) -> DepartmentReport:  # fmt: skip
+    """The department's report for ``period`` as ``viewer`` may see it (the caller checked
+    :func:`~directory.services.access.can_view_department_report`); per-person rows of the
+    listed people of ``role`` (every role: "")."""
+    previous = period.shifted(-1)
+    rows = _paper_rows(
+        session, viewer, min(previous.first_year, period.last_year - VENUE_YEARS + 1)
+    )
+    totals, types = _totals(session, viewer, period, rows)
+    previous_totals, _ = _totals(session, viewer, previous, rows)
+    years, venues, other, area_rows = _venues(rows, period, areas or {})
+    paper_problems = {kind: sum(r.papers for r in rows if paper_problem_of(kind, period, r))
+                      for kind in PAPER_KINDS}  # fmt: skip
+    graduates = _graduates(session, viewer, period)
+    placements = Counter(g.kind or "" for g in graduates)
+    order = [*m.values(m.PLACEMENT_KINDS), ""]
+    return DepartmentReport(
+        period=period, previous=previous, totals=totals, previous_totals=previous_totals,
+        types=types, role=role, people=_people(session, viewer, period, role), years=years,
+        venues=venues, other_venues=other, areas=area_rows, graduates=graduates,
+        placements=[(k, placements[k]) for k in order if placements.get(k)],
+        funders=_funders(session, viewer, period),
+        problems=department_problems(session, viewer, period, paper_problems),
+    )  # fmt: skip

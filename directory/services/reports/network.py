@@ -1,0 +1,244 @@
+"""Who works with whom: the department's members as nodes, sized by their papers published
+in the period, coloured by their research area, and joined by the papers they wrote together
+(two members are a pair when the paper is listed on both their profiles).
+
+The layout is networkx's spring layout (Fruchterman–Reingold) with a fixed seed, so the same
+data draws the same picture every time; the drawing itself is :mod:`directory.formats.network`.
+Only papers and people ``viewer`` may see are counted (a paper listed on a listed member's
+profile, :func:`~directory.services.access.listed_people`, that the viewer may see,
+:func:`~directory.services.access.publication_clause`)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import networkx
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from directory import models as m
+from directory.services.access import listed_people, publication_clause
+from directory.services.identity import Viewer
+from directory.services.reports import counting
+from directory.services.reports.periods import Period
+
+#: The layout's seed: the same network is drawn the same way every time.
+SEED = 2026
+#: The strongest pairs a drawing draws (more make a tangle, and the layout's cost grows).
+PAIRS_DRAWN = 400
+#: The co-authors a person's own network draws.
+PERSON_NODES = 40
+#: Colours the drawing gives areas (the most common first); the rest share "other".
+AREA_COLOURS = 8
+
+
+@dataclass
+class Node:
+    id: int
+    slug: str
+    name: str
+    papers: int
+    #: The research area the node is coloured by (a top-level area), and its colour's number
+    #: (None: no area, or one of the less common).
+    area: str | None = None
+    colour: int | None = None
+    #: The layout's position, from -1 to 1 each way.
+    x: float = 0.0
+    y: float = 0.0
+
+
+@dataclass
+class Pair:
+    first: Node
+    second: Node
+    papers: int
+
+
+@dataclass
+class Network:
+    #: Every member with a joint paper (or the report's person), most papers first.
+    nodes: list[Node] = field(default_factory=list)
+    #: Every pair, most joint papers first.
+    pairs: list[Pair] = field(default_factory=list)
+    #: The nodes drawn (the most papers, up to the limit) and the pairs between them.
+    drawn: list[Node] = field(default_factory=list)
+    drawn_pairs: list[Pair] = field(default_factory=list)
+    #: (area, colour number) of the legend.
+    legend: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def left_out(self) -> int:
+        return len(self.nodes) - len(self.drawn)
+
+    @property
+    def pairs_left_out(self) -> int:
+        return len(self.pairs) - len(self.drawn_pairs)
+
+
+def _member_papers(
+    session: Session, viewer: Viewer, period: Period, person: m.Person | None
+) -> dict[int, set[int]]:
+    """Paper → the listed members whose profiles list it, of the papers published in the
+    period (only ``person``'s papers, with ``person``), all visible to ``viewer``: one
+    statement; the pairs are counted from it."""
+    row, pub = m.ProfilePublication, m.Publication
+    members = select(m.Person.id).where(listed_people(viewer)).correlate(None)
+    stmt = (
+        select(row.publication_id, row.person_id)
+        .join(pub, pub.id == row.publication_id)
+        .where(
+            row.hidden.is_(False),
+            row.person_id.in_(members),
+            pub.year.between(period.first_year, period.last_year),
+            counting.paper_group(period, pub) == "published",
+            # Listed, not hidden, on a listed member's profile: on a visible profile already,
+            # so the paper is listed (access.listed_publications) when the viewer may see it.
+            publication_clause(viewer, pub),
+        )
+    )
+    if person is not None:  # the person's papers first (a few, by the index on the person)
+        own = (select(row.publication_id).join(pub, pub.id == row.publication_id)
+               .where(row.person_id == person.id, row.hidden.is_(False),
+                      pub.year.between(period.first_year, period.last_year),
+                      counting.paper_group(period, pub) == "published",
+                      publication_clause(viewer, pub)))  # fmt: skip
+        stmt = stmt.where(row.publication_id.in_(list(session.scalars(own))))
+    authors: dict[int, set[int]] = defaultdict(set)
+    for publication_id, person_id in session.execute(stmt):
+        authors[publication_id].add(person_id)
+    return authors
+
+
+def _pairs(authors: dict[int, set[int]]) -> Counter:
+    """(member, member) → their joint papers."""
+    pairs: Counter = Counter()
+    for people in authors.values():
+        pairs.update(combinations(sorted(people), 2))
+    return pairs
+
+
+def _nodes(
+    session: Session, viewer: Viewer, period: Period, ids: set[int], authors: dict, whole: bool
+) -> dict[int, Node]:
+    """The nodes of ``ids``, each with their papers published in the period (counted from
+    ``authors`` when it holds the whole department's papers, else read)."""
+    if not ids:
+        return {}
+    person = m.Person
+    rows = session.execute(select(person.id, person.slug, person.full_name)
+                           .where(person.id.in_(ids)))  # fmt: skip
+    nodes = {row[0]: Node(row[0], row[1], row[2], 0) for row in rows}
+    if whole:
+        for people in authors.values():
+            for person_id in people & nodes.keys():
+                nodes[person_id].papers += 1
+        return nodes
+    listing, pub = m.ProfilePublication, m.Publication
+    stmt = (
+        select(listing.person_id, func.count())
+        .join(pub, pub.id == listing.publication_id)
+        .where(listing.person_id.in_(ids), listing.hidden.is_(False),
+               pub.year.between(period.first_year, period.last_year),
+               counting.paper_group(period, pub) == "published",
+               publication_clause(viewer, pub))
+        .group_by(listing.person_id)
+    )  # fmt: skip
+    for person_id, count in session.execute(stmt):
+        nodes[person_id].papers = count
+    return nodes
+
+
+def _colour(session: Session, nodes: dict[int, Node]) -> list[tuple[str, int]]:
+    """Each node's top-level research area (its first area by the taxonomy's order), and a
+    colour for the most common :data:`AREA_COLOURS` of them."""
+    if not nodes:
+        return []
+    areas = {a.id: a for a in session.scalars(select(m.ResearchArea))}
+
+    def top(area_id: int) -> m.ResearchArea:
+        area, seen = areas[area_id], set()
+        while area.parent_id in areas and area.id not in seen:
+            seen.add(area.id)
+            area = areas[area.parent_id]
+        return area
+
+    rows = session.execute(
+        select(m.person_areas.c.person_id, m.person_areas.c.area_id)
+        .where(m.person_areas.c.person_id.in_(list(nodes)))
+    )  # fmt: skip
+    firsts: dict[int, m.ResearchArea] = {}
+    for person_id, area_id in rows:
+        area = top(area_id)
+        known = firsts.get(person_id)
+        if known is None or (area.position, area.name) < (known.position, known.name):
+            firsts[person_id] = area
+    counts = Counter(area.name for area in firsts.values())
+    ranked = sorted(counts, key=lambda name: (-counts[name], name))[:AREA_COLOURS]
+    colours = {name: i for i, name in enumerate(ranked)}
+    for person_id, area in firsts.items():
+        nodes[person_id].area = area.name
+        nodes[person_id].colour = colours.get(area.name)
+    return [(name, colours[name]) for name in ranked]
+
+
+def _layout(nodes: list[Node], pairs: list[Pair]) -> None:
+    """Positions from networkx's spring layout with :data:`SEED`, nodes and edges added in a
+    fixed order (the layout depends on it)."""
+    if not nodes:
+        return
+    graph = networkx.Graph()
+    graph.add_nodes_from(sorted(node.id for node in nodes))
+    edges = sorted((p.first.id, p.second.id, p.papers) for p in pairs)
+    graph.add_weighted_edges_from(edges)
+    if len(nodes) == 1:
+        return
+    positions = networkx.spring_layout(graph, seed=SEED, weight="weight", iterations=60)
+    for node in nodes:
+        x, y = positions[node.id]
+        node.x, node.y = round(float(x), 4), round(float(y), 4)
+
+
+def build_network(
+    session: Session, viewer: Viewer, period: Period, limit: int, *, person: m.Person | None = None
+) -> Network:
+    """The co-authorship network of the period: the department's, or with ``person`` theirs
+    (their co-authors, and the joint papers among them on the person's papers). The ``limit``
+    members with the most papers are drawn, with the :data:`PAIRS_DRAWN` strongest pairs
+    between them (the pages' tables list the pairs drawn; ``pairs`` holds every one)."""
+    authors = _member_papers(session, viewer, period, person)
+    found = _pairs(authors)
+    ids = {a for a, _ in found} | {b for _, b in found}
+    if person is not None:
+        ids.add(person.id)
+    network = Network()
+    if person is None:
+        nodes = _nodes(session, viewer, period, ids, authors, whole=True)
+        ranked = sorted(nodes.values(), key=lambda n: (-n.papers, n.name.casefold(), n.id))
+        drawn_ids = {n.id for n in ranked[:limit]}
+    else:  # the person, then their co-authors by joint papers; papers counted for the drawn
+        joint = Counter({b if a == person.id else a: n for (a, b), n in found.items()
+                         if person.id in (a, b)})  # fmt: skip
+        drawn_ids = {person.id, *(i for i, _ in joint.most_common(limit - 1))}
+        nodes = _nodes(session, viewer, period, drawn_ids, authors, whole=False)
+        nodes |= _nodes(session, viewer, period, ids - drawn_ids, {}, whole=True)
+        ranked = sorted(nodes.values(), key=lambda n: (n.id != person.id, -joint[n.id],
+                                                       n.name.casefold(), n.id))  # fmt: skip
+    network.legend = _colour(session, {i: nodes[i] for i in drawn_ids})
+    network.nodes = ranked
+    network.pairs = sorted(
+        (Pair(nodes[a], nodes[b], count) for (a, b), count in found.items()),
+        key=lambda p: (-p.papers, p.first.name.casefold(), p.second.name.casefold()),
+    )
+    network.drawn = [n for n in ranked if n.id in drawn_ids]
+    between = [p for p in network.pairs if p.first.id in drawn_ids and p.second.id in drawn_ids]
+    network.drawn_pairs = between[:PAIRS_DRAWN]
+    _layout(network.drawn, network.drawn_pairs)
+    return network
+
+
+def person_network(session: Session, viewer: Viewer, person: m.Person, period: Period) -> Network:
+    """``person``'s own network for their report: the :data:`PERSON_NODES` co-authors with
+    the most papers drawn (the table lists every one)."""
+    return build_network(session, viewer, period, PERSON_NODES, person=person)

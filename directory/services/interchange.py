@@ -24,6 +24,12 @@ from sqlalchemy.orm import Session, selectinload
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
 from directory.formats.placements import structure_placement
+from directory.services.person_identifiers import (
+    identifier_problems,
+    identifiers_of,
+    read_identifiers,
+    set_identifiers,
+)
 from directory.services.photos import photo_from_bytes
 from directory.services.publication_rows import author_dicts, new_authorships, set_children
 from directory.services.publications import link_coauthor_profiles
@@ -286,6 +292,8 @@ def validate_document(doc: Any, source: str) -> list[Problem]:
                     "term_season and term_year go together (both null for a rolling notice)",
                 )
             )
+    for key, message in identifier_problems(doc["person"].get("identifiers") or {}).items():
+        problems.append(Problem(source, f"$.person.identifiers.{key}", message))
     photo = doc["person"].get("photo")
     if photo:
         try:
@@ -356,6 +364,8 @@ class _Importer:
         else:
             self.result.updated += 1
         _copy_fields(person, data, PERSON_FIELDS)
+        if "identifiers" in data:
+            set_identifiers(person, read_identifiers(data["identifiers"]))
         person.links = [
             m.PersonLink(kind=link["kind"], url=link["url"], label=link.get("label"), position=i)
             for i, link in enumerate(data.get("links", []))
@@ -633,6 +643,7 @@ def _entry_dict(obj: Any, names: list[str] | tuple[str, ...]) -> dict[str, Any]:
 
 def _person_dict(person: m.Person) -> dict[str, Any]:
     data = _entry_dict(person, PERSON_FIELDS)
+    data["identifiers"] = identifiers_of(person)
     data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in person.links]
     data["areas"] = sorted(area.name for area in person.areas)
     if person.photo is not None:

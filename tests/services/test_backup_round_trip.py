@@ -256,6 +256,8 @@ def build_department(db) -> dict[str, m.Person]:
         section_intros={"students": "I advise **curious** people.", "publications": "Papers."},
         last_confirmed=date(2026, 1, 15), user_key="ada", visibility="members",
         repeat_selected=True, unpublished_in_year=True, cv_sections=["publications", "education"],
+        orcid="0000-0002-1825-0097", dblp_pid="12/3456-1", openalex_id="A5023888391",
+        semantic_scholar_id="1741101",
     )  # fmt: skip
     bo = _person(full_name="Bo Chen", role="phd_student", active=False, published=False)
     db.add_all([ada, bo])

@@ -388,7 +388,7 @@ def profile_form(slug: str) -> tuple[m.Person, Any]:
     POST."""
     person = editable_person_or_abort(slug)
     form = forms.ProfileForm()
-    form.prepare(get_session())
+    form.prepare(get_session(), person)
     if request.method == "GET":
         form.load(person)
     return person, form

@@ -129,6 +129,7 @@ class HarvestRequest(Base):
     requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     requested_by: Mapped[str | None] = mapped_column(String(254))
 
+
 __all__ = [
     "CLAIM_ACCEPTED", "CLAIM_PENDING", "CLAIM_REJECTED", "ClaimCandidate", "ClaimRejection",
     "HarvestLock", "HarvestRequest", "HarvestRun",

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, selectinload
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
 from directory.formats.placements import structure_placement
+from directory.services.claims.queue import offer_to_coauthors
 from directory.services.person_identifiers import (
     identifier_problems,
     identifiers_of,
@@ -32,7 +33,6 @@ from directory.services.person_identifiers import (
 )
 from directory.services.photos import photo_from_bytes
 from directory.services.publication_rows import author_dicts, new_authorships, set_children
-from directory.services.publications import link_coauthor_profiles
 
 FORMAT = "faculty-directory-profile"
 FORMAT_VERSION = 1
@@ -483,7 +483,7 @@ class _Importer:
                 for rel in data.get("relations", [])
             ]
         session.flush()
-        link_coauthor_profiles(session, list(pubs.values()))
+        offer_to_coauthors(session, [pub.id for pub in pubs.values()])
 
         award_fields = document_fields(m.ENTRY_KINDS["awards"])
         for i, data in enumerate(doc.get("awards", [])):

@@ -53,11 +53,11 @@ TABLES_NOT_CARRIED = {
     "writes it; `flask directory reindex`); it names rows by their ids",
     "directory_claim_candidates": "works a harvest found, not yet the profile: the next "
     "harvest finds them again",
-    "directory_claim_rejections": "the answers \"not mine\" are the department's memory "
+    "directory_claim_rejections": 'the answers "not mine" are the department\'s memory '
     "of its harvests, kept by the database they were given in (not yet in the document)",
     "directory_harvest_runs": "the log of harvest runs",
     "directory_harvest_locks": "the harvest's lock, held only while a run lasts",
-    "directory_harvest_requests": "\"check now\" requests, used up by the next run",
+    "directory_harvest_requests": '"check now" requests, used up by the next run',
 }
 
 #: Columns no table carries over, whatever the table.

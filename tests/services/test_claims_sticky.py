@@ -70,7 +70,7 @@ def test_a_coauthors_import_asks_and_does_not_list(client, db, wei, chen) -> Non
 def test_a_removal_sticks_across_a_coauthors_import_an_orcid_import_and_a_harvest(
     client,
     db,
-    wei,
+    wei,  # noqa: F811
     chen,  # noqa: F811
 ) -> None:
     login(client, "wei")

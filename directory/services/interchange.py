@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, selectinload
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
 from directory.formats.placements import structure_placement
-from directory.services.claims.queue import offer_to_coauthors
+from directory.services.claims.queue import list_for_named_members
 from directory.services.person_identifiers import (
     identifier_problems,
     identifiers_of,
@@ -483,7 +483,8 @@ class _Importer:
                 for rel in data.get("relations", [])
             ]
         session.flush()
-        offer_to_coauthors(session, [pub.id for pub in pubs.values()])
+        # Authors named by slug are the document's statement, by the directory's identifier.
+        list_for_named_members(session, [pub.id for pub in pubs.values()])
 
         award_fields = document_fields(m.ENTRY_KINDS["awards"])
         for i, data in enumerate(doc.get("awards", [])):

@@ -578,7 +578,12 @@ class ProfileForm(VersionedForm):
             except IdentifierError as error:
                 field.errors = [*field.errors, str(error)]
                 valid = False
-        taken = person_identifiers.holders(self._session, read, getattr(self._person, "id", None))
+        session = getattr(self, "_session", None)
+        taken = (
+            {}
+            if session is None
+            else person_identifiers.holders(session, read, getattr(self._person, "id", None))
+        )
         for key, holder in taken.items():
             getattr(self, key).errors.append(
                 _("%(name)s already has this identifier.", name=holder.full_name)

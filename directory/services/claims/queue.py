@@ -84,7 +84,15 @@ def unlink_member(pub: m.Publication, person_id: int) -> None:
 # ----------------------------------------------------------------------------- co-authors
 
 
-def offer_to_coauthors(session: Session, pub_ids: Iterable[int]) -> int:
+def list_for_named_members(session: Session, pub_ids: Iterable[int]) -> None:
+    """The members an interchange document names as authors by their slug (an identifier of
+    the directory, not a printed name) list the paper, unless they rejected it."""
+    offer_to_coauthors(session, pub_ids, by_identifier=True)
+
+
+def offer_to_coauthors(
+    session: Session, pub_ids: Iterable[int], *, by_identifier: bool = False
+) -> int:
     """The department members a paper's printed names link to, who do not list it, are asked
     (a candidate each, found by "name"), unless they rejected it: then the name is unlinked.
     Returns how many were asked. Replaces putting the paper on their profiles at once."""
@@ -119,6 +127,10 @@ def offer_to_coauthors(session: Session, pub_ids: Iterable[int]) -> int:
         keys = publication_keys(session, pub)
         if rejected[person_id] & set(keys):
             unlink_member(pub, person_id)
+            continue
+        if by_identifier:
+            session.add(m.ProfilePublication(person_id=person_id, publication_id=pub_id))
+            listing[pub_id].add(person_id)
             continue
         if asked[person_id] & set(keys):
             continue

@@ -73,11 +73,12 @@ def accept(uow: UnitOfWork, person: m.Person, candidate: m.ClaimCandidate, *,
                 authorship.suggested_person_id = None
         apply_snapshot(uow.session, PUBLICATION, pub, {"listing": {}}, person.id)
     outcome = changes.finish()
+    if outcome == PENDING:
+        # Held for approval: the proposal carries the paper; the question stays open (the
+        # queue says it waits) until an approver has answered.
+        return outcome
     _decide(uow, candidate, m.CLAIM_ACCEPTED, decided_by)
-    if outcome == PENDING or pub.id is None:
-        candidate.publication_id = None
-    else:
-        candidate.publication_id = pub.id
+    candidate.publication_id = pub.id
     uow.session.flush()
     return outcome
 

@@ -72,8 +72,10 @@ def import_file(client, slug: str, data: bytes, **decisions: str):
 def accept_as(client, db, key: str, person, pub) -> int:
     """``person`` (signed in as ``key``) accepts the claim-queue candidate of ``pub``."""
     login(client, key)
-    candidate = db.scalar(select(m.ClaimCandidate).where(
-        m.ClaimCandidate.person_id == person.id, m.ClaimCandidate.publication_id == pub.id))  # fmt: skip
+    asked = m.ClaimCandidate
+    candidate = db.scalar(
+        select(asked).where(asked.person_id == person.id, asked.publication_id == pub.id)
+    )
     url = f"{PREFIX}/people/{person.slug}/edit/found/{candidate.id}/accept"
     return post(client, url).status_code
 

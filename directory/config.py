@@ -156,6 +156,51 @@ DIRECTORY_ORCID_FETCH = False
 #: Base address of ORCID's public API, used when DIRECTORY_ORCID_FETCH is on.
 DIRECTORY_ORCID_API_URL = "https://pub.orcid.org/v3.0"
 
+#: The publication harvest's sources (``flask directory harvest``): source name → base URL of
+#: its public API. A source left out is not asked; point one at a mirror by its URL. Names:
+#: "orcid" (public API v3.0), "openalex", "crossref", "dblp", "arxiv" (its author feeds
+#: ``/a/{id}.atom2``), "semantic_scholar" (Academic Graph v1). See docs/publications.md.
+DIRECTORY_HARVEST_SOURCES: dict[str, str] = {
+    "orcid": "https://pub.orcid.org/v3.0",
+    "openalex": "https://api.openalex.org",
+    "crossref": "https://api.crossref.org",
+    "dblp": "https://dblp.org",
+    "arxiv": "https://arxiv.org",
+    "semantic_scholar": "https://api.semanticscholar.org/graph/v1",
+}
+
+#: The contact address the harvest gives every source (in its User-Agent, and as ``mailto``
+#: to OpenAlex and Crossref, whose polite pools ask for it). ``None``: DIRECTORY_MAIL_SENDER.
+DIRECTORY_HARVEST_CONTACT: str | None = None
+
+#: API keys by source name: "openalex" (OpenAlex requires one; free at openalex.org) and
+#: "semantic_scholar" (optional; sent as ``x-api-key``). Keep them out of the repository.
+DIRECTORY_HARVEST_API_KEYS: dict[str, str] = {}
+
+#: Seconds the harvest waits to connect to a source, and for each read of its answer.
+DIRECTORY_HARVEST_CONNECT_TIMEOUT = 5.0
+DIRECTORY_HARVEST_READ_TIMEOUT = 20.0
+
+#: Seconds one answer may take from the request to its last byte, however it trickles in.
+DIRECTORY_HARVEST_RESPONSE_DEADLINE = 60.0
+
+#: Seconds one source may take for one person, all calls, pages and waits included.
+DIRECTORY_HARVEST_SOURCE_DEADLINE = 300.0
+
+#: Largest answer read from a source, in bytes (decompressed); reading stops past it.
+DIRECTORY_HARVEST_MAX_RESPONSE_BYTES = 5 * 1024 * 1024
+
+#: Most works read from one source for one person; paging stops there, with a message.
+DIRECTORY_HARVEST_MAX_WORKS = 2000
+
+#: Seconds between two calls to the same source, by source name (DBLP and arXiv ask for
+#: pauses: arXiv three seconds between calls). Sources not named are not paused.
+DIRECTORY_HARVEST_PAUSES: dict[str, float] = {"dblp": 1.0, "arxiv": 3.0}
+
+#: Longest ``Retry-After`` (seconds) the harvest waits after an HTTP 429 or 503 before asking
+#: again (at most twice a call); a longer one leaves that source for the next run.
+DIRECTORY_HARVEST_RETRY_AFTER_MAX = 60.0
+
 #: Number of items per page in listings and the JSON API.
 DIRECTORY_PAGE_SIZE = 50
 

@@ -196,8 +196,21 @@ def _span(data: dict[str, Any]) -> str:
     return str(start or end or "")
 
 
-def _work(summary: dict[str, Any], owner_name: str) -> tuple[dict[str, Any], list[str]]:
-    warnings = []
+@dataclass(frozen=True)
+class WorkBasics:
+    """What a work summary (or full work) says of itself: the record import and the harvest
+    (directory.formats.harvest.orcid) read it alike."""
+
+    title: str
+    doi: str | None
+    arxiv_id: str | None
+    year: int | None
+    month: int | None
+    type: str
+
+
+def work_basics(summary: dict[str, Any]) -> WorkBasics:
+    """The title (with its subtitle), own DOI and arXiv id, date and publication type."""
     title = _value(summary, "title", "title") or ""
     subtitle = _value(summary, "title", "subtitle")
     if title and subtitle:
@@ -210,6 +223,14 @@ def _work(summary: dict[str, Any], owner_name: str) -> tuple[dict[str, Any], lis
     pub_type = WORK_TYPES.get(work_type, "other")
     if arxiv_id and not doi and pub_type in ("other", "journal"):
         pub_type = "preprint"
+    return WorkBasics(str(title), doi, arxiv_id, year, month, pub_type)
+
+
+def _work(summary: dict[str, Any], owner_name: str) -> tuple[dict[str, Any], list[str]]:
+    warnings = []
+    basics = work_basics(summary)
+    title, doi, arxiv_id = basics.title, basics.doi, basics.arxiv_id
+    year, month, pub_type = basics.year, basics.month, basics.type
     links = []
     url = _value(summary, "url")
     if url:

@@ -24,6 +24,7 @@ from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
 from directory.services import health, mail, profiles, reminders, search_index
 from directory.services.accounts import account_exists, new_password, person_bound_to
+from directory.services.claims.harvest import run_harvest
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import plan_source
 from directory.services.interchange import (
@@ -226,6 +227,35 @@ def reindex() -> None:
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         count = search_index.rebuild(uow.session)
     click.echo(_("Indexed %(count)s document(s).", count=count))
+
+
+@directory_cli.command("harvest")
+@click.option("--person", "slugs", multiple=True, metavar="SLUG", help="Only this person.")
+@click.option("--source", "sources", multiple=True, metavar="NAME", help="Only this source.")
+@click.option("--dry-run", is_flag=True, help="Fetch and match, write nothing.")
+def harvest(slugs: tuple[str, ...], sources: tuple[str, ...], dry_run: bool) -> None:
+    """Find new papers at the configured sources for everyone with an identifier (or the
+    people named) and put them in their claim queues. For cron: one run at a time."""
+
+    def progress(line: Any, done: int, total: int, eta: float | None) -> None:
+        errors = f", {len(line.errors)} error(s): {'; '.join(line.errors)}" if line.errors else ""
+        left = f", about {eta:.0f} s left" if eta and total > 1 else ""
+        what = (
+            "skipped (no identifier there)"
+            if line.skipped
+            else (f"fetched {line.fetched}, new {line.new}, known {line.known}{errors}")
+        )
+        click.echo(f"[{done}/{total}{left}] {line.slug} {line.source}: {what}")
+
+    report = run_harvest(get_session(), COMMAND_LINE, current_app.config, slugs=slugs,
+                         sources=sources, dry_run=dry_run, progress=progress)  # fmt: skip
+    if report.refused:
+        click.echo(f"Harvest skipped: {report.refused}.")
+        return
+    new = sum(line.new for line in report.lines)
+    note = " (dry run: nothing written)" if dry_run else ""
+    click.echo(f"{report.people} people, {new} new candidate(s), "
+               f"{report.accepted} accepted by policy{note}.")  # fmt: skip
 
 
 def demo_documents() -> list[tuple[str, object]]:

@@ -139,6 +139,7 @@ def _routes() -> list[tuple[str, str, str, Any, set[str]]]:
         ("reject", "POST", "/directory/approvals/{pending}/reject",
          lambda w: {"reason": "No"}, ADMIN),
         ("admin home", "GET", "/directory/admin/", None, ADMIN),
+        ("harvest status", "GET", "/directory/admin/harvest", None, ADMIN),
         ("admin people", "GET", "/directory/admin/people", None, ADMIN),
         ("admin person", "GET", "/directory/admin/people/ada-lovelace", None, ADMIN),
         ("admin new person", "POST", "/directory/admin/people/new",

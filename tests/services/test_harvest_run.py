@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import func, select
 
 from directory import models as m
+from tests.conftest import login
 from tests.support.harvest_data import HarvestPerson, orcid_for
 from tests.support.harvest_server import harvest_server
 
@@ -98,3 +99,15 @@ def test_dry_run_and_check_now(runner, db, served, ada_at_sources) -> None:
     runner.invoke(args=["directory", "harvest", "--person", "ada-lovelace"])
     db.expire_all()
     assert db.get(m.HarvestRequest, ada_at_sources[0].id) is None
+
+
+def test_the_admin_sees_each_source_with_its_faults_first(client, runner, served) -> None:
+    served.fault("openalex", "500")
+    runner.invoke(args=["directory", "harvest"])
+    login(client, "admin")
+    page = client.get("/directory/admin/harvest").get_data(as_text=True)
+    assert "Harvest status" in page and "Ada Lovelace" in page
+    first_row = page.split("<tbody>")[1].split("</tr>")[0]
+    assert "OpenAlex" in first_row and "500" in first_row
+    login(client, "ada")
+    assert client.get("/directory/admin/harvest").status_code == 403

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, or_, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -210,3 +210,40 @@ def _harvest_one(uow, person, settings, client, index, institution, only, auto, 
         session.delete(request)
     session.flush()
     return lines
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    person: m.Person
+    source: str
+    run: m.HarvestRun
+    pending: int
+
+
+def harvest_status(session: Session, limit: int = 500) -> dict[str, Any]:
+    """The admin's harvest status: each person's last run per source (faults first), the
+    queue's pending count per person, the lock, and the "check now" requests waiting."""
+    latest = (
+        select(m.HarvestRun.person_id, m.HarvestRun.source, func.max(m.HarvestRun.id).label("id"))
+        .group_by(m.HarvestRun.person_id, m.HarvestRun.source)
+        .subquery()
+    )
+    runs = list(session.scalars(
+        select(m.HarvestRun).join(latest, m.HarvestRun.id == latest.c.id)
+        .order_by(m.HarvestRun.finished_at.desc(), m.HarvestRun.id.desc()).limit(limit)
+    ))  # fmt: skip
+    people = {p.id: p for p in session.scalars(
+        select(m.Person).where(m.Person.id.in_({r.person_id for r in runs})))}  # fmt: skip
+    pending = dict(session.execute(
+        select(m.ClaimCandidate.person_id, func.count())
+        .where(m.ClaimCandidate.state == m.CLAIM_PENDING).group_by(m.ClaimCandidate.person_id)
+    ).all())  # fmt: skip
+    rows = [StatusRow(people[r.person_id], r.source, r, pending.get(r.person_id, 0))
+            for r in runs if r.person_id in people]  # fmt: skip
+    rows.sort(key=lambda row: not row.run.errors)
+    return {
+        "rows": rows,
+        "lock": session.get(m.HarvestLock, LOCK),
+        "requests": session.scalar(select(func.count()).select_from(m.HarvestRequest)),
+        "failing": sum(1 for row in rows if row.run.errors),
+    }

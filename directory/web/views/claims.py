@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, flash, redirect
+from flask import abort, current_app, flash, redirect, render_template
 
 from directory.db import get_session
 from directory.i18n import gettext as _
 from directory.services import access, editor
 from directory.services.changes import PENDING
 from directory.services.claims.evidence import source_name
+from directory.services.claims.harvest import harvest_status
 from directory.services.identity import current_viewer
 from directory.services.operations import claims
 from directory.services.unit_of_work import current_unit_of_work
@@ -82,3 +83,14 @@ def check_now(slug: str) -> Any:
     claims.request_harvest(current_unit_of_work(), person)
     flash(_("Asked: the next harvest run looks for your new papers first."), "success")
     return redirect(editor_url(person, "found"))
+
+
+@blueprint.route("/admin/harvest")
+def admin_harvest() -> Any:
+    """What the last harvest runs fetched, found and failed at, per person and source."""
+    viewer = current_viewer()
+    if not viewer.is_authenticated or not access.can_see_harvest_status(viewer):
+        abort(403)
+    status = harvest_status(get_session())
+    sources = sorted(current_app.config["DIRECTORY_HARVEST_SOURCES"] or {})
+    return render_template("directory/admin/harvest.html", sources=sources, **status)

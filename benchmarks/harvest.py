@@ -86,10 +86,14 @@ def _run(app, engine, label: str) -> None:
     new = sum(line.new for line in report.lines)
     errors = sum(len(line.errors) for line in report.lines)
     per_work = matching / max(works[0], 1) * 1000
-    print(f"{label}: {report.people} people, works harvested {works[0]}, new candidates {new}, "
-          f"errors {errors}, rows written {written}")  # fmt: skip
-    print(f"  wall {wall:.1f} s, CPU {cpu:.1f} s = fetching and parsing {fetching[0]:.1f} s"
-          f" + matching and writing {matching:.1f} s; {per_work:.3f} ms a harvested work")  # fmt: skip
+    print(
+        f"{label}: {report.people} people, works harvested {works[0]}, new candidates {new}, "
+        f"errors {errors}, rows written {written}"
+    )
+    print(
+        f"  wall {wall:.1f} s, CPU {cpu:.1f} s = fetching and parsing {fetching[0]:.1f} s"
+        f" + matching and writing {matching:.1f} s; {per_work:.3f} ms a harvested work"
+    )
 
 
 def main() -> None:

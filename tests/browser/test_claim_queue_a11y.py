@@ -75,9 +75,8 @@ def test_accepting_and_rejecting_work_without_javascript(demo, db, browser_conte
     accept = "Mine: Disaggregated Key-Value Stores over RDMA, Revisited at Datacenter Scale"
     page.get_by_role("button", name=accept, exact=True).click()
     assert "Added to the profile" in page.content()
-    page.get_by_role(
-        "button", name="Not mine: Soil Chemistry of Alpine Meadows", exact=True
-    ).click()
+    reject = "Not mine: Soil Chemistry of Alpine Meadows"
+    page.get_by_role("button", name=reject, exact=True).click()
     assert "will not be suggested again" in page.content()
     db.expire_all()
     states = dict(db.execute(select(m.ClaimCandidate.title, m.ClaimCandidate.state).where(

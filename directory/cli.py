@@ -24,6 +24,7 @@ from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
 from directory.services import health, mail, profiles, reminders, search_index
 from directory.services.accounts import account_exists, new_password, person_bound_to
+from directory.services.claims.digest import send_digests
 from directory.services.claims.harvest import run_harvest
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import plan_source
@@ -40,7 +41,7 @@ from directory.services.profile_import import import_profiles
 from directory.services.pubimport.decisions import PlanRefused, resolve_decisions
 from directory.services.pubimport.plan import PersonPlan
 from directory.services.unit_of_work import command_unit_of_work
-from directory.web.mails import reminder_mail
+from directory.web.mails import digest_mail, reminder_mail
 from directory.web.views.cv import NO_SIZE_LIMIT
 
 #: Who the history names for changes made with these commands (an operator of the server).
@@ -233,9 +234,13 @@ def reindex() -> None:
 @click.option("--person", "slugs", multiple=True, metavar="SLUG", help="Only this person.")
 @click.option("--source", "sources", multiple=True, metavar="NAME", help="Only this source.")
 @click.option("--dry-run", is_flag=True, help="Fetch and match, write nothing.")
-def harvest(slugs: tuple[str, ...], sources: tuple[str, ...], dry_run: bool) -> None:
+@click.option("--url", "base_url", default=None, help="The site's address for the digest's link.")
+def harvest(
+    slugs: tuple[str, ...], sources: tuple[str, ...], dry_run: bool, base_url: str | None
+) -> None:
     """Find new papers at the configured sources for everyone with an identifier (or the
-    people named) and put them in their claim queues. For cron: one run at a time."""
+    people named) and put them in their claim queues; then e-mail the weekly digests (when
+    mail is set up). For cron: one run at a time."""
 
     def progress(line: Any, done: int, total: int, eta: float | None) -> None:
         errors = f", {len(line.errors)} error(s): {'; '.join(line.errors)}" if line.errors else ""
@@ -256,6 +261,18 @@ def harvest(slugs: tuple[str, ...], sources: tuple[str, ...], dry_run: bool) -> 
     note = " (dry run: nothing written)" if dry_run else ""
     click.echo(f"{report.people} people, {new} new candidate(s), "
                f"{report.accepted} accepted by policy{note}.")  # fmt: skip
+    config = current_app.config
+    if not dry_run and mail.is_configured(config) and (base_url or config.get("SERVER_NAME")):
+        context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
+        with (
+            context,
+            force_locale(current_locale()),
+            command_unit_of_work(get_session(), COMMAND_LINE) as uow,
+        ):
+            told = send_digests(uow, config, digest_mail)
+        failed = [f"{t.person.slug}: {t.problem}" for t in told if t.problem]
+        click.echo(f"Digest e-mails: {len(told) - len(failed)} sent" +
+                   (f"; not sent: {'; '.join(failed)}" if failed else "") + ".")  # fmt: skip
 
 
 def demo_documents() -> list[tuple[str, object]]:

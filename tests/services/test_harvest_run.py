@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 
 from directory import models as m
 from tests.conftest import login
+from tests.support.mail import links_in, text_of
 from tests.support.harvest_data import HarvestPerson, orcid_for
 from tests.support.harvest_server import harvest_server
 
@@ -111,3 +112,30 @@ def test_the_admin_sees_each_source_with_its_faults_first(client, runner, served
     assert "OpenAlex" in first_row and "500" in first_row
     login(client, "ada")
     assert client.get("/directory/admin/harvest").status_code == 403
+
+
+def test_the_digest_tells_of_new_papers_at_most_weekly_with_a_signed_link(
+    client, runner, db, served, ada_at_sources, inbox
+) -> None:
+    ada = ada_at_sources[0]
+    ada.email = "ada@example.edu"
+    db.commit()
+    result = runner.invoke(args=["directory", "harvest", "--source", "orcid"])
+    assert "Digest e-mails: 1 sent." in result.output, result.output
+    [message] = inbox.to("ada@example.edu")
+    assert message["Subject"] == "4 new papers found for you"
+    body = text_of(message)
+    [link] = [u for u in links_in(body) if "/found/" in u]
+    response = client.get(link.replace("http://directory.test", ""))
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith("/people/ada-lovelace/edit#found")
+    altered = link.replace("http://directory.test", "")[:-3] + "xyz"
+    assert client.get(altered).status_code == 410
+    # A paper not told of yet, a moment later: no second digest within the week.
+    inbox.clear()
+    db.execute(m.ClaimCandidate.__table__.update().values(notified_at=None).where(
+        m.ClaimCandidate.id == db.scalar(select(func.max(m.ClaimCandidate.id)))))  # fmt: skip
+    db.commit()
+    again = runner.invoke(args=["directory", "harvest", "--source", "orcid"])
+    assert "Digest e-mails: 0 sent." in again.output
+    assert inbox.to("ada@example.edu") == []

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, current_app, flash, redirect, render_template
+from flask import abort, current_app, flash, redirect, render_template, url_for
 
 from directory.db import get_session
 from directory.i18n import gettext as _
 from directory.services import access, editor
 from directory.services.changes import PENDING
+from directory.services.claims.digest import slug_for
 from directory.services.claims.evidence import source_name
 from directory.services.claims.harvest import harvest_status
 from directory.services.identity import current_viewer
@@ -94,3 +95,14 @@ def admin_harvest() -> Any:
     status = harvest_status(get_session())
     sources = sorted(current_app.config["DIRECTORY_HARVEST_SOURCES"] or {})
     return render_template("directory/admin/harvest.html", sources=sources, **status)
+
+
+@blueprint.route("/found/<token>")
+def found_link(token: str) -> Any:
+    """The link of a digest e-mail: the person's claim queue (their editor, once signed in);
+    an altered or expired link gets a page saying so."""
+    slug = slug_for(current_app.config["SECRET_KEY"], token)
+    if slug is None:
+        return render_template("directory/still_current.html",
+                               problem=_("This link is no longer valid.")), 410  # fmt: skip
+    return redirect(url_for("directory.edit_person", slug=slug, _anchor="found"))

@@ -11,9 +11,9 @@ from sqlalchemy import func, select
 
 from directory import models as m
 from tests.conftest import login
-from tests.support.mail import links_in, text_of
 from tests.support.harvest_data import HarvestPerson, orcid_for
 from tests.support.harvest_server import harvest_server
+from tests.support.mail import links_in, text_of
 
 
 def _rows(db) -> dict[str, int]:

@@ -77,3 +77,20 @@ def test_the_document_carries_identifiers_and_refuses_a_bad_orcid(db, make_perso
     problems = validate_document(doc, "ada.json")
     assert [p.path for p in problems] == ["$.person.identifiers.orcid"]
     assert "check digit" in problems[0].message
+
+
+def test_an_admin_sets_identifiers_on_the_person_form(client, db, make_person) -> None:
+    ada = make_person(user_key="ada")
+    login(client, "admin")
+    url = "/directory/admin/people/ada-lovelace"
+    form = {"full_name": "Ada Lovelace", "slug": "ada-lovelace", "role": "faculty",
+            "active": "y", "visibility": "public", "version": str(ada.version)}  # fmt: skip
+    bad = post(client, url, {**form, "orcid": "0000-0002-1825-0098"})
+    assert bad.status_code == 400 and "check digit is wrong" in bad.get_data(as_text=True)
+    assert post(client, url, {**form, "orcid": "0000-0002-1825-0097",
+                              "dblp": "12/3456"}).status_code == 302  # fmt: skip
+    db.expire_all()
+    assert (db.get(m.Person, ada.id).orcid, db.get(m.Person, ada.id).dblp_pid) == (
+        "0000-0002-1825-0097", "12/3456"
+    )
+    assert 'value="0000-0002-1825-0097"' in client.get(url).get_data(as_text=True)

@@ -142,6 +142,8 @@ def save_by_admin(
     target.user_key = (values.get("user_key") or "").strip() or None
     target.active = values["active"]
     target.visibility = values["visibility"]
+    if "identifiers" in values:
+        set_identifiers(target, values["identifiers"])
     if new:
         target.published = listed_when_new
     try:

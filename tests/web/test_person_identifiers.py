@@ -91,6 +91,7 @@ def test_an_admin_sets_identifiers_on_the_person_form(client, db, make_person) -
                               "dblp": "12/3456"}).status_code == 302  # fmt: skip
     db.expire_all()
     assert (db.get(m.Person, ada.id).orcid, db.get(m.Person, ada.id).dblp_pid) == (
-        "0000-0002-1825-0097", "12/3456"
+        "0000-0002-1825-0097",
+        "12/3456",
     )
     assert 'value="0000-0002-1825-0097"' in client.get(url).get_data(as_text=True)

@@ -318,13 +318,13 @@ def test_identifier_columns_are_checked_and_written(client, db, department) -> N
     db.commit()
     login(client, "admin")
     data = (
-        "name,email,role,orcid,dblp,openalex,semantic_scholar\n"
-        "Ida Id,ida@cs.example.edu,faculty,https://orcid.org/0000-0001-5109-3700,12/3456,"
-        "A5023888391,1741101\n"
-        "Bad Digit,bad@cs.example.edu,faculty,0000-0001-5109-3701,,,\n"
-        "Taken Id,taken@cs.example.edu,faculty,0000-0002-1825-0097,,,\n"
-        "Twice,twice@cs.example.edu,faculty,,12/3456,,\n"
-    ).encode()
+        b"name,email,role,orcid,dblp,openalex,semantic_scholar\n"
+        b"Ida Id,ida@cs.example.edu,faculty,https://orcid.org/0000-0001-5109-3700,12/3456,"
+        b"A5023888391,1741101\n"
+        b"Bad Digit,bad@cs.example.edu,faculty,0000-0001-5109-3701,,,\n"
+        b"Taken Id,taken@cs.example.edu,faculty,0000-0002-1825-0097,,,\n"
+        b"Twice,twice@cs.example.edu,faculty,,12/3456,,\n"
+    )
     html = upload(client, data).get_data(as_text=True)
     assert "check digit is wrong" in row_of(html, 3)
     assert "Grace Hopper already has this identifier." in row_of(html, 4)

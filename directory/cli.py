@@ -131,10 +131,10 @@ def db_current() -> None:
     click.echo(migrate.describe(engine, migrate.current_revisions(engine)))
 
 
-def _import(documents: list[tuple[str, object]]) -> None:
+def _import(documents: list[tuple[str, object]], *, list_named: bool = False) -> None:
     try:
         with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
-            result = import_profiles(uow, documents)
+            result = import_profiles(uow, documents, list_named=list_named)
     except ImportRefused as refused:
         click.echo(_nothing_imported(len(refused.problems)), err=True)
         for problem in refused.problems:
@@ -293,7 +293,7 @@ def load_demo(if_empty: bool) -> None:
         click.echo(_("The directory already has people; demo not loaded."))
         return
     documents = demo_documents()
-    _import(documents)
+    _import(documents, list_named=True)
     _demo_portraits([doc["person"]["slug"] for _, doc in documents])
 
 

@@ -320,6 +320,8 @@ class _Importer:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.result = ImportResult()
+        #: People whose own document is in this import: it says what they list.
+        self.own_documents: set[int] = set()
         self.people: dict[str, m.Person] = {}
         self.areas: dict[str, m.ResearchArea] = {
             area.name.casefold(): area for area in session.scalars(select(m.ResearchArea))
@@ -484,7 +486,8 @@ class _Importer:
             ]
         session.flush()
         # Authors named by slug are the document's statement, by the directory's identifier.
-        list_for_named_members(session, [pub.id for pub in pubs.values()])
+        list_for_named_members(session, [pub.id for pub in pubs.values()],
+                               except_people=self.own_documents)  # fmt: skip
 
         award_fields = document_fields(m.ENTRY_KINDS["awards"])
         for i, data in enumerate(doc.get("awards", [])):
@@ -573,9 +576,17 @@ def owner_publication_order() -> tuple:
     )
 
 
-def import_documents(session: Session, documents: list[tuple[str, Any]]) -> ImportResult:
+def import_documents(
+    session: Session, documents: list[tuple[str, Any]], *, list_named: bool = False
+) -> ImportResult:
     """Validate every document, then write them all. Raises :class:`ImportRefused` listing
-    every problem (and writes nothing) if any document is invalid."""
+    every problem (and writes nothing) if any document is invalid.
+
+    A member a document names as an author (by slug) lists the paper too, unless their own
+    document is among these: then it says what their profile lists (a restore gives back
+    exactly what each profile listed, a co-author's open question included), except with
+    ``list_named`` (the demo department, whose small profiles list their advisors' papers
+    through them)."""
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     for source, doc in documents:
@@ -609,6 +620,8 @@ def import_documents(session: Session, documents: list[tuple[str, Any]]) -> Impo
 
     importer = _Importer(session)
     people = [(importer.upsert_person(doc), doc) for _, doc in documents]
+    if not list_named:
+        importer.own_documents = {person.id for person, _doc in people}
     session.flush()
     for person, doc in people:
         importer.import_document(doc, person)

@@ -63,36 +63,37 @@ class RunReport:
     refused: str | None = None
 
 
-def acquire_lock(session: Session, holder: str) -> str | None:
-    """Take the harvest's lock (committed at once); None when taken, else why not."""
-    lock = session.get(m.HarvestLock, LOCK)
-    if lock is not None:
-        acquired = lock.acquired_at
-        if acquired.tzinfo is None:
-            acquired = acquired.replace(tzinfo=m.utcnow().tzinfo)
-        if m.utcnow() - acquired < LOCK_STALE:
-            session.rollback()
-            since = f"{acquired:%Y-%m-%d %H:%M} UTC"
-            return f"another harvest run ({lock.holder}) holds the lock since {since}"
-        session.delete(lock)
-        session.flush()
-    session.add(m.HarvestLock(name=LOCK, holder=holder[:200]))
+def acquire_lock(session: Session, viewer: Viewer, holder: str) -> str | None:
+    """Take the harvest's lock (committed at once, in a unit of work of its own); None when
+    taken, else why not."""
+    now = m.utcnow()
     try:
-        session.commit()
+        with command_unit_of_work(session, viewer) as uow:
+            lock = uow.session.get(m.HarvestLock, LOCK)
+            if lock is not None:
+                acquired = lock.acquired_at
+                if acquired.tzinfo is None:
+                    acquired = acquired.replace(tzinfo=now.tzinfo)
+                if now - acquired < LOCK_STALE:
+                    since = f"{acquired:%Y-%m-%d %H:%M} UTC"
+                    return f"another harvest run ({lock.holder}) holds the lock since {since}"
+                uow.session.delete(lock)  # a crashed run's
+                uow.session.flush()
+            uow.session.add(m.HarvestLock(name=LOCK, holder=holder[:200]))
     except IntegrityError:
         session.rollback()
         return "another harvest run took the lock a moment ago"
     return None
 
 
-def release_lock(session: Session, holder: str) -> None:
+def release_lock(session: Session, viewer: Viewer, holder: str) -> None:
     session.rollback()
-    session.execute(
-        delete(m.HarvestLock).where(
-            m.HarvestLock.name == LOCK, m.HarvestLock.holder == holder[:200]
+    with command_unit_of_work(session, viewer) as uow:
+        uow.session.execute(
+            delete(m.HarvestLock).where(
+                m.HarvestLock.name == LOCK, m.HarvestLock.holder == holder[:200]
+            )
         )
-    )
-    session.commit()
 
 
 def people_to_harvest(session: Session, slugs: Iterable[str] = ()) -> list[m.Person]:
@@ -155,7 +156,7 @@ def run_harvest(
     person (``harvest_person``)."""
     report = RunReport()
     holder = f"{socket.gethostname()}:{id(report)}:{time.time():.0f}"
-    refused = None if dry_run else acquire_lock(session, holder)
+    refused = None if dry_run else acquire_lock(session, viewer, holder)
     if refused:
         report.refused = refused
         return report
@@ -183,7 +184,7 @@ def run_harvest(
     finally:
         client.close()
         if not dry_run:
-            release_lock(session, holder)
+            release_lock(session, viewer, holder)
     return report
 
 

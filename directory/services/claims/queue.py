@@ -84,14 +84,21 @@ def unlink_member(pub: m.Publication, person_id: int) -> None:
 # ----------------------------------------------------------------------------- co-authors
 
 
-def list_for_named_members(session: Session, pub_ids: Iterable[int]) -> None:
+def list_for_named_members(
+    session: Session, pub_ids: Iterable[int], except_people: set[int] = frozenset()
+) -> None:
     """The members an interchange document names as authors by their slug (an identifier of
-    the directory, not a printed name) list the paper, unless they rejected it."""
-    offer_to_coauthors(session, pub_ids, by_identifier=True)
+    the directory, not a printed name) list the paper, unless they rejected it (or are
+    ``except_people``)."""
+    offer_to_coauthors(session, pub_ids, by_identifier=True, except_people=except_people)
 
 
 def offer_to_coauthors(
-    session: Session, pub_ids: Iterable[int], *, by_identifier: bool = False
+    session: Session,
+    pub_ids: Iterable[int],
+    *,
+    by_identifier: bool = False,
+    except_people: set[int] = frozenset(),
 ) -> int:
     """The department members a paper's printed names link to, who do not list it, are asked
     (a candidate each, found by "name"), unless they rejected it: then the name is unlinked.
@@ -113,7 +120,7 @@ def offer_to_coauthors(
         ):
             listing[pub_id].add(person_id)
     wanted = [(pub_id, pid, name) for pub_id, names in linked.items() for pid, name in names
-              if pid not in listing[pub_id]]  # fmt: skip
+              if pid not in listing[pub_id] and pid not in except_people]  # fmt: skip
     if not wanted:
         return 0
     people = {pid for _, pid, _ in wanted}

@@ -210,6 +210,13 @@ DIRECTORY_HARVEST_PAUSES: dict[str, float] = {"dblp": 1.0, "arxiv": 3.0}
 #: again (at most twice a call); a longer one leaves that source for the next run.
 DIRECTORY_HARVEST_RETRY_AFTER_MAX = 60.0
 
+#: The department's claim policy: works found under these identifiers of a person ("orcid",
+#: "dblp", "openalex", "semantic_scholar") go on their profile without asking (each accepted
+#: as the queue's button does: recorded, held for approval where that applies). Empty: every
+#: harvested work waits in the person's queue. ``("orcid",)`` trusts the ORCID record the
+#: person curates themselves.
+DIRECTORY_HARVEST_AUTO_ACCEPT: tuple[str, ...] = ()
+
 #: Number of items per page in listings and the JSON API.
 DIRECTORY_PAGE_SIZE = 50
 

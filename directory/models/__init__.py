@@ -18,6 +18,7 @@ Vocabulary used throughout:
 from directory.models.accounts import *  # noqa: F403
 from directory.models.base import *  # noqa: F403
 from directory.models.cache import *  # noqa: F403
+from directory.models.claims import *  # noqa: F403
 from directory.models.editing import *  # noqa: F403
 from directory.models.entries import *  # noqa: F403
 from directory.models.entry_kinds import *  # noqa: F403

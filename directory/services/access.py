@@ -603,6 +603,18 @@ def can_answer_authorship(viewer: Viewer, person: Any, authorship: Any) -> bool:
     )
 
 
+def can_answer_claims(viewer: Viewer, person: Any) -> bool:
+    """Who answers the claim queue of ``person`` ("Found for you"): the owner, their
+    delegates and admins (those who edit the profile); a candidate is the person's own
+    question, shown to no one else."""
+    return can_edit_person(viewer, person)
+
+
+def can_see_harvest_status(viewer: Viewer) -> bool:
+    """The harvest's status page (runs, faults): department admins."""
+    return can_admin(viewer)
+
+
 def can_see_email(viewer: Viewer) -> bool:
     """Whether the JSON API gives ``viewer`` people's email addresses: signed-in members only
     (pages show addresses in a form harvesters can't read; the API would hand them out)."""

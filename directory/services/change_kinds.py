@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session, object_session
 from directory import models as m
 from directory.models.vocabularies import N_
 from directory.services import importing
+from directory.services.claims.queue import offer_to_coauthors
 from directory.services.errors import CannotApply
 from directory.services.kinds import (
     AREA,
@@ -40,7 +41,6 @@ from directory.services.kinds import (
     PUBLICATION,
     Changes,
 )
-from directory.services.publications import link_coauthor_profiles
 from directory.services.snapshots import (
     HIDDEN_FIELDS,
     apply_snapshot,
@@ -240,8 +240,8 @@ class PublicationKind(RecordKind):
         )
 
     def saved_on_profile(self, session: Session, objs: list[Any]) -> None:
-        # A paper saved on a profile shows on its department co-authors' profiles too.
-        link_coauthor_profiles(session, objs)
+        # Its department co-authors are asked whether it is theirs (a name is no proof).
+        offer_to_coauthors(session, [obj.id for obj in objs])
 
 
 class DelegationKind(RecordKind):

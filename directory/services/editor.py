@@ -151,3 +151,40 @@ def delegate_candidates(session: Session, viewer: Viewer, taken: set[int]) -> li
         .order_by(m.Person.sort_name)
     )
     return [p for p in people if p.id not in taken]
+
+
+#: At most this many candidates on the queue's page at once (the rest wait their turn).
+QUEUE_PAGE = 50
+
+
+def claim_queue(session: Session, viewer: Viewer, person: m.Person) -> list[m.ClaimCandidate]:
+    """The pending candidates of ``person``'s claim queue, likeliest first (none when
+    ``viewer`` may not answer them)."""
+    if not access.can_answer_claims(viewer, person):
+        return []
+    return list(
+        session.scalars(
+            select(m.ClaimCandidate)
+            .where(
+                m.ClaimCandidate.person_id == person.id,
+                m.ClaimCandidate.state == m.CLAIM_PENDING,
+            )
+            .order_by(m.ClaimCandidate.score.desc(), m.ClaimCandidate.id)
+            .limit(QUEUE_PAGE)
+        )
+    )
+
+
+def claim_candidate(
+    session: Session, person: m.Person, candidate_id: int
+) -> m.ClaimCandidate | None:
+    """The pending candidate ``candidate_id`` of ``person``'s queue, if there is one."""
+    candidate = session.get(m.ClaimCandidate, candidate_id)
+    if candidate is None or candidate.person_id != person.id:
+        return None
+    return candidate if candidate.state == m.CLAIM_PENDING else None
+
+
+def harvest_requested(session: Session, person: m.Person) -> bool:
+    """Whether a "check now" of ``person`` waits for the next run."""
+    return session.get(m.HarvestRequest, person.id) is not None

@@ -24,9 +24,15 @@ from sqlalchemy.orm import Session, selectinload
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
 from directory.formats.placements import structure_placement
+from directory.services.claims.queue import list_for_named_members
+from directory.services.person_identifiers import (
+    identifier_problems,
+    identifiers_of,
+    read_identifiers,
+    set_identifiers,
+)
 from directory.services.photos import photo_from_bytes
 from directory.services.publication_rows import author_dicts, new_authorships, set_children
-from directory.services.publications import link_coauthor_profiles
 
 FORMAT = "faculty-directory-profile"
 FORMAT_VERSION = 1
@@ -286,6 +292,8 @@ def validate_document(doc: Any, source: str) -> list[Problem]:
                     "term_season and term_year go together (both null for a rolling notice)",
                 )
             )
+    for key, message in identifier_problems(doc["person"].get("identifiers") or {}).items():
+        problems.append(Problem(source, f"$.person.identifiers.{key}", message))
     photo = doc["person"].get("photo")
     if photo:
         try:
@@ -312,6 +320,8 @@ class _Importer:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.result = ImportResult()
+        #: People whose own document is in this import: it says what they list.
+        self.own_documents: set[int] = set()
         self.people: dict[str, m.Person] = {}
         self.areas: dict[str, m.ResearchArea] = {
             area.name.casefold(): area for area in session.scalars(select(m.ResearchArea))
@@ -356,6 +366,8 @@ class _Importer:
         else:
             self.result.updated += 1
         _copy_fields(person, data, PERSON_FIELDS)
+        if "identifiers" in data:
+            set_identifiers(person, read_identifiers(data["identifiers"]))
         person.links = [
             m.PersonLink(kind=link["kind"], url=link["url"], label=link.get("label"), position=i)
             for i, link in enumerate(data.get("links", []))
@@ -473,7 +485,9 @@ class _Importer:
                 for rel in data.get("relations", [])
             ]
         session.flush()
-        link_coauthor_profiles(session, list(pubs.values()))
+        # Authors named by slug are the document's statement, by the directory's identifier.
+        list_for_named_members(session, [pub.id for pub in pubs.values()],
+                               except_people=self.own_documents)  # fmt: skip
 
         award_fields = document_fields(m.ENTRY_KINDS["awards"])
         for i, data in enumerate(doc.get("awards", [])):
@@ -562,9 +576,17 @@ def owner_publication_order() -> tuple:
     )
 
 
-def import_documents(session: Session, documents: list[tuple[str, Any]]) -> ImportResult:
+def import_documents(
+    session: Session, documents: list[tuple[str, Any]], *, list_named: bool = False
+) -> ImportResult:
     """Validate every document, then write them all. Raises :class:`ImportRefused` listing
-    every problem (and writes nothing) if any document is invalid."""
+    every problem (and writes nothing) if any document is invalid.
+
+    A member a document names as an author (by slug) lists the paper too, unless their own
+    document is among these: then it says what their profile lists (a restore gives back
+    exactly what each profile listed, a co-author's open question included), except with
+    ``list_named`` (the demo department, whose small profiles list their advisors' papers
+    through them)."""
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     for source, doc in documents:
@@ -598,6 +620,8 @@ def import_documents(session: Session, documents: list[tuple[str, Any]]) -> Impo
 
     importer = _Importer(session)
     people = [(importer.upsert_person(doc), doc) for _, doc in documents]
+    if not list_named:
+        importer.own_documents = {person.id for person, _doc in people}
     session.flush()
     for person, doc in people:
         importer.import_document(doc, person)
@@ -633,6 +657,7 @@ def _entry_dict(obj: Any, names: list[str] | tuple[str, ...]) -> dict[str, Any]:
 
 def _person_dict(person: m.Person) -> dict[str, Any]:
     data = _entry_dict(person, PERSON_FIELDS)
+    data["identifiers"] = identifiers_of(person)
     data["links"] = [{"kind": k.kind, "url": k.url, "label": k.label} for k in person.links]
     data["areas"] = sorted(area.name for area in person.areas)
     if person.photo is not None:

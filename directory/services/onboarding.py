@@ -34,18 +34,23 @@ from sqlalchemy.orm import Session
 
 from directory import models as m
 from directory.formats.names import make_slug, sort_name
+from directory.formats.person_ids import IdentifierError, normalise_identifier
 from directory.formats.text import has_control_characters
 from directory.services.access import can_admin
 from directory.services.invitations import create_invitation
 from directory.services.kinds import ADVISING, ONBOARDING, PERSON
+from directory.services.person_identifiers import identifiers_of, set_identifiers
 
 if TYPE_CHECKING:
     from directory.services.unit_of_work import UnitOfWork
 
-COLUMNS = ("name", "email", "role", "unit", "areas", "advisor", "slug")
+#: The identifier columns (formats.person_ids): a bare id or the source's profile URL.
+IDENTIFIER_COLUMNS = ("orcid", "dblp", "openalex", "semantic_scholar")
+COLUMNS = ("name", "email", "role", "unit", "areas", "advisor", "slug", *IDENTIFIER_COLUMNS)
 REQUIRED = ("name", "email", "role")
 AREA_SEPARATOR = ";"
-LIMITS = {"name": 200, "email": 254, "unit": 200, "slug": 120, "advisor": 254, "areas": 2000}
+LIMITS = {"name": 200, "email": 254, "unit": 200, "slug": 120, "advisor": 254, "areas": 2000,
+          **dict.fromkeys(IDENTIFIER_COLUMNS, 120)}  # fmt: skip
 _EMAIL = re.compile(r"[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>.]+")
 _SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 #: The degree an advising relation records, by the student's role.
@@ -69,6 +74,8 @@ class PlannedPerson:
     advisor_id: int | None = None
     #: The line of the row that is this person's advisor, when the advisor is new too.
     advisor_line: int | None = None
+    #: The identifiers in their stored forms, by column.
+    identifiers: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -219,6 +226,8 @@ class _Directory:
     units: dict[str, str]
     areas: dict[str, m.ResearchArea]
     area_names: list[str]
+    #: (column, stored identifier) -> the person holding it.
+    identifiers: dict[tuple[str, str], m.Person] = field(default_factory=dict)
 
     @classmethod
     def read(cls, session: Session) -> _Directory:
@@ -242,7 +251,9 @@ class _Directory:
             units=units,
             areas=areas,
             area_names=sorted({a.name for a in areas.values()}),
-        )
+            identifiers={(key, value): p for p in people
+                         for key, value in identifiers_of(p).items() if value},
+        )  # fmt: skip
 
 
 def plan_onboarding(
@@ -287,6 +298,21 @@ def _check_row(row: PlannedPerson, known: _Directory, roles: dict[str, str]) -> 
     _check_unit(row, known)
     _check_areas(row, known)
     _check_slug(row, known, name)
+    _check_identifiers(row, known)
+
+
+def _check_identifiers(row: PlannedPerson, known: _Directory) -> None:
+    """Each identifier is one of its kind (an ORCID iD's check digit) and no one's yet."""
+    for column in IDENTIFIER_COLUMNS:
+        try:
+            value = normalise_identifier(column, row.values.get(column))
+        except IdentifierError as error:
+            row.error(column, str(error))
+            continue
+        holder = known.identifiers.get((column, value)) if value else None
+        if holder is not None:
+            row.error(column, f"{holder.full_name} already has this identifier.")
+        row.identifiers[column] = value
 
 
 def _check_values(row: PlannedPerson) -> None:
@@ -380,6 +406,13 @@ def _check_within_file(rows: list[PlannedPerson], known: _Directory) -> None:
                              f"{first_slug[row.slug]}; give one of them a “slug”.")  # fmt: skip
         elif row.slug:
             first_slug[row.slug] = row.line
+    first_id: dict[tuple[str, str], int] = {}
+    for row in rows:
+        for column, value in row.identifiers.items():
+            if value and (column, value) in first_id:
+                row.error(column, f"The same identifier as line {first_id[(column, value)]}.")
+            elif value:
+                first_id[(column, value)] = row.line
 
 
 def _check_advisors(rows: list[PlannedPerson], known: _Directory) -> None:
@@ -449,6 +482,7 @@ def onboard(
             published=not unlisted,
             areas=[session.get(m.ResearchArea, area_id) for area_id in row.area_ids],
         )  # fmt: skip
+        set_identifiers(person, row.identifiers)
         changes = uow.change_set(person, approval_exempt=True)
         changes.create(PERSON, person)
         session.flush()

@@ -17,11 +17,13 @@ if TYPE_CHECKING:
     from directory.services.unit_of_work import UnitOfWork
 
 
-def import_profiles(uow: UnitOfWork, documents: list[tuple[str, object]]) -> ImportResult:
+def import_profiles(
+    uow: UnitOfWork, documents: list[tuple[str, object]], *, list_named: bool = False
+) -> ImportResult:
     """Import interchange documents: all checked first, then all written (raises
     ImportRefused, writing nothing). Each profile's history gets one record naming the
     document it came from."""
-    result = import_documents(uow.session, documents)
+    result = import_documents(uow.session, documents, list_named=list_named)
     for (source, _doc), person in zip(documents, result.people, strict=True):
         changes = uow.change_set(person, approval_exempt=True)
         changes.group(PROFILE_IMPORT, PROFILE_IMPORT, f"Profile imported from {source}",

@@ -9,8 +9,9 @@ This module holds the rules, free of any web framework:
 * **author linking** (:class:`AuthorIndex`): names as printed ("X. Wei", "Wei, Xingda",
   "魏星达") are matched to department people through their full name, name variants and
   native name; an ambiguous or unknown name stays plain text.
-* **profiles**: every linked author sees the paper on their profile
-  (:func:`link_coauthor_profiles`) and may hide it there or mark it selected.
+* **profiles**: a paper is on the profiles of those who listed it themselves; a linked
+  co-author is asked (:mod:`directory.services.claims.queue`), and may hide it there or mark
+  it selected once it is theirs.
 
 Versions, merge and split for admins are in :mod:`directory.services.publication_merge`.
 
@@ -171,26 +172,6 @@ def link_authors(
                 results[i] = AuthorMatch(None)
             seen.add(found.person_id)
     return results
-
-
-def link_coauthor_profiles(session: Session, publications: list[m.Publication]) -> None:
-    """Every department author of a paper sees it on their profile (ProfilePublication)."""
-    ids = [pub.id for pub in publications]
-    existing: set[tuple[int, int]] = set()
-    for chunk in _chunks(ids):
-        rows = session.execute(
-            select(m.ProfilePublication.person_id, m.ProfilePublication.publication_id).where(
-                m.ProfilePublication.publication_id.in_(chunk)
-            )
-        )
-        existing.update((person_id, pub_id) for person_id, pub_id in rows)
-    for pub in publications:
-        for authorship in pub.authorships:
-            pid = authorship.person.id if authorship.person else authorship.person_id
-            if pid is not None and (pid, pub.id) not in existing:
-                session.add(m.ProfilePublication(person_id=pid, publication_id=pub.id))
-                existing.add((pid, pub.id))
-    session.flush()
 
 
 def accept_suggested_authorship(session: Session, authorship: m.Authorship, person_id: int) -> None:

@@ -40,12 +40,13 @@ except ImportError:  # pragma: no cover - WTForms before 3.3
     SelectChoice = None
 
 from directory import models as m
+from directory.formats.person_ids import PERSON_IDENTIFIERS, IdentifierError, normalise_identifier
 from directory.formats.placements import parse_placement
 from directory.formats.urls import person_link_kind
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
 from directory.services import areas as taxonomy
-from directory.services import editor
+from directory.services import editor, person_identifiers
 from directory.services.identity import current_viewer
 from directory.services.operations.entries import KEEP_TERM_TEXT
 from directory.services.operations.people import PLAIN_FIELDS
@@ -515,7 +516,56 @@ def format_links(links: list[Any]) -> str:
     return "\n".join(f"{k.label} | {k.url}" if k.label else k.url for k in links)
 
 
-class ProfileForm(VersionedForm):
+class IdentifierFields:
+    """A person's identifiers at the bibliographic sources, for the owner's profile form and
+    the admin's person form: each read into its stored form (an ORCID iD's check digit
+    verified) and refused, next to its field, when another person holds it."""
+
+    orcid = text(
+        _l("ORCID iD"), 60, description=_l("e.g. 0000-0002-1825-0097 or its orcid.org link")
+    )
+    dblp = text(_l("DBLP pid"), 120, description=_l("The part after dblp.org/pid/, e.g. 12/3456"))
+    openalex = text(_l("OpenAlex author id"), 60, description=_l("e.g. A5023888391"))
+    semantic_scholar = text(_l("Semantic Scholar author id"), 60, description=_l("e.g. 1741101"))
+
+    IDENTIFIERS = tuple(scheme.key for scheme in PERSON_IDENTIFIERS)
+
+    def prepare_identifiers(self, session: Any, person: m.Person | None) -> None:
+        self._session, self._person = session, person
+
+    def load_identifiers(self, person: m.Person) -> None:
+        for key, value in person_identifiers.identifiers_of(person).items():
+            getattr(self, key).data = value or ""
+
+    def identifier_values(self) -> dict[str, str | None]:
+        return dict(getattr(self, "_identifiers", {}))
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        valid = super().validate(extra_validators)  # type: ignore[misc]
+        read: dict[str, str | None] = {}
+        for key in self.IDENTIFIERS:
+            field = getattr(self, key)
+            try:
+                read[key] = normalise_identifier(key, field.data)
+            except IdentifierError as error:
+                field.errors = [*field.errors, str(error)]
+                valid = False
+        session = getattr(self, "_session", None)
+        taken = (
+            {}
+            if session is None
+            else person_identifiers.holders(session, read, getattr(self._person, "id", None))
+        )
+        for key, holder in taken.items():
+            getattr(self, key).errors.append(
+                _("%(name)s already has this identifier.", name=holder.full_name)
+            )
+            valid = False
+        self._identifiers = read
+        return valid
+
+
+class ProfileForm(IdentifierFields, VersionedForm):
     """What the owner maintains about themself."""
 
     full_name = text(_l("Full name"), 200, required=True)
@@ -555,9 +605,10 @@ class ProfileForm(VersionedForm):
 
     PLAIN = PLAIN_FIELDS
 
-    def prepare(self, session: Any) -> None:
+    def prepare(self, session: Any, person: m.Person | None = None) -> None:
         areas = taxonomy.research_areas(session)
         self.areas.choices = options([(a.id, a.name) for a in areas])
+        self.prepare_identifiers(session, person)
 
     def load(self, person: m.Person) -> None:
         for name in self.PLAIN:
@@ -567,6 +618,7 @@ class ProfileForm(VersionedForm):
         self.name_variants.data = "\n".join(person.name_variants or [])
         self.links.data = format_links(person.links)
         self.areas.data = [a.id for a in person.areas]
+        self.load_identifiers(person)
         self.version.data = person.version
 
     def validate_links(self, field: Any) -> None:
@@ -586,6 +638,7 @@ class ProfileForm(VersionedForm):
             ],
             "links": parse_links(self.links.data),
             "areas": self.areas.data or [],
+            "identifiers": self.identifier_values(),
         }
 
 
@@ -712,7 +765,7 @@ class ReasonForm(DirectoryForm):
 # ----------------------------------------------------------------------------- admin
 
 
-class PersonAdminForm(VersionedForm):
+class PersonAdminForm(IdentifierFields, VersionedForm):
     full_name = text(_l("Full name"), 200, required=True)
     slug = StringField(
         _l("Address (slug)"),

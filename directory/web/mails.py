@@ -3,10 +3,12 @@ which a host may override like any page) with absolute links."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import current_app, render_template, url_for
 
 from directory import models as m
-from directory.i18n import department_name
+from directory.i18n import department_name, ngettext
 from directory.i18n import gettext as _
 from directory.services import mail
 from directory.services.mail import Mail
@@ -70,3 +72,22 @@ def send_invitation(person: m.Person, link: str, days: int) -> str | None:
     if problem:
         return problem
     return f"Not sent to {person.email}: {sent[person.id]}." if sent[person.id] else None
+
+
+def digest_mail(person: m.Person, candidates: list[Any], token: str) -> Mail:
+    """The claim queue's digest: how many papers were found for ``person``, the likeliest
+    titles, and the signed link to their queue."""
+    values = {
+        "person": person,
+        "count": len(candidates),
+        "titles": [c.title for c in candidates[:10]],
+        "link": url_for("directory.found_link", token=token, _external=True),
+        "department": _department(),
+    }
+    return Mail(
+        to=person.email or "",
+        subject=ngettext(
+            "%(num)s new paper found for you", "%(num)s new papers found for you", len(candidates)
+        ),
+        text=render_template("directory/mail/digest.txt", **values),
+    )

@@ -63,12 +63,27 @@ def world(db, make_person) -> dict[str, Any]:
         proposed={"year": 2026, "body": "Sam's news", "visibility": "public", "position": 0},
     )  # fmt: skip
     db.add_all([record, pending])
+    # Ada's claim queue: a harvested work her ORCID record lists, and Mia's paper naming her.
+    found = m.ClaimCandidate(
+        person_id=ada.id, work_key="doi:10.1234/found", keys=["doi:10.1234/found"],
+        title="A Work Found For Ada", year=2024, source="orcid", found_by="orcid",
+        work={"source": "orcid", "source_key": "1", "title": "A Work Found For Ada",
+              "year": 2024, "authors": [{"name": "Ada Lovelace"}], "found_by": "orcid"},
+        evidence=[{"code": "identifier", "weight": 60, "detail": "orcid"}], score=60,
+    )  # fmt: skip
+    coauthored = m.ClaimCandidate(
+        person_id=ada.id, work_key="title:a paper mia imported|2023", keys=[],
+        publication_id=asked.id, title=asked.title, year=2023, source="coauthor",
+        found_by="name", work={}, evidence=[], score=20,
+    )  # fmt: skip
+    db.add_all([found, coauthored])
     db.commit()
     delegation = db.scalar(select(Delegation))
     return {
         "news": item.id, "pub": pub.id, "record": record.id, "pending": pending.id,
         "area": area.id, "relation": relation.id, "delegation": delegation.id,
         "mia": mia.id, "sam": sam.id, "suggested": asked.authorships[1].id,
+        "found": found.id, "coauthored": coauthored.id,
     }  # fmt: skip
 
 
@@ -93,6 +108,12 @@ def _routes() -> list[tuple[str, str, str, Any, set[str]]]:
          lambda w: {}, EDITORS),
         ("decline authorship", "POST", f"{P}/edit/authorships/{{suggested}}/decline",
          lambda w: {}, EDITORS),
+        ("accept candidate", "POST", f"{P}/edit/found/{{found}}/accept", lambda w: {}, EDITORS),
+        ("reject candidate", "POST", f"{P}/edit/found/{{coauthored}}/reject",
+         lambda w: {}, EDITORS),
+        ("accept all found by ORCID", "POST", f"{P}/edit/found/orcid/accept-all",
+         lambda w: {}, EDITORS),
+        ("check now", "POST", f"{P}/edit/found/check-now", lambda w: {}, EDITORS),
         ("entry edit form", "GET", f"{P}/edit/news/{{news}}", None, EDITORS),
         ("entry save", "POST", f"{P}/edit/news/{{news}}",
          lambda w: {**NEWS, "version": "1"}, EDITORS),
@@ -118,6 +139,7 @@ def _routes() -> list[tuple[str, str, str, Any, set[str]]]:
         ("reject", "POST", "/directory/approvals/{pending}/reject",
          lambda w: {"reason": "No"}, ADMIN),
         ("admin home", "GET", "/directory/admin/", None, ADMIN),
+        ("harvest status", "GET", "/directory/admin/harvest", None, ADMIN),
         ("admin people", "GET", "/directory/admin/people", None, ADMIN),
         ("admin person", "GET", "/directory/admin/people/ada-lovelace", None, ADMIN),
         ("admin new person", "POST", "/directory/admin/people/new",
@@ -156,7 +178,8 @@ def _state(db) -> tuple:
     counts = tuple(
         db.scalar(select(func.count()).select_from(model))
         for model in (*m.ENTRY_MODELS.values(), m.Person, m.Publication, m.ProfilePublication,
-                      m.ResearchArea, ChangeRecord, PendingChange, Delegation, Invitation)
+                      m.ResearchArea, ChangeRecord, PendingChange, Delegation, Invitation,
+                      m.HarvestRequest, m.ClaimRejection)
     )  # fmt: skip
     versions = tuple(
         db.scalars(select(m.Person.version).order_by(m.Person.id)).all()
@@ -165,6 +188,7 @@ def _state(db) -> tuple:
         + db.scalars(select(m.Publication.version)).all()
         + db.scalars(select(PendingChange.status)).all()
         + db.scalars(select(m.ResearchArea.name)).all()
+        + db.scalars(select(m.ClaimCandidate.state).order_by(m.ClaimCandidate.id)).all()
     )
     return counts + versions
 

@@ -170,6 +170,14 @@ def world(host: Flask) -> dict[str, Any]:
             m.Authorship(position=0, name="Initials Only", suggested_person_id=person.id)
         )
         session.add(asked)
+        # A harvested work in the subject's claim queue.
+        found = m.ClaimCandidate(
+            person_id=person.id, work_key="doi:10.1234/csrf", keys=["doi:10.1234/csrf"],
+            title="A Work Found", source="orcid", found_by="orcid", score=60, evidence=[],
+            work={"source": "orcid", "source_key": "1", "title": "A Work Found",
+                  "found_by": "orcid"},
+        )  # fmt: skip
+        session.add(found)
         # A stale profile with an address, to be reminded; and a reminder's link to follow.
         stale = people[STALE]
         stale.email, stale.created_at = "yang.liu@example.org", LONG_AGO
@@ -188,6 +196,7 @@ def world(host: Flask) -> dict[str, Any]:
                 "delegation_id": delegation.id, "pub_id": shared.id, "uid": shared.uid,
                 "token": draft.token, "invitation": invitation, "pending_id": pending.id,
                 "area_id": area.id, "authorship_id": asked.authorships[0].id,
+                "candidate_id": found.id, "source": "orcid",
                 "reminder": link_token(host.secret_key, reminder),
             },
             "person_id": person.id, "full_name": person.full_name,
@@ -284,6 +293,10 @@ SAMPLES: dict[str, Sample] = {
     "directory.confirm_current": Sample(),
     "directory.confirm_advising": Sample(),
     "directory.confirm_authorship": Sample(),
+    "directory.accept_candidate": Sample(),
+    "directory.reject_candidate": Sample(),
+    "directory.accept_all_candidates": Sample(),
+    "directory.check_now": Sample(),
     "directory.decline_authorship": Sample(),
     "directory.revert_change": Sample(),
     "directory.delegates": Sample(lambda w, url: {"delegate_id": str(w["new_delegate"])}),

@@ -241,6 +241,7 @@ EVERY_PAGE = {
     "directory.admin_merge": ("admin", "/admin/merge"),
     "directory.admin_areas": ("admin", "/admin/areas/{area_id}"),
     "directory.admin_stale": ("admin", "/admin/stale"),
+    "directory.admin_harvest": ("admin", "/admin/harvest"),
     "directory.approvals": ("admin", "/approvals"),
     "directory.api_index": ("", "/api/v1/"),
     "directory.api_openapi": ("", "/api/v1/openapi.json"),
@@ -274,6 +275,7 @@ NOT_PAGES = {
     "directory.person_report_pdf": "the report page's statements rendered by WeasyPrint",
     "directory.department_report_pdf": "the report page's statements rendered by WeasyPrint",
     "directory.still_current": "one reminder looked up by the signed token of its e-mail",
+    "directory.found_link": "a digest's signed link, checked without SQL, and a redirect",
 }
 
 

@@ -135,6 +135,7 @@ ROUTE_MATRIX: dict[str, dict[str, dict[str, int]]] = {
     "directory.my_publications_import": {"": _statuses(anonymous=403, admin=404, others=200)},
     "directory.claim_profile": {"": _statuses(others=410)},  # an unknown invitation
     "directory.still_current": {"": _statuses(others=410)},  # a link no reminder signed
+    "directory.found_link": {"": _statuses(others=410)},  # a link no digest signed
     "directory.login": {"": _statuses(others=404)},  # the built-in login is off in this host
     "directory.logout": {"": _statuses(others=404)},
     "directory.api_index": {"": ALL},

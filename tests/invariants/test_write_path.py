@@ -256,6 +256,8 @@ NOT_CONTENT = {
     "directory.publications_discard": "deletes the uploader's own draft",
     "directory.admin_import_people": "reads the uploaded file, shows its preview; writes nothing",
     "directory.admin_remind": "records which reminder e-mails were sent; changes no profile",
+    "directory.check_now": "asks the next harvest run to take this person first; writes a "
+    "request, changes no profile",
 }
 
 #: Decisions kept on the proposal itself (who, when, why) rather than in the history.
@@ -269,6 +271,7 @@ APPROVAL_EXEMPT = {
     "directory.confirm_advising": "confirms the other side's entry, which it does not change",
     "directory.confirm_authorship": "the member says a printed name is theirs (about oneself)",
     "directory.decline_authorship": "the member says a printed name is not theirs",
+    "directory.reject_candidate": "the member says a harvested work is not theirs",
 }
 
 
@@ -281,7 +284,8 @@ def _matrix_posts(app) -> dict[str, tuple]:
     """The access matrix's POST scenarios by endpoint (several may share one)."""
     found: dict[str, tuple] = {}
     sample = {"news": 1, "pub": 1, "record": 1, "pending": 1, "area": 1, "relation": 1,
-              "delegation": 1, "mia": 1, "sam": 1, "suggested": 1}  # fmt: skip
+              "delegation": 1, "mia": 1, "sam": 1, "suggested": 1, "found": 1,
+              "coauthored": 1}  # fmt: skip
     for route in ROUTES:
         name, method, url, _data, _allowed = route
         if method == "POST":

@@ -51,6 +51,13 @@ TABLES_NOT_CARRIED = {
     "directory_cache_state": "the page cache's generation counter",
     "directory_search_documents": "the search index, rebuilt from the rows (every import "
     "writes it; `flask directory reindex`); it names rows by their ids",
+    "directory_claim_candidates": "works a harvest found, not yet the profile: the next "
+    "harvest finds them again",
+    "directory_claim_rejections": 'the answers "not mine" are the department\'s memory '
+    "of its harvests, kept by the database they were given in (not yet in the document)",
+    "directory_harvest_runs": "the log of harvest runs",
+    "directory_harvest_locks": "the harvest's lock, held only while a run lasts",
+    "directory_harvest_requests": '"check now" requests, used up by the next run',
 }
 
 #: Columns no table carries over, whatever the table.
@@ -256,6 +263,8 @@ def build_department(db) -> dict[str, m.Person]:
         section_intros={"students": "I advise **curious** people.", "publications": "Papers."},
         last_confirmed=date(2026, 1, 15), user_key="ada", visibility="members",
         repeat_selected=True, unpublished_in_year=True, cv_sections=["publications", "education"],
+        orcid="0000-0002-1825-0097", dblp_pid="12/3456-1", openalex_id="A5023888391",
+        semantic_scholar_id="1741101",
     )  # fmt: skip
     bo = _person(full_name="Bo Chen", role="phd_student", active=False, published=False)
     db.add_all([ada, bo])

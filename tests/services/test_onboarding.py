@@ -311,3 +311,30 @@ def test_only_admins_onboard(client, db, department) -> None:
     for garbage in ("not base64!", "ünïcode"):
         assert post(client, CONFIRM, {**data, "source": garbage}).status_code == 400
     assert count(db, Invitation) == 0
+
+
+def test_identifier_columns_are_checked_and_written(client, db, department) -> None:
+    department.orcid = "0000-0002-1825-0097"
+    db.commit()
+    login(client, "admin")
+    data = (
+        b"name,email,role,orcid,dblp,openalex,semantic_scholar\n"
+        b"Ida Id,ida@cs.example.edu,faculty,https://orcid.org/0000-0001-5109-3700,12/3456,"
+        b"A5023888391,1741101\n"
+        b"Bad Digit,bad@cs.example.edu,faculty,0000-0001-5109-3701,,,\n"
+        b"Taken Id,taken@cs.example.edu,faculty,0000-0002-1825-0097,,,\n"
+        b"Twice,twice@cs.example.edu,faculty,,12/3456,,\n"
+    )
+    html = upload(client, data).get_data(as_text=True)
+    assert "check digit is wrong" in row_of(html, 3)
+    assert "Grace Hopper already has this identifier." in row_of(html, 4)
+    assert "The same identifier as line 2." in row_of(html, 5)
+    assert confirm(client, html, send=False).status_code == 200
+    ida = db.scalar(select(m.Person).where(m.Person.email == "ida@cs.example.edu"))
+    assert (ida.orcid, ida.dblp_pid, ida.openalex_id, ida.semantic_scholar_id) == (
+        "0000-0001-5109-3700",
+        "12/3456",
+        "A5023888391",
+        "1741101",
+    )
+    assert count(db, m.Person) == 3  # Grace, Old Timer, Ida: the three others are left out

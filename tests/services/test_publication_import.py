@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from directory import models as m
 from directory.formats.bibtex.parse import parse_bibtex
 from tests.conftest import login
+from tests.support.editing import post
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 BIB = FIXTURES / "bibtex"
@@ -66,6 +67,17 @@ def import_file(client, slug: str, data: bytes, **decisions: str):
     response = confirm(client, url, html, **decisions)
     assert response.status_code == 302, response.get_data(as_text=True)
     return response
+
+
+def accept_as(client, db, key: str, person, pub) -> int:
+    """``person`` (signed in as ``key``) accepts the claim-queue candidate of ``pub``."""
+    login(client, key)
+    asked = m.ClaimCandidate
+    candidate = db.scalar(
+        select(asked).where(asked.person_id == person.id, asked.publication_id == pub.id)
+    )
+    url = f"{PREFIX}/people/{person.slug}/edit/found/{candidate.id}/accept"
+    return post(client, url).status_code
 
 
 def count(db, model) -> int:
@@ -127,9 +139,11 @@ def test_preview_writes_nothing_and_confirm_writes_everything(client, db, wei, c
     assert [a.person_id for a in pub.authorships] == [wei.id, chen.id, None, None]
     assert pub.bibtex.startswith("@inproceedings{wei2023transactions")
     assert [link.kind for link in pub.links] == ["code"]
-    # The importer's row says "selected" as the file did; the co-author sees it too.
+    # The importer's row says "selected" as the file did; the co-author is asked, and the
+    # paper is not on her profile until she accepts (a name is no proof).
     assert db.get(m.ProfilePublication, (wei.id, pub.id)).selected
-    assert not db.get(m.ProfilePublication, (chen.id, pub.id)).selected
+    assert db.get(m.ProfilePublication, (chen.id, pub.id)) is None
+    assert accept_as(client, db, "chen", chen, pub) == 302
     profile = client.get(f"{PREFIX}/people/rong-chen").get_data(as_text=True)
     assert SOSP_TITLE in profile
 
@@ -310,9 +324,10 @@ def test_two_coauthors_importing_the_same_paper_share_one_record(client, db, wei
     login(client, "wei")
     import_file(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
 
-    login(client, "chen")
+    accept_as(client, db, "chen", chen, db.scalar(select(m.Publication).where(
+        m.Publication.doi == SOSP_DOI)))  # fmt: skip
     url, html = preview(client, "rong-chen", (BIB / "coauthor_chen.bib").read_bytes())
-    # Wei's import linked Chen as an author, so the paper is on his profile already; his
+    # Wei's import asked Chen, who accepted, so the paper is on his profile already; his
     # file still adds what Wei's lacked.
     assert "Already on the profile: the same DOI (10.1145/3600006.3613157)" in html
     assert "slides link" in html and "award Best Paper Award" in html
@@ -329,9 +344,11 @@ def test_two_coauthors_importing_the_same_paper_share_one_record(client, db, wei
         assert page.count(SOSP_TITLE) >= 1
     department = client.get(f"{PREFIX}/publications.bib").get_data(as_text=True)
     assert department.count("Fast {RDMA}-based Transactions") == 1
-    # Chen's preprint, with "X. Wei" printed, is on both profiles too.
+    # Chen's preprint, with "X. Wei" printed, links Wei's name and asks him; his once he accepts.
     preprint = db.scalar(select(m.Publication).where(m.Publication.arxiv_id == "2401.01234"))
     assert {a.person_id for a in preprint.authorships} == {wei.id, chen.id}
+    assert db.get(m.ProfilePublication, (wei.id, preprint.id)) is None
+    assert accept_as(client, db, "wei", wei, preprint) == 302
     assert db.get(m.ProfilePublication, (wei.id, preprint.id)) is not None
 
 
@@ -418,7 +435,7 @@ def test_a_coauthor_can_hide_a_shared_paper_or_select_it(client, db, wei, chen) 
     import_file(client, "xingda-wei", (BIB / "coauthor_wei.bib").read_bytes())
     pub = db.scalar(select(m.Publication).where(m.Publication.doi == SOSP_DOI))
 
-    login(client, "chen")
+    accept_as(client, db, "chen", chen, pub)
     manage = client.get(f"{PREFIX}/people/rong-chen/publications/manage").get_data(as_text=True)
     token = hidden_value(manage, "csrf_token")
     url = f"{PREFIX}/people/rong-chen/publications/manage"
@@ -986,6 +1003,12 @@ def test_a_coauthor_matched_by_initials_is_asked_not_linked(client, db, wei, che
             )
         )
 
+    # In full, the name links; the paper is hers once she accepts it (a name is no proof).
+    assert on_chens_profile() == set()
+    full = db.scalar(select(m.Publication).where(
+        m.Publication.title == "A Paper Listing a Co-Author in Full"))  # fmt: skip
+    accept_as(client, db, "chen", chen, full)
+    login(client, "wei")
     assert on_chens_profile() == {"A Paper Listing a Co-Author in Full"}
     asked = db.scalar(select(m.Authorship).where(m.Authorship.name == "R. Chen"))
     assert asked.person_id is None and asked.suggested_person_id == chen.id

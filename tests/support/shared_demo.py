@@ -30,7 +30,7 @@ def demo_connection(app: Flask) -> Iterator[Connection]:
     try:
         with app.app_context():
             session = state.new_session()
-            import_documents(session, demo_documents())
+            import_documents(session, demo_documents(), list_named=True)  # as load-demo does
             session.commit()
             session.close()
         yield conn

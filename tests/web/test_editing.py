@@ -378,7 +378,10 @@ def test_publication_added_by_hand_with_marks_links_and_coauthors(client, make_p
     assert [(k.kind, k.label) for k in pub.links] == [("paper", None), ("code", None)]
     page = public_page(client)
     assert "Analytical Engines at Scale" in page and "Best Paper Award" in page
-    assert "Analytical Engines at Scale" in public_page(client, "bob-builder")
+    # Bob's name links, but the paper is his once he accepts it (a name is no proof).
+    assert "Analytical Engines at Scale" not in public_page(client, "bob-builder")
+    asked = db.scalar(select(m.ClaimCandidate).where(m.ClaimCandidate.person_id == bob.id))
+    assert (asked.publication_id, asked.found_by) == (pub.id, "name")
 
 
 def test_profile_page_offers_edit_link_only_to_editors(client, make_person) -> None:

@@ -17,6 +17,7 @@ from directory.services.invitations import claim, create_invitation
 from directory.services.kinds import PERSON
 from directory.services.merge import merge_people
 from directory.services.operations.entries import areas_by_id
+from directory.services.person_identifiers import set_identifiers
 from directory.services.unit_of_work import UnitOfWork
 
 #: The profile fields copied as text (empty text is None, except the name).
@@ -43,6 +44,8 @@ def update_profile(
     if wanted != current:
         person.links = [m.PersonLink(position=i, **link) for i, link in enumerate(wanted)]
     person.areas = areas_by_id(uow, values.get("areas") or [])
+    if "identifiers" in values:
+        set_identifiers(person, values["identifiers"])
     return changes.finish()
 
 
@@ -139,6 +142,8 @@ def save_by_admin(
     target.user_key = (values.get("user_key") or "").strip() or None
     target.active = values["active"]
     target.visibility = values["visibility"]
+    if "identifiers" in values:
+        set_identifiers(target, values["identifiers"])
     if new:
         target.published = listed_when_new
     try:

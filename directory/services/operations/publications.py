@@ -16,7 +16,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from directory import models as m
-from directory.services.changes import UNCHANGED, ChangeSet
+from directory.services.changes import PENDING, UNCHANGED, ChangeSet
+from directory.services.claims.queue import (
+    REMOVED,
+    publication_keys,
+    remember_rejection,
+    unlink_member,
+)
 from directory.services.importing import import_plan
 from directory.services.kinds import PUBLICATION
 from directory.services.profiles import group_publications, listing_heading
@@ -66,13 +72,20 @@ def remove_from_profile(
     """Take a paper off ``person``'s profile; the shared record is deleted (restorable from
     the history) when no other profile lists it."""
     still_listed = listed_elsewhere(uow, row)
+    pub = row.publication
+    # The removal sticks: no co-author's import, edit or harvest puts it back or asks again.
+    keys, title = publication_keys(uow.session, pub), pub.title
     changes = uow.change_set(person)
     if still_listed:
-        changes.update(PUBLICATION, row.publication, base_version)
-        apply_snapshot(uow.session, PUBLICATION, row.publication, {"listing": None}, person.id)
+        changes.update(PUBLICATION, pub, base_version)
+        apply_snapshot(uow.session, PUBLICATION, pub, {"listing": None}, person.id)
+        unlink_member(pub, person.id)
     else:
-        changes.delete(PUBLICATION, row.publication, base_version)
-    return Removed(changes.finish(), still_listed)
+        changes.delete(PUBLICATION, pub, base_version)
+    outcome = changes.finish()
+    if outcome != PENDING:
+        remember_rejection(uow.session, person.id, keys, title, REMOVED)
+    return Removed(outcome, still_listed)
 
 
 def move_in_listing(

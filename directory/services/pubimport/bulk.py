@@ -73,7 +73,6 @@ def create_publications(
     words = word_rows((pid, row[1]) for pid, row in zip(ids, rows, strict=True))
     for offset, (pid, entry) in enumerate(zip(ids, items, strict=True)):
         data = entry.data
-        people = []
         for pos, (author, planned) in enumerate(zip(data["authors"], entry.authors, strict=True)):
             person_id = planned.person_id
             authorships.append(
@@ -82,8 +81,6 @@ def create_publications(
                  author.get("particle"), author.get("family"), author.get("suffix"),
                  author.get("role") or "author", planned.suggested_id)
             )  # fmt: skip
-            if person_id is not None and person_id != owner_id:
-                people.append(person_id)
         for pos, k in enumerate(data.get("links") or ()):
             links.append((pid, k["kind"], k["url"], k.get("label"), pos))
         for pos, name in enumerate(data.get("awards") or ()):
@@ -92,8 +89,6 @@ def create_publications(
             badges.append((pid, b["name"], b.get("issuer"), pos))
         selected = flag[bool(data.get("selected"))]
         profile_rows.append((owner_id, pid, selected, flag[False], position + offset))
-        for other in dict.fromkeys(people):
-            profile_rows.append((other, pid, flag[False], flag[False], 0))
     for model, rows in (
         (m.Authorship, authorships),
         (m.PublicationLink, links),

@@ -17,6 +17,7 @@ STATUSES = (
     ("department", "Matches a department paper"),
     ("duplicate", "Possible duplicate"),
     ("repeat", "Repeated in this file"),
+    ("not_mine", "You said it is not yours"),
     ("skipped", "Not a publication"),
     ("error", "Error"),
 )

@@ -20,8 +20,10 @@ from sqlalchemy.orm import Session
 from directory import models as m
 from directory.formats.batch import collection_paused
 from directory.formats.bibtex.results import BibtexProblem, ParsedEntry
+from directory.formats.claim_keys import work_keys
 from directory.formats.orcid import PersonData, RecordEntry
 from directory.formats.urls import person_link_kind, same_address, web_url
+from directory.services.claims.queue import rejected_keys
 from directory.services.pubimport.plan import (
     ImportPlan,
     PersonPlan,
@@ -283,6 +285,7 @@ def plan_import(
     # The papers the file's entries can match: by identifier, title words, or the profile's.
     index = PublicationIndex(session, [e.data for e in entries], own=profile_rows)
     known = _Known(person, profile_rows, index, AuthorIndex.load(session))
+    not_mine = rejected_keys(session, [person.id])[person.id]
     planned = [_problem_entry(i, problem) for i, problem in enumerate(problems)]
     for parsed in entries:
         entry = PlannedEntry(
@@ -294,6 +297,9 @@ def plan_import(
         problem = entry_problem(entry.data)
         if problem:
             entry.status, entry.reason = "error", problem
+            continue
+        if not_mine and not_mine & set(work_keys(entry.data)):
+            entry.status, entry.reason = "not_mine", NOT_MINE
             continue
         _match_entry(entry, planned, known)
         if entry.status == "repeat":
@@ -321,6 +327,13 @@ def plan_import(
     if person_data:
         plan.person = _plan_person(session, person, person_data)
     return plan
+
+
+#: Why an entry the importer once rejected (or took off their profile) is left out.
+NOT_MINE = (
+    "You took this paper off your profile (or said it is not yours), so it is not added "
+    "again; add it by hand to list it once more."
+)
 
 
 def _problem_entry(index: int, problem: BibtexProblem) -> PlannedEntry:

@@ -15,12 +15,13 @@ from sqlalchemy.orm import Session
 from directory import models as m
 from directory.formats.batch import collection_paused
 from directory.services.cache import invalidate
+from directory.services.claims.queue import offer_to_coauthors
 from directory.services.pubimport.bulk import create_publications
 from directory.services.pubimport.decisions import PlanRefused, check_decisions
 from directory.services.pubimport.plan import ImportPlan, PersonPlan, PlannedEntry
 from directory.services.pubimport.planning import FILL_FIELDS, enrichment
 from directory.services.publication_merge import link_versions
-from directory.services.publications import AuthorIndex, PublicationIndex, link_coauthor_profiles
+from directory.services.publications import AuthorIndex, PublicationIndex
 from directory.services.search_index import note_written
 
 #: How many new papers one bulk INSERT round writes (and the progress bar advances by).
@@ -182,7 +183,7 @@ def _sort_entries(plan: ImportPlan, decisions: dict[int, str], summary: ImportSu
                 work.link.append((entry, int(target)))
             else:
                 summary.skipped += 1
-        elif entry.status in ("repeat", "error"):
+        elif entry.status in ("repeat", "error", "not_mine"):
             summary.skipped += 1
     return work
 
@@ -201,6 +202,8 @@ def _create_new_papers(
         summary.created_ids.extend(ids)
         step(len(chunk))
     session.flush()
+    # The department co-authors its names link to are asked, not listed (services.claims).
+    offer_to_coauthors(session, summary.created_ids)
     # Written below the ORM: tell the search index and the page cache.
     note_written(session, "publication", summary.created_ids)
     invalidate(session)
@@ -240,7 +243,7 @@ def _link_existing_papers(
         entry_pub[entry.index] = pub.id
         touched.append(pub)
         step(1)
-    link_coauthor_profiles(session, touched)
+    offer_to_coauthors(session, [pub.id for pub in touched])
 
 
 def _link_new_versions(

@@ -10,6 +10,7 @@ from directory.web.views import (  # noqa: F401 - registers routes
     admin,
     alumni,
     auth,
+    claims,
     common,
     cv,
     editing,

@@ -87,8 +87,11 @@ def admin_person_form(slug: str | None) -> tuple[m.Person | None, Any, str]:
     require_admin()
     person = person_or_404(slug) if slug else None
     form = forms.PersonAdminForm(obj=person if request.method == "GET" else None)
+    form.prepare_identifiers(get_session(), person)
     if request.method == "GET":
         form.version.data = person.version if person else ""
+        if person is not None:
+            form.load_identifiers(person)
         if person is None:
             form.active.data = True
     title = _("Person: %(name)s", name=person.full_name) if person else _("New person")
@@ -125,7 +128,7 @@ def admin_person(slug: str | None = None) -> Any:
         ]
         return _person_page(form, person, title, 400)
     saved = people.save_by_admin(
-        current_unit_of_work(), person, form.data,
+        current_unit_of_work(), person, {**form.data, "identifiers": form.identifier_values()},
         slug=form.slug.data or make_slug(form.full_name.data), taken=taken,
         base_version=form.base_version(),
         listed_when_new=not current_app.config["DIRECTORY_NEW_PROFILES_UNLISTED"],

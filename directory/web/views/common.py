@@ -28,6 +28,7 @@ from directory.db import close_session
 from directory.formats.markdown import render_inline, render_markdown
 from directory.i18n import gettext as _
 from directory.services.access import can_view
+from directory.services.claims import evidence
 from directory.services.department.recruiting import recruiting_summary
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.api.views import ApiError
@@ -169,6 +170,9 @@ def _template_globals(state) -> None:
         directory_translate=i18n.translate,
         directory_profile_url=profile_url,
         directory_paper_url=paper_url,
+        directory_evidence_text=evidence.evidence_text,
+        directory_source_name=evidence.source_name,
+        directory_likely_score=evidence.LIKELY,
     )
 
 

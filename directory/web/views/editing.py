@@ -236,6 +236,8 @@ def editor_page(person: m.Person) -> str:
         },
         to_confirm=editor.relations_to_confirm(session, viewer, person),
         suggested=editor.suggested_authorships(session, viewer, person),
+        found=editor.claim_queue(session, viewer, person),
+        harvest_requested=editor.harvest_requested(session, person),
         pending=[p for p in pending if p.status == "pending"],
         decided=[(p, proposal_fields(p)) for p in pending if p.status == "rejected"][:5],
         kinds=KINDS,
@@ -388,7 +390,7 @@ def profile_form(slug: str) -> tuple[m.Person, Any]:
     POST."""
     person = editable_person_or_abort(slug)
     form = forms.ProfileForm()
-    form.prepare(get_session())
+    form.prepare(get_session(), person)
     if request.method == "GET":
         form.load(person)
     return person, form

@@ -164,7 +164,9 @@ class PublicationSplitForm(DirectoryForm):
 
 
 #: The order the preview shows its groups in (problems and questions first).
-PREVIEW_ORDER = ("error", "duplicate", "new", "department", "on_profile", "repeat", "skipped")
+PREVIEW_ORDER = (
+    "error", "duplicate", "new", "department", "on_profile", "repeat", "not_mine", "skipped",
+)  # fmt: skip
 #: Entries on one page of the preview.
 PREVIEW_PAGE_SIZE = 200
 

@@ -19,7 +19,13 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.bibtex.results import BibtexTooLarge
 from directory.formats.pdf import pdf_available
-from directory.i18n import current_locale, force_locale, format_number, ngettext
+from directory.i18n import (
+    command_request_context,
+    current_locale,
+    force_locale,
+    format_number,
+    ngettext,
+)
 from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
 from directory.services import health, mail, profiles, reminders, search_index
@@ -354,7 +360,7 @@ def remind_stale(days: int | None, dry_run: bool, base_url: str | None) -> None:
         )
         return
     _require_mail_and_address(config, base_url)
-    context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
+    context = command_request_context(current_app, base_url=base_url) if base_url else nullcontext()
     # The e-mails in the command's language (LANGUAGE, LC_ALL, LANG), with or without --url.
     language = current_locale()
     try:
@@ -726,7 +732,7 @@ def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
     made by the same page as <prefix>/people/SLUG/cv.pdf."""
     if not pdf_available():
         raise click.ClickException(_("PDFs need WeasyPrint: pip install 'faculty-directory[pdf]'"))
-    with current_app.test_request_context():
+    with command_request_context(current_app):
         # The CV in the command's language (LANGUAGE, LC_ALL, LANG), as its messages are.
         url = url_for("directory.cv_pdf", slug=slug, section=list(sections), lang=current_locale())
     response = current_app.test_client().get(url, environ_base={NO_SIZE_LIMIT: True})

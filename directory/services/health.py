@@ -25,8 +25,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from directory import config as settings
 from directory import i18n, migrate
+from directory.i18n import command_request_context, translate
 from directory.i18n import gettext as _
-from directory.i18n import translate
 from directory.services import search, search_index
 from directory.services.identity import (
     IdentityAttributeMissing,
@@ -407,7 +407,7 @@ def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Find
                     ),
                 )
             ]
-        with app.test_request_context():
+        with command_request_context(app):
             session.update(signed_in)
             app.preprocess_request()
             user = host_user()
@@ -431,7 +431,7 @@ def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Find
         message = _("source %(source)r: the test user's key is %(key)r", source=source, key=key)
         return [_ok("identity", message)]
     if source == "callable":
-        with app.test_request_context():
+        with command_request_context(app):
             try:
                 value = config["DIRECTORY_IDENTITY_CALLABLE"]()
             except Exception as error:  # noqa: BLE001 - the host's function, reported as is
@@ -455,7 +455,7 @@ def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Find
 def header_findings(app: Flask) -> list[Finding]:
     """The directory's index page carries the security headers (the plugin's own, or the
     host's when it turned DIRECTORY_SECURITY_HEADERS off)."""
-    with app.test_request_context():
+    with command_request_context(app):
         path = url_for(f"{BLUEPRINT}.index")
     try:
         response = app.test_client().get(path)

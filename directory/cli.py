@@ -363,14 +363,12 @@ def remind_stale(days: int | None, dry_run: bool, base_url: str | None) -> None:
     context = command_request_context(current_app, base_url=base_url) if base_url else nullcontext()
     # The e-mails in the command's language (LANGUAGE, LC_ALL, LANG), with or without --url.
     language = current_locale()
-    try:
-        with context, force_locale(language), command_unit_of_work(session, COMMAND_LINE) as uow:
-            sent = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
-    except mail.MailFailed as failure:
-        raise click.ClickException(
-            _("%(problem)s Nothing was recorded.", problem=failure)
-        ) from None
-    _echo_reminders_sent(sent)
+    # The messages go out once the reminders their links name are committed.
+    with context, force_locale(language), command_unit_of_work(session, COMMAND_LINE) as uow:
+        run = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
+    if run.failure is not None:
+        raise click.ClickException(_("%(problem)s Nothing was recorded.", problem=run.failure))
+    _echo_reminders_sent(run.results)
 
 
 def _require_mail_and_address(config: Any, base_url: str | None) -> None:

@@ -558,13 +558,15 @@ def _echo_import_preview(person: m.Person, plan: Any, replace: tuple[str, ...]) 
         + "."
     )
     for entry in plan.entries:
-        if entry.status in ("error", "duplicate", "skipped"):
-            where = f"line {entry.line}" if entry.line else "record"
-            key = f" {entry.key}" if entry.key else ""
+        where = f"line {entry.line}" if entry.line else "record"
+        key = f" {entry.key}" if entry.key else ""
+        if entry.status in ("error", "duplicate", "skipped", "repeat"):
             line = f"  {entry.status}: {where}{key}: {entry.title or ''} {entry.reason}"
             click.echo(" ".join(line.split()) if not entry.title else line.rstrip())
             for candidate in entry.candidates:
                 click.echo(f"      like “{candidate.title}” ({candidate.reason})")
+        for warning in entry.warnings:  # what of the entry is not taken as it was written
+            click.echo(f"  warning: {where}{key}: {warning}")
     _echo_person_plan(plan.person, replace)
 
 

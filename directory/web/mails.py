@@ -74,8 +74,8 @@ def send_invitation(person: m.Person, link: str, days: int) -> Callable[[], str 
     """E-mail one invitation once it is committed. Returns what to ask afterwards: what went
     wrong, for the admin's page, or None once sent."""
     if not person.email:
-        return lambda: (
-            _("This person has no e-mail address, so nothing was sent: copy the link below.")
+        return lambda: _(
+            "This person has no e-mail address, so nothing was sent: copy the link below."
         )
     outcome = send_invitations([person], {person.id: link}, days)
 

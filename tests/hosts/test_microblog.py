@@ -196,10 +196,60 @@ def test_the_directory_inside_the_microblog(microblog) -> None:
         data={"username": "ada", "password": "password", "csrf_token": csrf_token(page)},
     )
     assert signed.headers["Location"] == "/index"
-    html = client.get(
-        "/directory/people/xingda-wei", headers={"Accept-Language": "es"}
-    ).get_data(as_text=True)
+    html = client.get("/directory/people/xingda-wei", headers={"Accept-Language": "es"}).get_data(
+        as_text=True
+    )
     assert '<html lang="es">' in html  # the host's selector chose, in the host's layout
     assert 'class="navbar navbar-expand-lg bg-body-tertiary microblog-nav"' in html
     assert "Logout ada" in html
     assert '<p class="profile__edit">' in html  # the host's user owns this profile
+
+
+# ----------------------------------------------------------------------------- its inline code
+
+
+def nonce_of(html: str) -> str | None:
+    found = re.search(r'<script nonce="([^"]+)">', html)
+    return found.group(1) if found else None
+
+
+@pytest.mark.parametrize("microblog", ["request"], indirect=True)
+def test_check_warns_of_the_layouts_inline_code_without_the_nonce(microblog) -> None:
+    runner = microblog.test_cli_runner()
+    assert runner.invoke(args=["directory", "db", "upgrade"]).exit_code == 0
+    result = runner.invoke(args=["directory", "check"])
+    assert result.exit_code == 0, result.output  # a warning, not a problem
+    [line] = [line for line in result.output.splitlines() if " layout: " in line]
+    assert line.startswith("WARNING  layout: /directory/ renders inline code")
+    assert re.search(r"<script> on line \d+", line)
+    assert 'nonce="{{ directory_csp_nonce() }}"' in line
+
+
+@pytest.mark.parametrize("microblog", ["request"], indirect=True)
+def test_a_nonce_for_the_hosts_inline_code(microblog) -> None:
+    microblog.config.update(LAYOUT_NONCE=True, DIRECTORY_CACHE_SECONDS=60)
+    runner = microblog.test_cli_runner()
+    assert runner.invoke(args=["directory", "db", "upgrade"]).exit_code == 0
+    client = microblog.test_client()
+    nonces = []
+    for _ in range(2):
+        response = client.get("/directory/")
+        nonce = nonce_of(response.get_data(as_text=True))
+        policy = dict(
+            (part.split()[0], part.split()[1:])
+            for part in response.headers["Content-Security-Policy"].split(";")
+        )
+        for directive in ("script-src", "style-src"):
+            assert f"'nonce-{nonce}'" in policy[directive], directive
+        assert "'unsafe-inline'" not in policy["script-src"]
+        assert response.headers.get("X-Directory-Cache") != "hit"  # never a stored nonce
+        nonces.append(nonce)
+    assert nonces[0] != nonces[1] and all(len(n) >= 22 for n in nonces)
+    result = runner.invoke(args=["directory", "check"])
+    assert "ok  layout: /directory/: no inline code the policy blocks" in result.output
+    # A page whose layout uses no nonce is cached and its policy names none.
+    microblog.config["LAYOUT_NONCE"] = False
+    for _ in range(2):
+        plain = client.get("/directory/")
+        assert "nonce-" not in plain.headers["Content-Security-Policy"]
+    assert plain.headers["X-Directory-Cache"] == "hit"

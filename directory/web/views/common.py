@@ -32,6 +32,7 @@ from directory.services.department.recruiting import recruiting_summary
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.api.views import ApiError
 from directory.web.blueprint import blueprint
+from directory.web.csp import csp_nonce, response_policy
 from directory.web.csrf import csrf_token
 
 
@@ -168,6 +169,7 @@ def _template_globals(state) -> None:
         directory_html_lang=i18n.html_lang,
         directory_translate=i18n.translate,
         directory_profile_url=profile_url,
+        directory_csp_nonce=csp_nonce,
         directory_paper_url=paper_url,
     )
 
@@ -186,7 +188,7 @@ def _security_headers(response: Response) -> Response:
     config = current_app.config
     if config["DIRECTORY_SECURITY_HEADERS"] and _is_directory_request():
         response.headers.setdefault(
-            "Content-Security-Policy", config["DIRECTORY_CONTENT_SECURITY_POLICY"]
+            "Content-Security-Policy", response_policy(config["DIRECTORY_CONTENT_SECURITY_POLICY"])
         )
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")

@@ -95,10 +95,18 @@ def db_upgrade(revision: str) -> None:
     engine = _engine()
     before, after = _move(migrate.upgrade, engine, revision)
     _say_moved(engine, True, before, after)
+    # The index follows: built if there is none, else the kinds of documents the migrations
+    # (or the old code's writes) left out of step rewritten, so `check` is clean right away.
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         built = search_index.rebuild_if_empty(uow.session)
+        moved_to_head = after != before and migrate.at_head(engine)
+        caught_up = search_index.catch_up(uow.session) if moved_to_head and not built else []
     if built:
         click.echo(_("Built the search index."))
+    elif caught_up:
+        click.echo(
+            _("Brought the search index up to date (%(kinds)s).", kinds=", ".join(caught_up))
+        )
 
 
 @db_cli.command("downgrade", context_settings={"ignore_unknown_options": True})

@@ -128,6 +128,13 @@ def no_traceback(result) -> None:
     )
 
 
+def answered(db, result, words: str, column, value: str) -> None:
+    """The import ran to its end, said ``words``, and one paper has ``value``."""
+    no_traceback(result)
+    assert words in result.output and result.exit_code == 0, result.output
+    assert papers_with(db, column, value) == 1
+
+
 def papers_with(db, column, value) -> int:
     db.expire_all()
     return db.scalar(select(func.count()).select_from(m.Publication).where(column == value))
@@ -161,9 +168,7 @@ def arxiv_of_a_stored_paper_in_a_file(runner, tmp_path, db, stored) -> None:
         bib_entry("c", "Something unrelated", 2022, eprint=STORED["arxiv_id"],
                   archivePrefix="arXiv", doi="10.1000/ccc"),
     ])  # fmt: skip
-    no_traceback(result)
-    assert "1 possible duplicates" in result.output and result.exit_code == 0, result.output
-    assert papers_with(db, m.Publication.arxiv_id, STORED["arxiv_id"]) == 1
+    answered(db, result, "1 possible duplicates", m.Publication.arxiv_id, STORED["arxiv_id"])
 
 
 def doi_twice_in_a_file(runner, tmp_path, db, stored) -> None:
@@ -171,9 +176,7 @@ def doi_twice_in_a_file(runner, tmp_path, db, stored) -> None:
         bib_entry("d", "Paper one", 2020, doi="10.1000/DDD"),
         bib_entry("e", "Paper two", 2021, doi="10.1000/ddd"),
     ])  # fmt: skip
-    no_traceback(result)
-    assert "1 repeated" in result.output and result.exit_code == 0, result.output
-    assert papers_with(db, m.Publication.doi, "10.1000/ddd") == 1
+    answered(db, result, "1 repeated", m.Publication.doi, "10.1000/ddd")
 
 
 def doi_of_a_stored_paper_in_a_file(runner, tmp_path, db, stored) -> None:
@@ -191,9 +194,7 @@ def arxiv_twice_in_a_record(runner, tmp_path, db, stored) -> None:
         {"title": "Graphs one", "year": 2020, "doi": "10.1000/ooa", "arxiv": "2002.01234"},
         {"title": "Lattices two", "year": 2021, "doi": "10.1000/oob", "arxiv": "2002.01234"},
     ])  # fmt: skip
-    no_traceback(result)
-    assert "1 possible duplicates" in result.output and result.exit_code == 0, result.output
-    assert papers_with(db, m.Publication.arxiv_id, "2002.01234") == 1
+    answered(db, result, "1 possible duplicates", m.Publication.arxiv_id, "2002.01234")
 
 
 def identifiers_of_a_stored_paper_in_a_record(runner, tmp_path, db, stored) -> None:
@@ -202,9 +203,7 @@ def identifiers_of_a_stored_paper_in_a_record(runner, tmp_path, db, stored) -> N
          "arxiv": STORED["arxiv_id"]},
         {"title": "Unrelated two", "year": 2021, "doi": STORED["doi"]},
     ])  # fmt: skip
-    no_traceback(result)
-    assert "1 possible duplicates" in result.output and result.exit_code == 0, result.output
-    assert papers_with(db, m.Publication.arxiv_id, STORED["arxiv_id"]) == 1
+    answered(db, result, "1 possible duplicates", m.Publication.arxiv_id, STORED["arxiv_id"])
     assert papers_with(db, m.Publication.doi, STORED["doi"]) == 1
 
 

@@ -24,7 +24,14 @@ class SignInSession(Base):
     #: SHA-256 of the token in the session cookie (the token itself is never stored).
     token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
     account_id: Mapped[int] = mapped_column(
-        ForeignKey("directory_local_accounts.id", ondelete="CASCADE"), nullable=False, index=True
+        # Named here: the convention's name would pass PostgreSQL's 63 characters.
+        ForeignKey(
+            "directory_local_accounts.id",
+            ondelete="CASCADE",
+            name="fk_directory_sign_in_sessions_account_id",
+        ),
+        nullable=False,
+        index=True,
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

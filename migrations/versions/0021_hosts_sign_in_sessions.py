@@ -28,7 +28,7 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["account_id"], ["directory_local_accounts.id"], ondelete="CASCADE",
-            name="fk_directory_sign_in_sessions_account_id_directory_local_accounts",
+            name="fk_directory_sign_in_sessions_account_id",
         ),
         sa.PrimaryKeyConstraint("id", name="pk_directory_sign_in_sessions"),
         sa.UniqueConstraint("token_hash", name="uq_directory_sign_in_sessions_token_hash"),

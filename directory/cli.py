@@ -19,7 +19,13 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.bibtex.results import BibtexTooLarge
 from directory.formats.pdf import pdf_available
-from directory.i18n import current_locale, force_locale, format_number, ngettext
+from directory.i18n import (
+    command_request_context,
+    current_locale,
+    force_locale,
+    format_number,
+    ngettext,
+)
 from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
 from directory.services import health, mail, profiles, reminders, search_index
@@ -91,10 +97,18 @@ def db_upgrade(revision: str) -> None:
     engine = _engine()
     before, after = _move(migrate.upgrade, engine, revision)
     _say_moved(engine, True, before, after)
+    # The index follows: built if there is none, else the kinds of documents the migrations
+    # (or the old code's writes) left out of step rewritten, so `check` is clean right away.
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         built = search_index.rebuild_if_empty(uow.session)
+        moved_to_head = after != before and migrate.at_head(engine)
+        caught_up = search_index.catch_up(uow.session) if moved_to_head and not built else []
     if built:
         click.echo(_("Built the search index."))
+    elif caught_up:
+        click.echo(
+            _("Brought the search index up to date (%(kinds)s).", kinds=", ".join(caught_up))
+        )
 
 
 @db_cli.command("downgrade", context_settings={"ignore_unknown_options": True})
@@ -401,17 +415,15 @@ def remind_stale(days: int | None, dry_run: bool, base_url: str | None) -> None:
         )
         return
     _require_mail_and_address(config, base_url)
-    context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
+    context = command_request_context(current_app, base_url=base_url) if base_url else nullcontext()
     # The e-mails in the command's language (LANGUAGE, LC_ALL, LANG), with or without --url.
     language = current_locale()
-    try:
-        with context, force_locale(language), command_unit_of_work(session, COMMAND_LINE) as uow:
-            sent = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
-    except mail.MailFailed as failure:
-        raise click.ClickException(
-            _("%(problem)s Nothing was recorded.", problem=failure)
-        ) from None
-    _echo_reminders_sent(sent)
+    # The messages go out once the reminders their links name are committed.
+    with context, force_locale(language), command_unit_of_work(session, COMMAND_LINE) as uow:
+        run = reminders.send_reminders(uow, config, [c.person for c in due], reminder_mail)
+    if run.failure is not None:
+        raise click.ClickException(_("%(problem)s Nothing was recorded.", problem=run.failure))
+    _echo_reminders_sent(run.results)
 
 
 def _require_mail_and_address(config: Any, base_url: str | None) -> None:
@@ -601,13 +613,15 @@ def _echo_import_preview(person: m.Person, plan: Any, replace: tuple[str, ...]) 
         + "."
     )
     for entry in plan.entries:
-        if entry.status in ("error", "duplicate", "skipped"):
-            where = f"line {entry.line}" if entry.line else "record"
-            key = f" {entry.key}" if entry.key else ""
+        where = f"line {entry.line}" if entry.line else "record"
+        key = f" {entry.key}" if entry.key else ""
+        if entry.status in ("error", "duplicate", "skipped", "repeat"):
             line = f"  {entry.status}: {where}{key}: {entry.title or ''} {entry.reason}"
             click.echo(" ".join(line.split()) if not entry.title else line.rstrip())
             for candidate in entry.candidates:
                 click.echo(f"      like “{candidate.title}” ({candidate.reason})")
+        for warning in entry.warnings:  # what of the entry is not taken as it was written
+            click.echo(f"  warning: {where}{key}: {warning}")
     _echo_person_plan(plan.person, replace)
 
 
@@ -773,7 +787,7 @@ def cv_pdf_command(slug: str, output: str, sections: tuple[str, ...]) -> None:
     made by the same page as <prefix>/people/SLUG/cv.pdf."""
     if not pdf_available():
         raise click.ClickException(_("PDFs need WeasyPrint: pip install 'faculty-directory[pdf]'"))
-    with current_app.test_request_context():
+    with command_request_context(current_app):
         # The CV in the command's language (LANGUAGE, LC_ALL, LANG), as its messages are.
         url = url_for("directory.cv_pdf", slug=slug, section=list(sections), lang=current_locale())
     response = current_app.test_client().get(url, environ_base={NO_SIZE_LIMIT: True})

@@ -163,7 +163,7 @@ def select_locale() -> str | None:
     """The locale selector the directory gives Flask-Babel on a standalone site."""
     choice = languages()
     if not has_request_context():
-        return match_language(environment_locale("LC_MESSAGES"), choice) or choice[0]
+        return command_line_locale()
     asked = match_language(request.args.get("lang"), choice)
     if asked:
         return asked
@@ -177,20 +177,47 @@ def select_locale() -> str | None:
     return choice[0]
 
 
+def command_line_locale() -> str:
+    """The locale outside a request: the environment's (LANGUAGE, LC_ALL, LC_MESSAGES,
+    LANG), the closest of DIRECTORY_LANGUAGES, else the first."""
+    choice = languages()
+    return match_language(environment_locale("LC_MESSAGES"), choice) or choice[0]
+
+
 def current_locale() -> str:
-    """The locale the directory speaks now: one of DIRECTORY_LANGUAGES."""
+    """The locale the directory speaks now: one of DIRECTORY_LANGUAGES.
+
+    In a request, Flask-Babel's locale (the host's selector, or :func:`select_locale`).
+    Outside one (the command line, a worker), the environment's, never the host's selector:
+    a host's selector may read ``request``, ``g``, ``session`` or the signed-in user, which
+    only its own requests have. The choice is pinned for Flask-Babel too (its ``get_locale``
+    and ``get_translations`` in the same application context, and so in a request the
+    command makes in that context, read it and call no selector)."""
     if not has_app_context():
         return SOURCE_LANGUAGE
     cached = g.get("_directory_locale")
     if cached:
         return cached
-    choice = languages()
-    if "babel" in current_app.extensions:
-        chosen = match_language(str(flask_babel.get_locale()), choice) or choice[0]
-    else:  # Flask-Babel not (yet) initialised: the command line of a bare app
-        chosen = choice[0]
+    if not has_request_context():
+        chosen = command_line_locale()
+        if g.get("babel_locale") is None:
+            g.babel_locale = Locale.parse(chosen)
+    elif "babel" in current_app.extensions:
+        chosen = match_language(str(flask_babel.get_locale()), languages()) or languages()[0]
+    else:  # Flask-Babel not (yet) initialised
+        chosen = languages()[0]
     g._directory_locale = chosen
     return chosen
+
+
+@contextmanager
+def command_request_context(app: Flask, **options: Any) -> Iterator[None]:
+    """``app.test_request_context(**options)`` for work a command does as if in a request
+    (building URLs, rendering a page): in the command's locale, never the host's selector,
+    which would read a request the host never saw."""
+    current_locale()
+    with app.test_request_context(**options):
+        yield
 
 
 @contextmanager

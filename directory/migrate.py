@@ -188,6 +188,11 @@ def revision(engine: Engine, message: str, autogenerate: bool = True) -> None:
     command.revision(alembic_config(engine), message=message, autogenerate=autogenerate)
 
 
+def at_head(engine: Engine) -> bool:
+    """Whether the directory's tables are at the newest migration (today's models fit them)."""
+    return set(current_revisions(engine)) == set(_script(engine).get_heads())
+
+
 def current_revisions(engine: Engine) -> tuple[str, ...]:
     """The revisions the database is at (empty: no directory tables yet)."""
     with engine.connect() as conn:

@@ -52,5 +52,27 @@ def normalise_arxiv(s: str | None) -> str | None:
     return None
 
 
+def arxiv_problem(text: str) -> str | None:
+    """Why ``text``, given as an arXiv id, is not one (``None``: it is). An arXiv id is new
+    style, ``YYMM.NNNN`` or ``YYMM.NNNNN`` (``2401.01234``), or old style, an archive and
+    ``YYMMNNN`` (``hep-th/9901001``, ``math.GT/0309136``), either with ``arXiv:``, a version
+    or an arxiv.org address around it. Reference managers write other numbers there (an NIH
+    manuscript number such as ``NIHMS150003``)."""
+    if normalise_arxiv(text) is not None:
+        return None
+    return (
+        f"'{text.strip()}' is not an arXiv identifier (YYMM.NNNNN, or archive/YYMMNNN as in "
+        "hep-th/9901001)"
+    )
+
+
+def doi_problem(text: str) -> str | None:
+    """Why ``text``, given as a DOI, is not one (``None``: it is): a DOI starts with ``10.``,
+    a registrant code of digits, then ``/`` and the item's suffix (``10.1145/3600006``)."""
+    if normalise_doi(text) is not None:
+        return None
+    return f"'{text.strip()}' is not a DOI (a DOI starts with 10., as in 10.1145/3600006)"
+
+
 def arxiv_url(arxiv_id: str) -> str:
     return f"https://arxiv.org/abs/{arxiv_id}"

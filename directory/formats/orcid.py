@@ -25,7 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from directory.formats.bibtex.results import BibtexProblem, BibtexTooLarge, ParsedEntry
-from directory.formats.identifiers import normalise_arxiv, normalise_doi
+from directory.formats.identifiers import (
+    arxiv_problem,
+    doi_problem,
+    normalise_arxiv,
+    normalise_doi,
+)
 
 ORCID_ID_RE = re.compile(r"^(?:https?://orcid\.org/)?(\d{4}-\d{4}-\d{4}-\d{3}[\dX])$")
 
@@ -218,6 +223,12 @@ def work_basics(summary: dict[str, Any]) -> WorkBasics:
     ids = _external_ids(summary)
     doi = normalise_doi(ids.get("doi"))
     arxiv_id = normalise_arxiv(ids.get("arxiv"))
+    for name, value, found, problem in (
+        ("doi", ids.get("doi"), doi, doi_problem),
+        ("arxiv", ids.get("arxiv"), arxiv_id, arxiv_problem),
+    ):
+        if value and not found:
+            warnings.append(f"external id {name}: {problem(value)}; not stored")
     year, month = _date(summary, "publication-date")
     work_type = str(summary.get("type") or "other").lower().replace("_", "-")
     pub_type = WORK_TYPES.get(work_type, "other")

@@ -26,4 +26,5 @@ from directory.models.imports import *  # noqa: F403
 from directory.models.people import *  # noqa: F403
 from directory.models.publications import *  # noqa: F403
 from directory.models.search import *  # noqa: F403
+from directory.models.sign_in_sessions import *  # noqa: F403
 from directory.models.vocabularies import *  # noqa: F403

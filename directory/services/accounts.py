@@ -1,5 +1,6 @@
 """The built-in login of the standalone (and demo) site: local accounts with hashed passwords,
-sessions that end on the server when their owner signs out, and a throttle on failed sign-ins.
+sessions that end on the server when their owner signs out (that one session; "sign out of all
+sessions" and a new password end every one), and a throttle on failed sign-ins.
 
 The throttle counts failures under three keys (:class:`SignInThrottle`), whether or not the
 name is an account, so that a real and an unknown name always get the same answers:
@@ -22,6 +23,7 @@ Usernames are stored lower-case; an account's username is the identity key that
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -40,6 +42,7 @@ from directory.models.accounts import (
     SignInThrottle,
     _aware,
 )
+from directory.models.sign_in_sessions import SignInSession
 
 #: A source address may fail this many times DIRECTORY_LOGIN_MAX_ATTEMPTS, over all names.
 SOURCE_FACTOR = 4
@@ -147,26 +150,60 @@ def sign_in(username: str, password: str, source: str) -> SignInOutcome:
     )
 
 
-def signed_in_username(username: str | None, generation: object) -> str | None:
-    """The username a built-in session names, if that account still exists and the session
-    was issued in the account's current generation (it has not signed out since)."""
-    if not username or not isinstance(generation, int):
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def start_session(account: LocalAccount) -> str:
+    """A new session of ``account``: the token its cookie carries (only its hash is stored).
+    Only flushes."""
+    token = secrets.token_urlsafe(32)
+    session = get_session()
+    session.add(SignInSession(token_hash=_token_hash(token), account_id=account.id))
+    session.flush()
+    return token
+
+
+def signed_in_username(username: str | None, generation: object, token: object) -> str | None:
+    """The username a built-in session names, if that account still exists, the session was
+    issued in the account's current generation (no password change or "sign out of all
+    sessions" since) and it is still open (not signed out)."""
+    if not username or not isinstance(generation, int) or not isinstance(token, str):
         return None
     return get_session().scalar(
-        select(LocalAccount.username).where(
-            LocalAccount.username == username, LocalAccount.session_generation == generation
+        select(LocalAccount.username)
+        .join(SignInSession, SignInSession.account_id == LocalAccount.id)
+        .where(
+            LocalAccount.username == username,
+            LocalAccount.session_generation == generation,
+            SignInSession.token_hash == _token_hash(token),
         )
     )
 
 
+def end_session(token: object) -> None:
+    """End the session whose cookie carries ``token``: every copy of that cookie stops
+    signing anyone in; the account's other sessions go on. Only flushes."""
+    if isinstance(token, str):
+        session = get_session()
+        session.execute(delete(SignInSession).where(SignInSession.token_hash == _token_hash(token)))
+        session.flush()
+
+
 def end_sessions(username: str | None) -> None:
-    """End every session of ``username`` on the server: each copy of each cookie issued so
-    far stops signing anyone in. Only flushes."""
+    """End every session of ``username`` on the server ("sign out of all sessions"): each
+    copy of each cookie issued so far stops signing anyone in. Only flushes."""
     session = get_session()
     account = session.scalar(select(LocalAccount).where(LocalAccount.username == username))
     if account is not None:
-        account.session_generation += 1
-        session.flush()
+        _end_all(session, account)
+
+
+def _end_all(session: Session, account: LocalAccount) -> None:
+    account.session_generation = (account.session_generation or 0) + 1
+    if account.id is not None:
+        session.execute(delete(SignInSession).where(SignInSession.account_id == account.id))
+    session.flush()
 
 
 def save_account(
@@ -184,8 +221,11 @@ def save_account(
         account = LocalAccount(username=username)
         session.add(account)
     account.set_password(password)
-    # A new password ends the sessions of the old one and lifts the name's throttle.
-    account.session_generation = (account.session_generation or 0) + (0 if created else 1)
+    # A new password ends every session of the old one and lifts the name's throttle.
+    if created:
+        account.session_generation = 0
+    else:
+        _end_all(session, account)
     session.execute(
         delete(SignInThrottle).where(
             SignInThrottle.key.like(f"pair:{username}\n%")

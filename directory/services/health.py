@@ -25,8 +25,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from directory import config as settings
 from directory import i18n, migrate
+from directory.formats.csp import blocked_inline_code, inline_allowed
+from directory.i18n import command_request_context, translate
 from directory.i18n import gettext as _
-from directory.i18n import translate
 from directory.services import search, search_index
 from directory.services.identity import (
     IdentityAttributeMissing,
@@ -51,9 +52,12 @@ class Finding:
     check: str
     ok: bool
     message: str
+    #: Passed, but something may not work as the host meant (the exit status stays 0).
+    warning: bool = False
 
     def line(self) -> str:
-        return f"{'ok' if self.ok else 'PROBLEM'}  {self.check}: {self.message}"
+        label = "PROBLEM" if not self.ok else "WARNING" if self.warning else "ok"
+        return f"{label}  {self.check}: {self.message}"
 
 
 class DirectoryConfigError(ValueError):
@@ -426,7 +430,7 @@ def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Find
                     ),
                 )
             ]
-        with app.test_request_context():
+        with command_request_context(app):
             session.update(signed_in)
             app.preprocess_request()
             user = host_user()
@@ -450,7 +454,7 @@ def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Find
         message = _("source %(source)r: the test user's key is %(key)r", source=source, key=key)
         return [_ok("identity", message)]
     if source == "callable":
-        with app.test_request_context():
+        with command_request_context(app):
             try:
                 value = config["DIRECTORY_IDENTITY_CALLABLE"]()
             except Exception as error:  # noqa: BLE001 - the host's function, reported as is
@@ -474,7 +478,7 @@ def identity_findings(app: Flask, signed_in: dict[str, Any] | None) -> list[Find
 def header_findings(app: Flask) -> list[Finding]:
     """The directory's index page carries the security headers (the plugin's own, or the
     host's when it turned DIRECTORY_SECURITY_HEADERS off)."""
-    with app.test_request_context():
+    with command_request_context(app):
         path = url_for(f"{BLUEPRINT}.index")
     try:
         response = app.test_client().get(path)
@@ -501,7 +505,42 @@ def header_findings(app: Flask) -> list[Finding]:
         )
         return [_problem("headers", message)]
     sends = _("%(path)s sends %(headers)s", path=path, headers=", ".join(SECURITY_HEADERS))
-    return [_ok("headers", sends)]
+    return [_ok("headers", sends), *layout_findings(path, response)]
+
+
+#: How many pieces of blocked inline code the check names (then "and N more").
+_NAMED_INLINE = 5
+
+
+def layout_findings(path: str, response: Any) -> list[Finding]:
+    """The host's layout around a directory page, read as a browser under the page's policy
+    would run it: inline ``<script>``/``<style>`` without the response's nonce (and event
+    handlers, which no nonce allows) are blocked there, which is a warning."""
+    policy = response.headers.get("Content-Security-Policy", "")
+    found = re.search(r"'nonce-([^']+)'", policy)
+    nonce = found.group(1) if found else None
+    blocked = [
+        code
+        for code in blocked_inline_code(response.get_data(as_text=True), nonce)
+        if not inline_allowed(policy, code.what)
+    ]
+    if not blocked:
+        return [_ok("layout", _("%(path)s: no inline code the policy blocks", path=path))]
+    named = ", ".join(
+        _("%(what)s on line %(line)s", what=code.what, line=code.line)
+        for code in blocked[:_NAMED_INLINE]
+    )
+    more = len(blocked) - _NAMED_INLINE
+    if more > 0:
+        named += " " + _("and %(count)s more", count=more)
+    message = _(
+        "%(path)s renders inline code the Content-Security-Policy blocks: %(named)s. Give each "
+        '<script> and <style> nonce="{{ directory_csp_nonce() }}", move event handlers '
+        "(onclick=…) into a script file, or see docs/embedding.md (security headers)",
+        path=path,
+        named=named,
+    )
+    return [Finding("layout", True, message, warning=True)]
 
 
 def run_checks(app: Flask, signed_in: dict[str, Any] | None = None) -> list[Finding]:

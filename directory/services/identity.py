@@ -26,6 +26,8 @@ from directory.services.accounts import signed_in_username
 BUILTIN_SESSION_KEY = "_directory_user"
 #: The account's session generation the built-in session was issued in (see end_sessions).
 BUILTIN_GENERATION_KEY = "_directory_session_generation"
+#: The token of the built-in session's row (see accounts.start_session and end_session).
+BUILTIN_TOKEN_KEY = "_directory_session_token"  # noqa: S105 - a cookie key, not a secret
 IDENTITY_SOURCES = ("flask_login", "remote_user", "g", "callable", "builtin")
 
 
@@ -167,7 +169,9 @@ def host_identity_key() -> str | None:
         if not current_app.config["DIRECTORY_BUILTIN_LOGIN"]:
             return None
         return signed_in_username(
-            session.get(BUILTIN_SESSION_KEY), session.get(BUILTIN_GENERATION_KEY)
+            session.get(BUILTIN_SESSION_KEY),
+            session.get(BUILTIN_GENERATION_KEY),
+            session.get(BUILTIN_TOKEN_KEY),
         )
     raise ValueError(f"Unknown DIRECTORY_IDENTITY_SOURCE {source!r}")
 

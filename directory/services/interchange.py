@@ -22,6 +22,7 @@ from sqlalchemy import Boolean, Date, Integer, delete, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
+from directory.formats.identifiers import arxiv_problem
 from directory.formats.names import make_slug, sort_name
 from directory.formats.placements import structure_placement
 from directory.services.claims.queue import list_for_named_members
@@ -257,14 +258,21 @@ def validate_document(doc: Any, source: str) -> list[Problem]:
                 Problem(source, f"$.publications[{i}].ref", f"ref {pub['ref']!r} is used twice")
             )
         refs[pub["ref"]] = f"$.publications[{i}]"
+    problems += _identifier_problems(doc.get("publications", []), source)
 
     def check_ref(ref: str | None, path: str) -> None:
         if ref is not None and ref not in refs:
             problems.append(Problem(source, path, f"no publication with ref {ref!r} in this file"))
 
     for path, project in _walk_projects(doc.get("projects", []), "$.projects"):
+        listed: set[str] = set()
         for j, ref in enumerate(project.get("publications", [])):
             check_ref(ref, f"{path}.publications[{j}]")
+            if ref in listed:
+                problems.append(
+                    Problem(source, f"{path}.publications[{j}]", f"ref {ref!r} is listed twice")
+                )
+            listed.add(ref)
     for i, award in enumerate(doc.get("awards", [])):
         check_ref(award.get("publication"), f"$.awards[{i}].publication")
     for i, pub in enumerate(doc.get("publications", [])):
@@ -300,6 +308,39 @@ def validate_document(doc: Any, source: str) -> list[Problem]:
             base64.b64decode(photo["data_base64"], validate=True)
         except (binascii.Error, ValueError):
             problems.append(Problem(source, "$.person.photo.data_base64", "is not valid base64"))
+    return problems
+
+
+#: The unique identifiers of a paper in a document: (field, its name in messages).
+UNIQUE_IDENTIFIERS = (("uid", "record id"), ("doi", "DOI"), ("arxiv_id", "arXiv id"))
+
+
+def _identifier_key(name: str, value: str) -> str:
+    return value.lower() if name == "doi" else value
+
+
+def _identifier_problems(publications: list[dict[str, Any]], source: str) -> list[Problem]:
+    """An arXiv id that is none, and two publications of one document with one unique
+    identifier (one paper is one entry of a profile)."""
+    problems = []
+    holders: dict[tuple[str, str], int] = {}
+    for i, pub in enumerate(publications):
+        if pub.get("arxiv_id") and (problem := arxiv_problem(pub["arxiv_id"])):
+            problems.append(Problem(source, f"$.publications[{i}].arxiv_id", problem))
+        for name, words in UNIQUE_IDENTIFIERS:
+            if not pub.get(name):
+                continue
+            key = (name, _identifier_key(name, pub[name]))
+            if key in holders:
+                first = holders[key]
+                problems.append(
+                    Problem(
+                        source, f"$.publications[{i}].{name}",
+                        f"the {words} {pub[name]} is also publications[{first}]'s "
+                        f"(ref {publications[first]['ref']!r}): one paper is one entry",
+                    )
+                )  # fmt: skip
+            holders.setdefault(key, i)
     return problems
 
 
@@ -435,8 +476,33 @@ class _Importer:
         )
         return candidates.first()
 
-    def write_publication(self, owner: m.Person, data: dict[str, Any]) -> m.Publication:
+    def identifier_conflict(self, pub: m.Publication | None, data: dict[str, Any]) -> str | None:
+        """What is wrong when ``data``'s unique identifiers belong to another paper than the
+        one it is written to (``pub``; None: a new one)."""
+        paper = m.Publication
+        for name, words in UNIQUE_IDENTIFIERS:
+            value = data.get(name)
+            if not value:
+                continue
+            column = func.lower(paper.doi) if name == "doi" else getattr(paper, name)
+            other = self.session.scalars(
+                select(paper).where(column == _identifier_key(name, value)).order_by(paper.id)
+            ).first()
+            if other is not None and other is not pub:
+                this = f"matches “{pub.title}”" if pub is not None else "is a new paper"
+                return (
+                    f"the {words} {value} is the stored paper “{other.title}”'s, and this "
+                    f"entry {this} by its other identifiers or title: correct the document"
+                )
+        return None
+
+    def write_publication(
+        self, owner: m.Person, data: dict[str, Any], where: tuple[str, str] = ("", "")
+    ) -> m.Publication:
         pub = self.match_publication(owner, data)
+        conflict = self.identifier_conflict(pub, data)
+        if conflict:  # raised before anything of it is written; the unit rolls back the rest
+            raise ImportRefused([Problem(where[0], where[1], conflict)])
         if pub is None:
             pub = m.Publication(title=data["title"], created_by_id=owner.id)
             self.session.add(pub)
@@ -455,7 +521,7 @@ class _Importer:
         self.session.flush()
         return pub
 
-    def import_document(self, doc: dict[str, Any], person: m.Person) -> None:
+    def import_document(self, doc: dict[str, Any], person: m.Person, source: str = "") -> None:
         self.clear_entries(person)
         session = self.session
         for kind in simple_kinds():
@@ -466,7 +532,7 @@ class _Importer:
 
         pubs: dict[str, m.Publication] = {}
         for position, data in enumerate(doc.get("publications", [])):
-            pub = self.write_publication(person, data)
+            pub = self.write_publication(person, data, (source, f"$.publications[{position}]"))
             pubs[data["ref"]] = pub
             session.add(
                 m.ProfilePublication(
@@ -619,12 +685,12 @@ def import_documents(
         raise ImportRefused(problems)
 
     importer = _Importer(session)
-    people = [(importer.upsert_person(doc), doc) for _, doc in documents]
+    people = [(importer.upsert_person(doc), doc, source) for source, doc in documents]
     if not list_named:
-        importer.own_documents = {person.id for person, _doc in people}
+        importer.own_documents = {person.id for person, _doc, _source in people}
     session.flush()
-    for person, doc in people:
-        importer.import_document(doc, person)
+    for person, doc, source in people:
+        importer.import_document(doc, person, source)
     return importer.result
 
 

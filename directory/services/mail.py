@@ -4,14 +4,18 @@ Invitations and reminders are built as :class:`email.message.EmailMessage` (plai
 an HTML alternative when given) and sent through :mod:`smtplib`. Sending never decides
 whether a write happens: the caller writes first (the invitation, the reminder) and shows
 the link itself when mail is not configured or the server refuses, so nothing is lost.
+
+A message about something written in this request is sent with :func:`send_after_commit`:
+after the unit of work's COMMIT, never before it (a failed commit would leave a mail whose
+link leads nowhere).
 """
 
 from __future__ import annotations
 
 import smtplib
 import ssl
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import make_msgid
 from typing import Any
@@ -33,6 +37,38 @@ class Mail:
     subject: str
     text: str
     html: str | None = None
+
+
+@dataclass
+class Delivery:
+    """Messages sent once a unit of work commits, and what the server answered: ``results``
+    as :func:`send` returns them, or ``failure`` (not configured, not reached); ``done``
+    once the sending ran (never, if the commit failed)."""
+
+    mails: list[Mail]
+    results: list[tuple[Mail, str | None]] = field(default_factory=list)
+    failure: str | None = None
+    done: bool = False
+
+
+def send_after_commit(
+    uow: Any, config: Any, mails: Iterable[Mail], then: Callable[[Delivery], None] | None = None
+) -> Delivery:
+    """Send ``mails`` after ``uow`` commits (:meth:`UnitOfWork.after_commit`), then call
+    ``then(delivery)``; the returned :class:`Delivery` is filled in at that moment."""
+    delivery = Delivery(list(mails))
+
+    def deliver() -> None:
+        try:
+            delivery.results = send(config, delivery.mails)
+        except (MailNotConfigured, MailFailed) as problem:
+            delivery.failure = str(problem)
+        delivery.done = True
+        if then is not None:
+            then(delivery)
+
+    uow.after_commit(deliver)
+    return delivery
 
 
 def is_configured(config: Any) -> bool:

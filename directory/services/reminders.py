@@ -15,7 +15,7 @@ has confirmed the profile; a changed, truncated or foreign token is refused.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -181,41 +181,55 @@ class Sent:
     problem: str | None
 
 
+@dataclass
+class ReminderRun:
+    """What a reminder run did, known once its unit of work committed and the messages went
+    out: one :class:`Sent` per person, or ``failure`` when no message could be sent (then no
+    reminder is kept)."""
+
+    results: list[Sent] = field(default_factory=list)
+    failure: str | None = None
+
+
 def send_reminders(
     uow: UnitOfWork,
     config: Any,
     people: list[m.Person],
     compose: Callable[[m.Person, str], mail.Mail],
-) -> list[Sent]:
-    """E-mail each of ``people`` a reminder (``compose(person, token)`` writes the message).
-    A reminder is recorded only if its message was accepted, so a run that failed for someone
-    tries them again next time. People without an address are reported, not sent anything.
-    Raises :class:`~directory.services.mail.MailNotConfigured` (nothing written) or
-    :class:`~directory.services.mail.MailFailed` (nothing kept)."""
+) -> ReminderRun:
+    """E-mail each of ``people`` a reminder (``compose(person, token)`` writes the message),
+    after the unit of work commits the reminders their links name. A reminder is kept only if
+    its message was accepted (the others are deleted and committed again), so a run that
+    failed for someone tries them again next time. People without an address are reported,
+    not sent anything. Raises :class:`~directory.services.mail.MailNotConfigured` (nothing
+    written); a server that cannot be reached is the run's ``failure`` (nothing kept)."""
     if not mail.is_configured(config):
         raise mail.MailNotConfigured(mail.NOT_CONFIGURED)
     session = uow.session
-    results: list[Sent] = []
+    run = ReminderRun()
     outgoing: list[tuple[m.Person, Reminder, mail.Mail]] = []
     for person in people:
         if not person.email:
-            results.append(Sent(person, "no e-mail address"))
+            run.results.append(Sent(person, "no e-mail address"))
             continue
         reminder = Reminder(person_id=person.id, sent_to=person.email, sent_by_key=uow.viewer.key)
         session.add(reminder)
         session.flush()
         token = link_token(config["SECRET_KEY"], reminder)
         outgoing.append((person, reminder, compose(person, token)))
-    try:
-        delivered = mail.send(config, [message for _p, _r, message in outgoing])
-    except mail.MailFailed:
-        for _person, reminder, _message in outgoing:
+
+    def record(delivery: mail.Delivery) -> None:
+        unsent = []
+        if delivery.failure is not None:
+            run.failure = delivery.failure
+            unsent = [reminder for _person, reminder, _message in outgoing]
+        answers = zip(outgoing, delivery.results, strict=False)
+        for (person, reminder, _message), (_mail, problem) in answers:
+            run.results.append(Sent(person, problem))
+            if problem is not None:
+                unsent.append(reminder)
+        for reminder in unsent:  # the unit commits these deletions after this action
             session.delete(reminder)
-        session.flush()
-        raise
-    for (person, reminder, _message), (_mail, problem) in zip(outgoing, delivered, strict=True):
-        if problem is not None:
-            session.delete(reminder)
-        results.append(Sent(person, problem))
-    session.flush()
-    return results
+
+    mail.send_after_commit(uow, config, [message for _p, _r, message in outgoing], record)
+    return run

@@ -240,6 +240,16 @@ def rebuild_if_empty(session: Session) -> bool:
     return True
 
 
+def catch_up(session: Session) -> list[str]:
+    """Rewrite the kinds of documents that are out of step with the content (after an
+    upgrade: a migration changes what a document holds, or rows written under the old code):
+    the kinds rewritten. Reads every object once. Flushes; the caller commits."""
+    drift = out_of_step(session)
+    for kind in drift:
+        reindex(session, kind)
+    return list(drift)
+
+
 def out_of_step(session: Session) -> dict[str, int]:
     """How many documents of each kind differ from what :func:`reindex` would write now
     (missing, left over, or with other content); only kinds with a difference are named.

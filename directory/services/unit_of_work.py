@@ -11,7 +11,11 @@ once — the only ``commit()`` in the package — or rolls everything back:
 2. the search index rewrites the documents of what changed (:mod:`directory.services.search`);
 3. the page-cache generation moves on when a directory table was written
    (:mod:`directory.services.cache`);
-4. COMMIT.
+4. COMMIT;
+5. the after-commit actions (:meth:`UnitOfWork.after_commit`), in the order they were
+   registered: whatever leaves the database — e-mail above all — runs only once the writes it
+   speaks of are committed, so a failed commit sends no invitation or reminder with a dead
+   link. A rollback drops them unrun.
 
 A view never commits: every view function registered on the blueprint is wrapped by
 :func:`directory.web.committing.committing`, which commits when the view returns a
@@ -70,6 +74,7 @@ class UnitOfWork:
         self.session = session
         self.viewer = viewer
         self.commits = 0
+        self._after_commit: list[Callable[[], None]] = []
 
     def change_set(self, person: m.Person | None, **options: Any) -> ChangeSet:
         """The changes of this unit to ``person``'s profile (see ChangeSet for options)."""
@@ -90,16 +95,32 @@ class UnitOfWork:
         if savepoint.is_active:
             savepoint.commit()
 
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once this unit's writes are committed (never if they are not). What
+        an action writes is committed after it, by the unit."""
+        self._after_commit.append(action)
+
+    @property
+    def has_pending_actions(self) -> bool:
+        return bool(self._after_commit)
+
     def commit(self) -> None:
-        """Run the components and commit: the one place the package commits."""
+        """Run the components and commit: the one place the package commits. Then the
+        after-commit actions."""
         self.session.flush()
         for component in COMPONENTS:
             component(self.session)
         self.session.commit()
         self.commits += 1
+        actions, self._after_commit = self._after_commit, []
+        for action in actions:
+            action()
+        if actions and self.has_writes:  # what the actions wrote (a record of a refusal)
+            self.commit()
 
     def rollback(self) -> None:
         self.session.rollback()
+        self._after_commit = []
 
 
 def current_unit_of_work() -> UnitOfWork:

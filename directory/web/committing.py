@@ -16,6 +16,15 @@ from directory.db import read_only_from_now
 from directory.services.unit_of_work import SaveNotCommitted, current_unit_of_work, is_busy
 
 
+class AfterCommit:
+    """A view's answer that is made once the request's writes are committed and the
+    after-commit actions have run (the e-mails among them): the page that tells what the mail
+    server answered. ``render()`` returns what a view returns."""
+
+    def __init__(self, render: Callable[[], Any]) -> None:
+        self.render = render
+
+
 def committing(view: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a view so that its request's writes are committed once when it succeeds, and
     rolled back when it returns an error. An exception propagates with nothing committed."""
@@ -37,14 +46,16 @@ def committing(view: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run_and_commit(view: Callable[..., Any], args: Any, kwargs: Any) -> Any:
-    response = make_response(view(*args, **kwargs))
+    answer = view(*args, **kwargs)
+    deferred = isinstance(answer, AfterCommit)  # made once committed, whatever it says
+    response = None if deferred else make_response(answer)
     if g.get("_directory_session") is None:
         return response  # the view never touched the database
     uow = current_unit_of_work()
-    if not uow.has_writes:
+    if not (deferred or uow.has_writes or uow.has_pending_actions):
         return response  # nothing to commit; the session closes at teardown
-    if response.status_code < 400:
+    if deferred or response.status_code < 400:
         uow.commit()
     else:
         uow.rollback()
-    return response
+    return make_response(answer.render()) if deferred else response

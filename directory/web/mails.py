@@ -3,6 +3,7 @@ which a host may override like any page) with absolute links."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import current_app, render_template, url_for
@@ -12,6 +13,7 @@ from directory.i18n import department_name, ngettext
 from directory.i18n import gettext as _
 from directory.services import mail
 from directory.services.mail import Mail
+from directory.services.unit_of_work import current_unit_of_work
 
 
 def _department() -> str:
@@ -53,25 +55,41 @@ def reminder_mail(person: m.Person, token: str) -> Mail:
 
 def send_invitations(
     people: list[m.Person], links: dict[int, str], days: int
-) -> tuple[dict[int, str | None], str | None]:
-    """E-mail each person their invitation: ({person id: problem or None}, a problem of the
+) -> Callable[[], tuple[dict[int, str | None], str | None]]:
+    """E-mail each person their invitation once the request's writes (the invitations) are
+    committed. Returns what to ask afterwards: ({person id: problem or None}, a problem of the
     whole sending). The invitations exist either way; the pages show every link."""
     messages = [invitation_mail(person, links[person.id], days) for person in people]
-    try:
-        results = mail.send(current_app.config, messages)
-    except (mail.MailNotConfigured, mail.MailFailed) as problem:
-        return {}, str(problem)
-    return {p.id: problem for p, (_mail, problem) in zip(people, results, strict=True)}, None
+    delivery = mail.send_after_commit(current_unit_of_work(), current_app.config, messages)
+
+    def outcome() -> tuple[dict[int, str | None], str | None]:
+        if delivery.failure is not None:
+            return {}, delivery.failure
+        answers = zip(people, delivery.results, strict=True)
+        return {p.id: problem for p, (_mail, problem) in answers}, None
+
+    return outcome
 
 
-def send_invitation(person: m.Person, link: str, days: int) -> str | None:
-    """E-mail one invitation: what went wrong, for the admin's page, or None once sent."""
+def send_invitation(person: m.Person, link: str, days: int) -> Callable[[], str | None]:
+    """E-mail one invitation once it is committed. Returns what to ask afterwards: what went
+    wrong, for the admin's page, or None once sent."""
     if not person.email:
-        return "This person has no e-mail address, so nothing was sent: copy the link below."
-    sent, problem = send_invitations([person], {person.id: link}, days)
-    if problem:
-        return problem
-    return f"Not sent to {person.email}: {sent[person.id]}." if sent[person.id] else None
+        return lambda: _(
+            "This person has no e-mail address, so nothing was sent: copy the link below."
+        )
+    outcome = send_invitations([person], {person.id: link}, days)
+
+    def problem() -> str | None:
+        sent, failure = outcome()
+        if failure:
+            return failure
+        refused = sent[person.id]
+        if refused is None:
+            return None
+        return _("Not sent to %(address)s: %(problem)s.", address=person.email, problem=refused)
+
+    return problem
 
 
 def digest_mail(person: m.Person, candidates: list[Any], token: str) -> Mail:

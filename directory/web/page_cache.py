@@ -11,7 +11,7 @@ than the last committed write.
   next day at the latest.
 
 Only anonymous ``GET``/``HEAD`` requests without pending flash messages are served from or stored
-in the cache, and only 200 responses that set no cookie and rendered no CSRF token.
+in the cache, and only 200 responses that set no cookie and rendered no CSRF token or CSP nonce.
 
 A view opts in with one line::
 
@@ -39,6 +39,7 @@ from sqlalchemy import Connection
 from directory import i18n
 from directory.services.cache import GENERATION, current_generation
 from directory.services.identity import host_identity_key
+from directory.web.csp import nonce_used
 
 
 def _read_generation() -> int | None:
@@ -213,6 +214,7 @@ def _response_storable(response: Response) -> bool:
         and not response.cache_control.private
         and not response.cache_control.no_store
         and csrf_field not in g  # the page carries a per-session token
+        and not nonce_used()  # nor a per-response nonce (directory.web.csp)
         and not session.modified
     )
 

@@ -1,5 +1,6 @@
 """Accessibility: axe-core (installed from the npm registry by ``make axe``) finds no serious or
-critical violation on any page type, public or editing, at desktop and phone widths; and the
+critical violation on any page type, public or editing, in the light and the dark colour
+scheme, at desktop and phone widths; and the
 editing forms can be used with the keyboard alone.
 
 Add a line to A11Y_PAGES for each new page type. A page that does not answer its expected status
@@ -67,6 +68,9 @@ A11Y_PAGES = [
     ("department report in Chinese", "admin", "/directory/reports/department?lang=zh_Hans", 200),
 ]
 SERIOUS = {"serious", "critical"}
+#: Every page is audited in both colour schemes (prefers-color-scheme): the dark one has its
+#: own colours, a search hit's highlight among them.
+SCHEMES = ("light", "dark")
 
 
 @pytest.fixture(scope="module")
@@ -103,10 +107,13 @@ def test_no_serious_accessibility_violations(
         sign_in(page, who)
     response = page.goto(path)
     assert response.status == status, f"{kind}: {path} answered {response.status}"
-    for width in (1280, 390):
-        page.set_viewport_size({"width": width, "height": 900})
-        violations = run_axe(page, axe_source)
-        assert not violations, f"{kind} at {width}px:\n{json.dumps(violations, indent=1)}"
+    for scheme in SCHEMES:
+        page.emulate_media(color_scheme=scheme)
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            violations = run_axe(page, axe_source)
+            where = f"{kind}, {scheme} scheme, at {width}px"
+            assert not violations, f"{where}:\n{json.dumps(violations, indent=1)}"
 
 
 def test_the_audit_reports_a_planted_violation(demo, page, axe_source) -> None:

@@ -11,6 +11,7 @@ something changed), so that the refusal is the token's doing and not the data's.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 from base64 import b64encode
@@ -26,7 +27,12 @@ from werkzeug.routing import Rule
 
 from directory import models as m
 from directory.services.accounts import save_account
-from directory.services.identity import BUILTIN_GENERATION_KEY, BUILTIN_SESSION_KEY, Viewer
+from directory.services.identity import (
+    BUILTIN_GENERATION_KEY,
+    BUILTIN_SESSION_KEY,
+    BUILTIN_TOKEN_KEY,
+    Viewer,
+)
 from directory.services.invitations import create_invitation
 from directory.services.photos import photo_from_bytes
 from directory.services.pubimport.drafts import create_draft
@@ -119,8 +125,11 @@ def world(host: Flask) -> dict[str, Any]:
         session = state.new_session()
         person = session.scalar(select(m.Person).where(m.Person.slug == SUBJECT))
         people = {p.slug: p for p in session.scalars(select(m.Person))}
-        save_account(session, "admin", PASSWORD)
-        save_account(session, "owner", PASSWORD, person)
+        for account in (save_account(session, "admin", PASSWORD)[0],
+                        save_account(session, "owner", PASSWORD, person)[0]):  # fmt: skip
+            # The open session each one's cookie names (see sign_in below).
+            token_hash = hashlib.sha256(SESSION_TOKENS[account.username].encode()).hexdigest()
+            session.add(m.SignInSession(token_hash=token_hash, account_id=account.id))
         person.photo = photo_from_bytes(_image("PNG"), "A portrait")
         delegation = m.Delegation(person_id=person.id, delegate_id=people["danyang-zhuo"].id)
         relation = m.AdvisingRelation(
@@ -218,6 +227,10 @@ def world(host: Flask) -> dict[str, Any]:
     return world
 
 
+#: The built-in sessions the world opens, by username: the token each cookie carries.
+SESSION_TOKENS = {"admin": "a session of admin", "owner": "a session of owner"}
+
+
 def sign_in(client, username: str | None) -> None:
     """Sign ``username`` in to the built-in sign-in (None: sign out) for the next requests."""
     with client.session_transaction() as session:
@@ -225,6 +238,7 @@ def sign_in(client, username: str | None) -> None:
         if username is not None:
             session[BUILTIN_SESSION_KEY] = username
             session[BUILTIN_GENERATION_KEY] = 0  # a new account's generation
+            session[BUILTIN_TOKEN_KEY] = SESSION_TOKENS[username]
 
 
 def fingerprint(db, client) -> dict[str, Any]:

@@ -207,10 +207,10 @@ def test_an_import_interrupted_midway_writes_nothing(runner, db, tmp_path, monke
     original = interchange._Importer.import_document
     written: list[str] = []
 
-    def fail_on_the_second(self, doc, person):
+    def fail_on_the_second(self, doc, person, *source):
         if written:
             raise OSError("disk full (injected fault)")
-        original(self, doc, person)
+        original(self, doc, person, *source)
         written.append(person.slug)
 
     monkeypatch.setattr(interchange._Importer, "import_document", fail_on_the_second)

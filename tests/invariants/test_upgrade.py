@@ -66,6 +66,18 @@ DOWNGRADE_DROPS = {
 #: What each downgrade step from head down to 0.1.0's head drops (tables; columns of tables
 #: that stay).
 SINCE_RELEASE_DROPS = {
+    "hosts_2": (set(), {}),
+    "hosts_1": ({"directory_sign_in_sessions"}, {}),
+    "claims_2": (
+        {
+            "directory_harvest_requests", "directory_harvest_locks", "directory_harvest_runs",
+            "directory_claim_rejections", "directory_claim_candidates",
+        },
+        {},
+    ),
+    "claims_1": (
+        set(), {"directory_people": {"orcid", "dblp_pid", "openalex_id", "semantic_scholar_id"}}
+    ),
     "speed_4": (set(), {}),
     "dedup_1": ({"directory_publication_title_words"}, {}),
     "alumni_2": (set(), {"directory_advising": {"student_fold", "student_key"}}),
@@ -121,6 +133,7 @@ RELEASE_SCRIPT = textwrap.dedent(
     from directory.db import get_session
 
     url, out, action = sys.argv[1], sys.argv[2], sys.argv[3]
+    bib = sys.argv[4] if len(sys.argv) > 4 else None
     app = Flask("release_0_1_0", instance_path=tempfile.mkdtemp())
     app.config.update(
         SECRET_KEY="x", SERVER_NAME="directory.test", DIRECTORY_DATABASE_URL=url,
@@ -131,7 +144,11 @@ RELEASE_SCRIPT = textwrap.dedent(
     if action == "create":
         migrate.upgrade(app.extensions["directory"].db.engine)
         runner = app.test_cli_runner()
-        for args in (["load-demo"], ["bind-user", "{edited}", "xwei"]):
+        commands = [["load-demo"], ["bind-user", "{edited}", "xwei"]]
+        if bib:  # an al-folio site's papers.bib, imported by 0.1.0's own import
+            commands.append(["import-bibtex", "--person", "{edited}", "--yes",
+                             "--duplicates", "new", bib])
+        for args in commands:
             result = runner.invoke(args=["directory", *args])
             assert result.exit_code == 0, result.output
         with app.app_context():
@@ -234,12 +251,15 @@ def release_tree(tmp_path_factory) -> Path:
     return folder
 
 
-def run_release(tree: Path, url: str, action: str, out: Path) -> dict[str, tuple[int, str]]:
-    """Run 0.1.0's code on ``url``: "create" the database, or only "render" its pages."""
+def run_release(
+    tree: Path, url: str, action: str, out: Path, *extra: str
+) -> dict[str, tuple[int, str]]:
+    """Run 0.1.0's code on ``url``: "create" the database (with ``extra``: the BibTeX file
+    its edited profile imports), or only "render" its pages."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     env.pop("DIRECTORY_TEST_DATABASE_URL", None)
     done = subprocess.run(
-        [sys.executable, "-c", RELEASE_SCRIPT, url, str(out), action],
+        [sys.executable, "-c", RELEASE_SCRIPT, url, str(out), action, *extra],
         cwd=tree,
         env=env,
         capture_output=True,
@@ -377,3 +397,75 @@ def test_a_release_0_1_0_database_upgrades_and_downgrades_with_its_content(
                 assert conn.scalar(select(func.count()).select_from(m.Person.__table__)) > 10
         finally:
             engine.dispose()
+
+
+ALFOLIO = ROOT / "tests" / "fixtures" / "bibtex" / "alfolio.bib"
+
+
+def run_cli(url: str, *args: str) -> Any:
+    """Today's ``flask directory ARGS`` on ``url``."""
+    app = make_app(DIRECTORY_DATABASE_URL=url)
+    try:
+        return app.test_cli_runner().invoke(args=["directory", *args])
+    finally:
+        app.extensions["directory"].db.dispose()
+
+
+def public_pages(url: str) -> dict[str, tuple[int, str]]:
+    """Every profile page of ``url``'s directory, as today's code shows it to anyone."""
+    app = make_app(DIRECTORY_DATABASE_URL=url)
+    state = app.extensions["directory"].db
+    try:
+        with app.app_context():
+            session = state.new_session()
+            slugs = list(session.scalars(select(m.Person.slug).order_by(m.Person.slug)))
+            session.close()
+        client = app.test_client()
+        pages = {}
+        for slug in slugs:
+            response = client.get(f"/directory/people/{slug}")
+            pages[slug] = [response.status_code, response.get_data(as_text=True)]
+        return contents(pages)
+    finally:
+        state.dispose()
+
+
+@pytest.mark.slow
+def test_an_upgraded_0_1_0_department_checks_clean_and_restores_from_its_backup(
+    tmp_path: Path, release_tree: Path
+) -> None:
+    """The demo plus an al-folio papers.bib, by 0.1.0; upgraded by today's `db upgrade`:
+    `check` is clean (the search index included, without a `reindex`), and `export --all`
+    imported into an empty database gives every person back, with the same public pages."""
+    backup = tmp_path / "backup"
+    with scratch_database(tmp_path) as url, scratch_database(tmp_path) as empty:
+        run_release(release_tree, url, "create", tmp_path / "before.json", str(ALFOLIO))
+        upgraded = run_cli(url, "db", "upgrade")
+        assert upgraded.exit_code == 0, upgraded.output
+        # 0.1.0 kept al-folio's relative links (pdf = {mitosis.pdf}) as they were: each is
+        # taken out, and its profile's history says what to complete.
+        engine = make_engine(url)
+        try:
+            with engine.connect() as conn:
+                notes = conn.scalars(
+                    select(m.ChangeRecord.summary).where(m.ChangeRecord.summary.like("Upgrade:%"))
+                ).all()
+                links = conn.scalars(select(m.PublicationLink.url)).all()
+        finally:
+            engine.dispose()
+        assert any("'mitosis.pdf'" in note for note in notes), notes
+        assert all(url.startswith(("http://", "https://", "mailto:")) for url in links)
+        checked = run_cli(url, "check")
+        assert checked.exit_code == 0, checked.output
+        assert "ok  search: index in step with the data" in checked.output
+        exported = run_cli(url, "export", "--all", str(backup))
+        assert exported.exit_code == 0, exported.output
+        files = sorted(str(path) for path in backup.glob("*.json"))
+        assert len(files) > 20
+
+        assert run_cli(empty, "db", "upgrade").exit_code == 0
+        restored = run_cli(empty, "import-profile", *files)
+        assert restored.exit_code == 0, restored.output[-3000:]
+        before, after = public_pages(url), public_pages(empty)
+        assert sorted(after) == sorted(before)
+        assert after == before

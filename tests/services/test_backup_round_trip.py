@@ -48,6 +48,7 @@ TABLES_NOT_CARRIED = {
     "directory_local_accounts": "password hashes never leave the server in a profile document",
     "directory_reminders": "the log of reminder e-mails sent",
     "directory_sign_in_throttle": "failed sign-ins, forgotten after a while",
+    "directory_sign_in_sessions": "the built-in login's open sessions, tied to this server",
     "directory_cache_state": "the page cache's generation counter",
     "directory_search_documents": "the search index, rebuilt from the rows (every import "
     "writes it; `flask directory reindex`); it names rows by their ids",

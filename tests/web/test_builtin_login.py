@@ -180,14 +180,18 @@ def test_a_name_guessed_from_many_addresses_is_blocked_for_all(client, account) 
     assert BLOCKED in html
 
 
+def sign_out(client, everywhere: bool = False):
+    html = client.get("/directory/logout").get_data(as_text=True)
+    data = {"csrf_token": csrf_token(html), **({"everywhere": "y"} if everywhere else {})}
+    return client.post("/directory/logout", data=data)
+
+
 def test_signing_out_ends_the_session_on_the_server(site, client, account) -> None:
     """A cookie copied before sign-out signs nobody in afterwards, and cannot write."""
     assert sign_in(client, "ada", PASSWORD).status_code == 302
     copied = client.get_cookie("session").value
     assert "members news" in profile(client)
-    html = client.get("/directory/logout").get_data(as_text=True)
-    signed_out = client.post("/directory/logout", data={"csrf_token": csrf_token(html)})
-    assert signed_out.status_code == 302
+    assert sign_out(client).status_code == 302
 
     thief = site.test_client()
     thief.set_cookie("session", copied)
@@ -198,6 +202,53 @@ def test_signing_out_ends_the_session_on_the_server(site, client, account) -> No
     assert sign_in(client, "ada", PASSWORD).status_code == 302
     assert "members news" in profile(client)
     assert "members news" not in profile(thief)
+
+
+def test_signing_out_ends_only_this_session(site, client, account) -> None:
+    """Sign-out on one device leaves the account's other sessions signed in (the convention
+    of Django, GitHub and Google); a copy of the ended cookie still signs nobody in."""
+    laptop, phone = client, site.test_client()
+    assert sign_in(laptop, "ada", PASSWORD).status_code == 302
+    assert sign_in(phone, "ada", PASSWORD).status_code == 302
+    copied = laptop.get_cookie("session").value
+    assert sign_out(laptop).status_code == 302
+    assert "members news" not in profile(laptop)
+    assert "members news" in profile(phone)  # still signed in there
+    thief = site.test_client()
+    thief.set_cookie("session", copied)
+    assert "members news" not in profile(thief)
+
+
+def test_sign_out_of_all_sessions_is_an_explicit_button(site, client, account) -> None:
+    laptop, phone = client, site.test_client()
+    for browser in (laptop, phone):
+        assert sign_in(browser, "ada", PASSWORD).status_code == 302
+    copied = phone.get_cookie("session").value
+    page = laptop.get("/directory/logout").get_data(as_text=True)
+    assert '<button type="submit" class="button" name="everywhere" value="y">' in page
+    # A POST with its token, like the other button: no other site can sign anyone out.
+    assert laptop.post("/directory/logout", data={"everywhere": "y"}).status_code == 400
+    assert "members news" in profile(phone)
+    response = sign_out(laptop, everywhere=True)
+    assert response.status_code == 302
+    assert "signed out of all your sessions" in laptop.get("/directory/").get_data(as_text=True)
+    for browser in (laptop, phone):
+        assert "members news" not in profile(browser)
+    thief = site.test_client()
+    thief.set_cookie("session", copied)
+    assert "members news" not in profile(thief)
+
+
+def test_a_new_password_ends_every_session(site, client, db, account) -> None:
+    laptop, phone = client, site.test_client()
+    for browser in (laptop, phone):
+        assert sign_in(browser, "ada", PASSWORD).status_code == 302
+    save_account(db, "ada", "another long password", None)
+    db.commit()
+    for browser in (laptop, phone):
+        assert "members news" not in profile(browser)
+    assert sign_in(phone, "ada", "another long password").status_code == 302
+    assert "members news" in profile(phone)
 
 
 def test_signing_in_starts_a_fresh_session(client, account) -> None:

@@ -11,6 +11,7 @@ from directory.formats.bibtex.latex import NEEDS_LATEX_RE, clean_url, latex_to_t
 from directory.formats.bibtex.values import MONTH_BY_PREFIX
 from directory.formats.identifiers import (
     ARXIV_BARE_RE,
+    arxiv_problem,
     arxiv_url,
     normalise_arxiv,
     normalise_doi,
@@ -170,14 +171,10 @@ def _parse_month(value: str) -> int | None:
     return None
 
 
-def _arxiv_from_fields(fields: dict[str, str]) -> str | None:
-    eprint = fields.get("eprint")
-    if eprint:
-        prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip().lower()
-        if prefix == "arxiv" or (not prefix and ARXIV_BARE_RE.fullmatch(eprint.strip())):
-            found = normalise_arxiv(eprint)
-            if found:
-                return found
+def _arxiv_from_fields(fields: dict[str, str], warnings: list[str]) -> str | None:
+    found = _arxiv_given(fields, warnings)
+    if found:
+        return found
     arxiv = fields.get("arxiv")
     if arxiv:
         found = normalise_arxiv(arxiv)
@@ -250,6 +247,28 @@ def _split_list(value: str | None, pattern: re.Pattern[str]) -> list[str]:
     return [item for item in (p.strip() for p in pattern.split(latex_to_text(value))) if item]
 
 
+def _arxiv_given(fields: dict[str, str], warnings: list[str]) -> str | None:
+    """The arXiv id of the fields that say they hold one (``eprint`` with ``archivePrefix =
+    {arXiv}``, Mendeley's ``arxivId``); a value there that is no arXiv id is reported and not
+    stored (Mendeley writes NIH manuscript numbers such as NIHMS150003 there)."""
+    prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip().lower()
+    given = []
+    eprint = (fields.get("eprint") or "").strip()
+    if eprint and (prefix == "arxiv" or (not prefix and ARXIV_BARE_RE.fullmatch(eprint))):
+        given.append(("eprint", eprint))
+    if (fields.get("arxivid") or "").strip():
+        given.append(("arxivId", fields["arxivid"].strip()))
+    bad: dict[str, list[str]] = {}
+    for name, value in given:
+        found = normalise_arxiv(value)
+        if found:
+            return found
+        bad.setdefault(value, []).append(name)
+    for value, names in bad.items():
+        warnings.append(f"{' and '.join(names)}: {arxiv_problem(value)}; not stored")
+    return None
+
+
 def build_publication(
     key: str, entry_type: str, fields: dict[str, str], warnings: list[str]
 ) -> dict[str, Any]:
@@ -260,7 +279,7 @@ def build_publication(
     """
     title = _title(fields, warnings)
     venue, howpublished_url = _venue(fields)
-    arxiv_id = _arxiv_from_fields(fields)
+    arxiv_id = _arxiv_from_fields(fields, warnings)
     pub_type = _publication_type(entry_type, fields, bool(arxiv_id), warnings)
     year, month, year_text = _year_and_month(fields, warnings)
     note = _decoded(fields, "note")

@@ -35,6 +35,7 @@ from directory.services.pubimport.plan import (
 from directory.services.publications import (
     AuthorIndex,
     AuthorMatch,
+    Candidate,
     PublicationIndex,
     link_authors,
     publication_options,
@@ -305,6 +306,8 @@ def plan_import(
         if entry.status == "repeat":
             continue
         if entry.status in ("new", "duplicate"):
+            _claimed_identifiers(entry, planned, known.index)
+        if entry.status in ("new", "duplicate"):
             index.add(-entry.index - 1, entry.data)
         _plan_authors(entry, known)
 
@@ -381,6 +384,45 @@ def _match_entry(entry: PlannedEntry, planned: list[PlannedEntry], known: _Known
     else:
         entry.status = "department"
         entry.reason = f"A department paper has {result.reason}; it will be linked."
+
+
+#: The unique identifiers an entry can bring: (field, its name in messages, the lookup).
+_UNIQUE_IDENTIFIERS = (
+    ("doi", "DOI", "paper_with_doi"),
+    ("arxiv_id", "arXiv id", "paper_with_arxiv_id"),
+)
+
+
+def _claimed_identifiers(
+    entry: PlannedEntry, planned: list[PlannedEntry], index: PublicationIndex
+) -> None:
+    """A new entry whose DOI or arXiv id another paper has (a stored one, or an earlier entry
+    of the file) that it did not match as the same paper: a unique identifier names one
+    paper, so the entry becomes a possible duplicate of that paper, and keeps the identifier
+    only if the person says it is the same paper (else it is written without it, as the
+    warning says)."""
+    for name, words, lookup in _UNIQUE_IDENTIFIERS:
+        value = entry.data.get(name)
+        holder = getattr(index, lookup)(value) if value else None
+        if holder is None:
+            continue
+        known = index.known[holder]
+        if holder < 0:
+            line = planned[-holder - 1].line
+            where = f"the entry on line {line}" if line else f"entry {-holder}"
+        else:
+            where = f"“{known.title}”"
+        entry.data = {**entry.data, name: None}
+        entry.warnings.append(
+            f"{words} {value} is also {where}'s; unless you say they are the same paper, this "
+            f"one is imported without it (one {words} names one paper)."
+        )
+        entry.status = "duplicate"
+        entry.reason = "A paper like this exists: decide whether it is the same."
+        if all(c.publication_id != holder for c in entry.candidates):
+            reason = f"the same {words} ({value})"
+            candidate = Candidate(holder, known.title, known.year, known.venue, 100, reason)
+            entry.candidates = [candidate, *entry.candidates]
 
 
 def _plan_authors(entry: PlannedEntry, known: _Known) -> None:

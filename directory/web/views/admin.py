@@ -28,6 +28,7 @@ from directory.services.reminders import ProfileCurrency, stale_profiles
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
+from directory.web.committing import AfterCommit
 from directory.web.conflicts import on_conflict
 from directory.web.csrf import csrf_failed
 from directory.web.entry_kinds import KINDS
@@ -172,11 +173,12 @@ def admin_invite(slug: str) -> Any:
     token = people.invite(current_unit_of_work(), person, days)
     link = url_for("directory.claim_profile", token=token, _external=True)
     # The invitation exists whatever the mail server says; the page shows its link anyway.
+    # The e-mail goes once the invitation is committed; the page says what the server said.
     problem = send_invitation(person, link, days)
-    return render_template(
+    return AfterCommit(lambda: render_template(
         "directory/admin/invitation.html", person=person, link=link, days=days,
-        mail_problem=problem,
-    )  # fmt: skip
+        mail_problem=problem(),
+    ))  # fmt: skip
 
 
 @blueprint.route("/admin/merge", methods=["GET", "POST"])

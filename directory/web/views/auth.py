@@ -12,16 +12,23 @@ from urllib.parse import urlsplit
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask import session as cookie  # the signed cookie, not the database's
 from werkzeug.wrappers import Response
-from wtforms import PasswordField, StringField
+from wtforms import BooleanField, PasswordField, StringField
 from wtforms.validators import InputRequired, Length
 
 from directory.db import get_session
 from directory.i18n import gettext as _
 from directory.i18n import lazy_gettext as _l
-from directory.services.accounts import bound_person_id, end_sessions, sign_in
+from directory.services.accounts import (
+    bound_person_id,
+    end_session,
+    end_sessions,
+    sign_in,
+    start_session,
+)
 from directory.services.identity import (
     BUILTIN_GENERATION_KEY,
     BUILTIN_SESSION_KEY,
+    BUILTIN_TOKEN_KEY,
     current_viewer,
 )
 from directory.web.blueprint import blueprint
@@ -34,8 +41,10 @@ class LoginForm(DirectoryForm):
 
 
 class SignOutForm(DirectoryForm):
-    """A one-button form: signing out is a POST with a CSRF token, so that no other site
-    can sign a visitor out."""
+    """Signing out is a POST with a CSRF token, so that no other site can sign a visitor out.
+    Its button ends this session; a second one, ``everywhere``, ends all of the account's."""
+
+    everywhere = BooleanField()
 
 
 def safe_next(target: str | None) -> str | None:
@@ -79,6 +88,7 @@ def login() -> Response | tuple[str, int]:
             cookie.clear()
             cookie[BUILTIN_SESSION_KEY] = outcome.account.username
             cookie[BUILTIN_GENERATION_KEY] = outcome.account.session_generation
+            cookie[BUILTIN_TOKEN_KEY] = start_session(outcome.account)
             flash(_("You are signed in."), "success")
             return redirect(next_url or landing_page(outcome.account.username))
         if outcome.locked_until is not None:
@@ -103,9 +113,15 @@ def logout() -> Response | tuple[str, int]:
     form = SignOutForm()
     if form.validate_on_submit():
         # Ended on the server too: a copy of the cookie taken before no longer signs in.
-        end_sessions(cookie.get(BUILTIN_SESSION_KEY))
+        # This session only (the account's others go on), unless asked for all of them.
+        if form.everywhere.data:
+            end_sessions(cookie.get(BUILTIN_SESSION_KEY))
+            message = _("You are signed out of all your sessions, on every device.")
+        else:
+            end_session(cookie.get(BUILTIN_TOKEN_KEY))
+            message = _("You are signed out.")
         cookie.clear()
-        flash(_("You are signed out."), "success")
+        flash(message, "success")
         return redirect(url_for("directory.index"))
     # GET (or an expired token): a page with the button, which works without JavaScript.
     status = 400 if csrf_failed(form) else 200

@@ -33,6 +33,7 @@ from directory.services.department.recruiting import recruiting_summary
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.api.views import ApiError
 from directory.web.blueprint import blueprint
+from directory.web.csp import csp_nonce, response_policy
 from directory.web.csrf import csrf_token
 
 
@@ -169,6 +170,7 @@ def _template_globals(state) -> None:
         directory_html_lang=i18n.html_lang,
         directory_translate=i18n.translate,
         directory_profile_url=profile_url,
+        directory_csp_nonce=csp_nonce,
         directory_paper_url=paper_url,
         directory_evidence_text=evidence.evidence_text,
         directory_source_name=evidence.source_name,
@@ -190,7 +192,7 @@ def _security_headers(response: Response) -> Response:
     config = current_app.config
     if config["DIRECTORY_SECURITY_HEADERS"] and _is_directory_request():
         response.headers.setdefault(
-            "Content-Security-Policy", config["DIRECTORY_CONTENT_SECURITY_POLICY"]
+            "Content-Security-Policy", response_policy(config["DIRECTORY_CONTENT_SECURITY_POLICY"])
         )
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")

@@ -34,6 +34,7 @@ from directory.services.reminders import (
 from directory.services.unit_of_work import current_unit_of_work
 from directory.web import forms
 from directory.web.blueprint import blueprint
+from directory.web.committing import AfterCommit
 from directory.web.csrf import csrf_failed
 from directory.web.mails import reminder_mail, send_invitations
 from directory.web.outcomes import flash_outcome
@@ -115,14 +116,18 @@ def admin_import_confirm() -> Any:
                    unlisted=config["DIRECTORY_NEW_PROFILES_UNLISTED"])  # fmt: skip
     links = {o.person.id: url_for("directory.claim_profile", token=o.token, _external=True)
              for o in done}  # fmt: skip
-    sent, mail_problem = {}, None
-    if form.send_invitations.data:
-        sent, mail_problem = send_invitations([o.person for o in done], links, days)
-    return render_template(
-        "directory/admin/import_done.html",
-        plan=plan, done=done, links=links, sent=sent, mail_problem=mail_problem,
-        asked_to_send=form.send_invitations.data, days=days,
-    )  # fmt: skip
+    outcome = (send_invitations([o.person for o in done], links, days)
+               if form.send_invitations.data else lambda: ({}, None))  # fmt: skip
+
+    def page() -> str:  # once the invitations are committed and their e-mails sent
+        sent, mail_problem = outcome()
+        return render_template(
+            "directory/admin/import_done.html",
+            plan=plan, done=done, links=links, sent=sent, mail_problem=mail_problem,
+            asked_to_send=form.send_invitations.data, days=days,
+        )  # fmt: skip
+
+    return AfterCommit(page)
 
 
 # ----------------------------------------------------------------------------- publishing
@@ -191,15 +196,22 @@ def admin_remind() -> Any:
     chosen = set(form.people.data)
     reminded = [c.person for c in currency(session, chosen)]
     try:
-        results = send_reminders(current_unit_of_work(), current_app.config, reminded,
-                                 reminder_mail)  # fmt: skip
-    except (mail.MailNotConfigured, mail.MailFailed) as problem:
+        run = send_reminders(current_unit_of_work(), current_app.config, reminded,
+                             reminder_mail)  # fmt: skip
+    except mail.MailNotConfigured as problem:
         # Nothing was recorded: the error page rolls the request back.
         form.people.errors = [str(problem)]
-        return _stale_page(stale, months, form, 503 if isinstance(problem, mail.MailFailed)
-                           else 400)  # fmt: skip
-    sent = [r.person.full_name for r in results if r.problem is None]
-    failed = [f"{r.person.full_name} ({r.problem})" for r in results if r.problem is not None]
+        return _stale_page(stale, months, form, 400)
+    # The e-mails go once the reminders are committed; then the report of what was sent.
+    return AfterCommit(lambda: _reminded(run, stale, months, form))
+
+
+def _reminded(run: Any, stale: Any, months: int, form: Any) -> Any:
+    if run.failure is not None:  # no message went: no reminder was kept
+        form.people.errors = [run.failure]
+        return _stale_page(stale, months, form, 503)
+    sent = [r.person.full_name for r in run.results if r.problem is None]
+    failed = [f"{r.person.full_name} ({r.problem})" for r in run.results if r.problem is not None]
     if sent:
         flash(
             ngettext(

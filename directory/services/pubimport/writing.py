@@ -21,6 +21,7 @@ from directory.services.pubimport.plan import ImportPlan, PersonPlan, PlannedEnt
 from directory.services.pubimport.planning import FILL_FIELDS, enrichment
 from directory.services.publication_merge import link_versions
 from directory.services.publications import AuthorIndex, PublicationIndex, link_coauthor_profiles
+from directory.services.expertise import vectors as expertise_vectors
 from directory.services.search_index import note_written
 
 #: How many new papers one bulk INSERT round writes (and the progress bar advances by).
@@ -203,6 +204,7 @@ def _create_new_papers(
     session.flush()
     # Written below the ORM: tell the search index and the page cache.
     note_written(session, "publication", summary.created_ids)
+    expertise_vectors.note_written(session, "publication", summary.created_ids)
     invalidate(session)
 
 

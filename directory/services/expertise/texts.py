@@ -28,9 +28,7 @@ def profile_text(
     notices: list[m.RecruitingNotice],
 ) -> str:
     parts = [person.interests or "", plain_text(person.bio)]
-    parts += [
-        f"{p.title}. {plain_text(p.summary)}" for p in projects if p.visibility == PUBLIC
-    ]
+    parts += [f"{p.title}. {plain_text(p.summary)}" for p in projects if p.visibility == PUBLIC]
     parts += [
         f"{n.title or ''} {plain_text(n.description)}".strip()
         for n in notices

@@ -80,9 +80,7 @@ def _profile_texts(session: Session, ids: list[int] | None) -> dict[int, str]:
             .order_by(m.RecruitingNotice.position, m.RecruitingNotice.id)
         ):
             notices.setdefault(notice.owner_id, []).append(notice)
-    return {
-        p.id: profile_text(p, projects.get(p.id, []), notices.get(p.id, [])) for p in found
-    }
+    return {p.id: profile_text(p, projects.get(p.id, []), notices.get(p.id, [])) for p in found}
 
 
 _TEXTS = {"publication": _paper_texts, "person": _profile_texts}

@@ -71,11 +71,12 @@ KEYWORD = "keyword"
 HYBRID = "hybrid"
 
 #: Words of a question that say nothing of its topic ("who works on LLM serving?").
-_FUNCTION_WORDS = frozenset(
-    """a about an and any anyone are at by can do does doing for from has have here in into is
-    it me of on or research researcher researchers researching someone study studies studying
-    that the their there to what which who whom whose with work working works""".split()
+_FUNCTION_TEXT = (
+    "a about an and any anyone are at by can do does doing for from has have here in into "
+    "is it me of on or research researcher researchers researching someone study studies "
+    "studying that the their there to what which who whom whose with work working works"
 )
+_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 _CJK_FUNCTION = re.compile(
     "谁|哪些|哪位|哪个|有没有|有人|老师|教授|同学|研究|从事|方向|方面|关于|工作|在做|做|在|的|吗|呢|？"
 )

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from flask import url_for
+from markupsafe import Markup
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
@@ -43,8 +45,11 @@ from directory.services.expertise.texts import interest_phrases
 from directory.services.expertise.vectors import matrices
 from directory.services.identity import Viewer
 from directory.services.search import (
+    SearchHit,
     _is_cjk,
     engine_for,
+    highlight,
+    localised,
     matches,
     parse_query,
     tokenize,
@@ -374,3 +379,61 @@ def people_in_order(session: Session, ids: Sequence[int], options: Sequence[Any]
         )
     }
     return [loaded[i] for i in ids if i in loaded]
+
+
+# ----------------------------------------------------------------------------- the search page
+
+
+@dataclass(frozen=True)
+class ShownReason:
+    """A reason as the search page shows it: its text (matched words marked) and its link."""
+
+    kind: str
+    text: Markup
+    url: str | None
+
+
+def people_hits(
+    session: Session, query: str, viewer: Viewer, limit: int, offset: int = 0
+) -> tuple[list[SearchHit], int]:
+    """The search page's People: page ``offset``/``limit`` of :func:`rank_people`, each hit
+    with its reasons, and how many people match in all."""
+    ranking = rank_people(session, query, viewer)
+    shown = ranking.people[offset : offset + limit]
+    docs = {
+        doc.object_id: doc
+        for doc in session.scalars(
+            select(SearchDocument).where(
+                SearchDocument.kind == "person", SearchDocument.object_id.in_(shown)
+            )
+        )
+    }
+    people = people_in_order(session, [i for i in shown if i in docs])
+    why = reasons(session, ranking, people)
+    terms = topic_terms(ranking.query)
+    hits = []
+    for person in people:
+        doc = docs[person.id]
+        profile = url_for("directory.profile", slug=person.slug)
+        shown_reasons = tuple(
+            ShownReason(
+                reason.kind,
+                highlight(reason.text, terms),
+                f"{profile}#pub-{reason.uid}" if reason.uid else None,
+            )
+            for reason in why.get(person.id, [])
+        )
+        hits.append(
+            SearchHit(
+                kind="person",
+                object_id=person.id,
+                ref=person.slug,
+                title=highlight(localised(doc.title), terms),
+                summary=highlight(localised(doc.summary), terms),
+                snippet=Markup(""),
+                url=profile,
+                rank=float(len(ranking.people) - ranking.people.index(person.id)),
+                reasons=shown_reasons,
+            )
+        )
+    return hits, ranking.total

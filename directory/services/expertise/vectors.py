@@ -249,7 +249,7 @@ _MATRIX_LOCK = threading.Lock()
 def _key(session: Session) -> dict[str, tuple[int, int, int]]:
     t = _TABLE.c
     rows = session.execute(
-        select(t.kind, func.count(), func.max(t.id), func.sum(t.stamp)).group_by(t.kind)
+        select(t.kind, func.count(t.id), func.max(t.id), func.sum(t.stamp)).group_by(t.kind)
     ).all()
     keys = {kind: (0, 0, 0) for kind in KINDS}
     keys.update({kind: (int(n), int(top or 0), int(total or 0)) for kind, n, top, total in rows})

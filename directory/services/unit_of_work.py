@@ -40,8 +40,8 @@ from directory import models as m
 from directory.db import get_session
 from directory.services import cache
 from directory.services.changes import ChangeSet
-from directory.services.identity import Viewer, current_viewer
 from directory.services.expertise.vectors import update_vectors
+from directory.services.identity import Viewer, current_viewer
 from directory.services.search_index import update_index
 
 #: What runs between the last flush and COMMIT, in order (each takes the session).

@@ -15,13 +15,13 @@ from sqlalchemy.orm import Session
 from directory import models as m
 from directory.formats.batch import collection_paused
 from directory.services.cache import invalidate
+from directory.services.expertise import vectors as expertise_vectors
 from directory.services.pubimport.bulk import create_publications
 from directory.services.pubimport.decisions import PlanRefused, check_decisions
 from directory.services.pubimport.plan import ImportPlan, PersonPlan, PlannedEntry
 from directory.services.pubimport.planning import FILL_FIELDS, enrichment
 from directory.services.publication_merge import link_versions
 from directory.services.publications import AuthorIndex, PublicationIndex, link_coauthor_profiles
-from directory.services.expertise import vectors as expertise_vectors
 from directory.services.search_index import note_written
 
 #: How many new papers one bulk INSERT round writes (and the progress bar advances by).

@@ -12,7 +12,7 @@ why):
 * **meaning** (with the optional extra ``expertise``): the cosine of the question's vector with
   each paper's and each profile's stored vector (:mod:`.vectors`), in process, with numpy.
   A person scores ``PROFILE_SHARE`` of their profile's similarity plus the rest from their
-  three best papers' similarities, each weighed as above.
+  three best papers' similarities (``PAPER_SHARES``), each weighed as above.
 
 Papers count for a person only when ``viewer`` may see them and the person has not hidden them
 on their profile (the read rules of :mod:`directory.services.access`, the same clause the
@@ -62,8 +62,9 @@ KEYWORD_PAPERS = 1000
 SEMANTIC_PAPERS = 500
 #: A person's semantic score: this share from the profile's own text, the rest from papers.
 PROFILE_SHARE = 0.4
-#: Papers of a person that count (their best ones).
-BEST_PAPERS = 3
+#: How a person's best three papers share the rest: the best counts most, and more papers on
+#: the question count more than one.
+PAPER_SHARES = (0.6, 0.25, 0.15)
 #: People the semantic ranking offers: at most this many, scoring at least the floor and at
 #: least this share of the best score (a question on nothing the department does finds few).
 SEMANTIC_PEOPLE = 40
@@ -261,9 +262,10 @@ def _semantic_people(
             entry = ranking.papers.setdefault(person_id, {}).setdefault(pub_id, [weight, 0.0, 0.0])
             entry[2] = sim_of[pub_id]
             by_person[person_id].append(weight * sim_of[pub_id])
-        share = (1 - PROFILE_SHARE) / BEST_PAPERS
         for person_id, values in by_person.items():
-            scores[person_id] += share * sum(sorted(values, reverse=True)[:BEST_PAPERS])
+            best_papers = sorted(values, reverse=True)[: len(PAPER_SHARES)]
+            paper_part = sum(s * v for s, v in zip(PAPER_SHARES, best_papers, strict=False))
+            scores[person_id] += (1 - PROFILE_SHARE) * paper_part
     if not scores:
         return {}
     floor = max(SEMANTIC_FLOOR, SEMANTIC_RELATIVE * max(scores.values()))

@@ -8,7 +8,7 @@ why):
   function words left out ("who works on"), over the person's own document (name, interests,
   biography, areas) and over the documents of their papers, each paper weighed by the person's
   role on it and its age (:func:`paper_weight`). People whose *name* the question is come
-  first, whatever the other ranking says: a name is a look-up, not a topic.
+  first, and the semantic ranking is left out: a name is a look-up, not a topic.
 * **meaning** (with the optional extra ``expertise``): the cosine of the question's vector with
   each paper's and each profile's stored vector (:mod:`.vectors`), in process, with numpy.
   A person scores ``PROFILE_SHARE`` of their profile's similarity plus the rest from their
@@ -68,8 +68,8 @@ PAPER_SHARES = (0.6, 0.25, 0.15)
 #: People the semantic ranking offers: at most this many, scoring at least the floor and at
 #: least this share of the best score (a question on nothing the department does finds few).
 SEMANTIC_PEOPLE = 40
-SEMANTIC_FLOOR = 0.12
-SEMANTIC_RELATIVE = 0.6
+SEMANTIC_FLOOR = 0.1
+SEMANTIC_RELATIVE = 0.5
 #: Reasons shown a person.
 REASONS = 3
 
@@ -109,7 +109,7 @@ class Ranking:
     semantic_rank: dict[int, int] = field(default_factory=dict)
     #: person id → (paper id → (weight, keyword score, similarity)).
     papers: dict[int, dict[int, list[float]]] = field(default_factory=dict)
-    titles: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: The question's vector (:func:`.model.embed`).
     question: Any = None
 
     @property
@@ -294,14 +294,11 @@ def rank_people(
     ranking = Ranking(query=(query or "").strip(), mode=mode())
     if not ranking.query:
         return ranking
-    if has_cjk(ranking.query) and use is None:
-        # The model does not find the same people for a Chinese question as for its English
-        # counterpart (docs/search.md, "Languages"): keywords alone.
-        ranking.mode = KEYWORD
     keyword = {} if use == "semantic" else _keyword_people(session, ranking, viewer, among, today)
+    # A question that is someone's name is a look-up: what the name "means" finds no one.
     semantic = (
         _semantic_people(session, ranking, viewer, among, today)
-        if ranking.mode == HYBRID and use != "keyword"
+        if ranking.mode == HYBRID and use != "keyword" and not (ranking.names and use is None)
         else {}
     )
     ranking.keyword_rank, ranking.semantic_rank = _ranks(keyword), _ranks(semantic)

@@ -83,7 +83,13 @@ def _profile_texts(session: Session, ids: list[int] | None) -> dict[int, str]:
     return {p.id: profile_text(p, projects.get(p.id, []), notices.get(p.id, [])) for p in found}
 
 
-_TEXTS = {"publication": _paper_texts, "person": _profile_texts}
+_SOURCES = {"publication": _paper_texts, "person": _profile_texts}
+
+
+def _texts(session: Session, kind: str, ids: list[int] | None) -> dict[int, str]:
+    """The texts of the objects ``ids`` of ``kind`` that have any (a profile with no
+    interests, biography, project or notice has no vector: it says nothing of its work)."""
+    return {i: text for i, text in _SOURCES[kind](session, ids).items() if text.strip()}
 
 
 # ----------------------------------------------------------------------------- writing
@@ -98,7 +104,7 @@ def write(session: Session, kind: str, ids: Iterable[int] | None = None) -> int:
     batches: Iterable[list[int] | None] = [None] if ids is None else _chunks(ids)
     embedded = 0
     for batch in batches:
-        texts = _TEXTS[kind](session, batch)
+        texts = _texts(session, kind, batch)
         stored = select(_TABLE.c.object_id, _TABLE.c.digest).where(_TABLE.c.kind == kind)
         if batch is not None:
             stored = stored.where(_TABLE.c.object_id.in_(batch))
@@ -143,7 +149,7 @@ def out_of_step(session: Session) -> dict[str, int]:
     (missing, left over, or made from other text); only kinds with a difference are named."""
     drift: dict[str, int] = {}
     for kind in KINDS:
-        wanted = {i: digest(text) for i, text in _TEXTS[kind](session, None).items()}
+        wanted = {i: digest(text) for i, text in _texts(session, kind, None).items()}
         stored = dict(
             session.execute(
                 select(_TABLE.c.object_id, _TABLE.c.digest).where(_TABLE.c.kind == kind)

@@ -36,7 +36,12 @@ def upgrade() -> None:
             "kind", "object_id", name=op.f("uq_directory_expertise_vectors_kind")
         ),
     )
+    # The matrices' key (count, highest id, sum of stamps by kind) read from the index alone.
+    op.create_index(
+        op.f("ix_directory_expertise_vectors_kind"), TABLE, ["kind", "id", "stamp"]
+    )
 
 
 def downgrade() -> None:
+    op.drop_index(op.f("ix_directory_expertise_vectors_kind"), table_name=TABLE)
     op.drop_table(TABLE)

@@ -11,9 +11,12 @@ rows in the committing transaction. Unchanged text (same digest) is not embedded
 counts those that differ from what would be written now (``flask directory check``).
 
 Each worker compares questions against an in-process matrix of every vector
-(:func:`matrices`): a 25,000-paper department is 25 MB of float32. It is reloaded when the
-table's count, highest id or sum of the rows' random stamps moves (one aggregate statement a
-question), and only the rows written since are read when the highest id moved on alone.
+(:func:`matrices`): a 25,000-paper department is 26 MB of float32. Every write of vectors
+gives the state row (kind ``state``) a new random stamp, in the same transaction; a question
+reads that one row, and only when its stamp moved on does the worker read the table's count,
+highest id and sum of stamps by kind, and then the rows written since (all of them when a row
+was deleted). Random, not a counter, so that a rolled-back write and the next one never look
+alike.
 """
 
 from __future__ import annotations
@@ -133,7 +136,28 @@ def write(session: Session, kind: str, ids: Iterable[int] | None = None) -> int:
                 ],
             )
         embedded += len(fresh)
+        if stale or fresh:
+            _moved_on(session)
     return embedded
+
+
+#: The row whose random ``stamp`` changes with every write of vectors (:func:`matrices`).
+STATE = "state"
+
+
+def _moved_on(session: Session) -> None:
+    """A new random stamp on the state row: every worker reloads what changed."""
+    session.execute(delete(_TABLE).where(_TABLE.c.kind == STATE))
+    session.execute(
+        insert(_TABLE).values(
+            kind=STATE,
+            object_id=0,
+            model=model.MODEL_NAME,
+            digest="",
+            stamp=random.getrandbits(62),
+            vector=b"",
+        )
+    )
 
 
 def rebuild(session: Session) -> int:
@@ -162,7 +186,8 @@ def out_of_step(session: Session) -> dict[str, int]:
 
 
 def count(session: Session) -> int:
-    return session.scalar(select(func.count()).select_from(_TABLE)) or 0
+    """How many vectors are stored."""
+    return session.scalar(select(func.count(_TABLE.c.id)).where(_TABLE.c.kind.in_(KINDS))) or 0
 
 
 # ----------------------------------------------------------------------------- the write path
@@ -249,13 +274,17 @@ class Matrix:
 
 
 _MATRICES: dict[tuple[str, str], Matrix] = {}
+#: The state row's stamp each database's matrices were read at.
+_STAMPS: dict[str, int | None] = {}
 _MATRIX_LOCK = threading.Lock()
 
 
 def _key(session: Session) -> dict[str, tuple[int, int, int]]:
     t = _TABLE.c
     rows = session.execute(
-        select(t.kind, func.count(t.id), func.max(t.id), func.sum(t.stamp)).group_by(t.kind)
+        select(t.kind, func.count(t.id), func.max(t.id), func.sum(t.stamp))
+        .where(t.kind.in_(KINDS))
+        .group_by(t.kind)
     ).all()
     keys = {kind: (0, 0, 0) for kind in KINDS}
     keys.update({kind: (int(n), int(top or 0), int(total or 0)) for kind, n, top, total in rows})
@@ -297,11 +326,19 @@ def _matrix(key: tuple[int, int, int], rows: list, base: Matrix | None = None) -
 
 
 def matrices(session: Session) -> dict[str, Matrix]:
-    """The vectors of each kind as this worker holds them, brought up to date first."""
-    keys = _key(session)
+    """The vectors of each kind as this worker holds them, brought up to date first: one
+    look-up of the state row's stamp while nothing was written; after a write, the table's
+    count, highest id and sum of stamps by kind, and the rows written since."""
+    t = _TABLE.c
+    stamp = session.scalar(select(t.stamp).where(t.kind == STATE, t.object_id == 0))
     where = session.get_bind().engine.url.render_as_string(hide_password=True)
     found: dict[str, Matrix] = {}
     with _MATRIX_LOCK:
+        seen = _STAMPS.get(where)
+        if seen is not None and seen == stamp:
+            return {kind: _MATRICES[(where, kind)] for kind in KINDS}
+        keys = _key(session)
+        _STAMPS[where] = stamp
         for kind in KINDS:
             cached = _MATRICES.get((where, kind))
             key = keys[kind]

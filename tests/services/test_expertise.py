@@ -266,3 +266,19 @@ def test_without_the_model_people_are_ranked_by_keywords(db, department, monkeyp
     assert ranking.mode() == ranking.KEYWORD
     assert ranked(db, "RDMA") == ["riya-datta"]
     assert ranked(db, "who builds sparse expert neural nets?") == []
+
+
+def test_a_new_paper_lifts_its_author_at_once(db, department, make_publication) -> None:
+    """The worker's matrix follows a write (the state row's stamp moved on), and a paper
+    removed stops counting."""
+    assert ranked(db, "tidal energy turbines") == []
+    paper = _paper(
+        make_publication, "Tidal energy turbines for coastal grids", department["lantern"]
+    )
+    assert ranked(db, "tidal energy turbines")[0] == "ada-lantern"
+    assert ranked(db, "harnessing ocean currents for electricity", use="semantic")[0] == (
+        "ada-lantern"
+    )
+    db.delete(paper)
+    db.commit()
+    assert ranked(db, "tidal energy turbines") == []

@@ -62,16 +62,16 @@ DEMO: tuple[Judged, ...] = (
         "answering chatbot prompts for many simultaneous users", _SERVING, "paraphrase", "serving"
     ),
     Judged("RDMA", _RDMA, "keyword", "rdma"),
-    Judged("databases whose machines read each other's RAM directly", _RDMA, "paraphrase", "rdma"),
+    Judged("databases whose machines fetch each other's RAM directly", _RDMA, "paraphrase", "rdma"),
     Judged("quantization", _QUANT, "keyword", "quantization"),
     Judged("shrinking neural network weights to fewer bits", _QUANT, "paraphrase", "quantization"),
     Judged("GPU checkpoint and restore", _CHECKPOINT, "keyword", "checkpoint"),
     Judged(
-        "saving accelerator state so crashed jobs resume", _CHECKPOINT, "paraphrase", "checkpoint"
+        "saving accelerator contents so crashed programs resume", _CHECKPOINT, "paraphrase", "checkpoint"
     ),
     Judged("distributed training of large models", _TRAINING, "keyword", "training"),
     Judged(
-        "teaching huge transformers using thousands of chips", _TRAINING, "paraphrase", "training"
+        "teaching huge transformers on thousands of chips", _TRAINING, "paraphrase", "training"
     ),
     Judged("vector search", _VECTORS, "keyword", "vectors"),
     Judged(
@@ -79,7 +79,7 @@ DEMO: tuple[Judged, ...] = (
     ),
     Judged("datacenter and cloud computing", _CLOUD, "keyword", "cloud"),
     Judged(
-        "warehouse-scale computers and the services hosted there", _CLOUD, "paraphrase", "cloud"
+        "warehouse-sized computers and the services hosted there", _CLOUD, "paraphrase", "cloud"
     ),
 )
 

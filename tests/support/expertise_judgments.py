@@ -67,12 +67,13 @@ DEMO: tuple[Judged, ...] = (
     Judged("shrinking neural network weights to fewer bits", _QUANT, "paraphrase", "quantization"),
     Judged("GPU checkpoint and restore", _CHECKPOINT, "keyword", "checkpoint"),
     Judged(
-        "saving accelerator contents so crashed programs resume", _CHECKPOINT, "paraphrase", "checkpoint"
+        "saving accelerator contents so crashed programs resume",
+        _CHECKPOINT,
+        "paraphrase",
+        "checkpoint",
     ),
     Judged("distributed training of large models", _TRAINING, "keyword", "training"),
-    Judged(
-        "teaching huge transformers on thousands of chips", _TRAINING, "paraphrase", "training"
-    ),
+    Judged("teaching huge transformers on thousands of chips", _TRAINING, "paraphrase", "training"),
     Judged("vector search", _VECTORS, "keyword", "vectors"),
     Judged(
         "approximate nearest neighbour lookup among embeddings", _VECTORS, "paraphrase", "vectors"

@@ -51,6 +51,8 @@ TABLES_NOT_CARRIED = {
     "directory_cache_state": "the page cache's generation counter",
     "directory_search_documents": "the search index, rebuilt from the rows (every import "
     "writes it; `flask directory reindex`); it names rows by their ids",
+    "directory_expertise_vectors": "the expertise index's vectors, made again from the papers' "
+    "and profiles' text by every import (`flask directory reindex`); it names rows by their ids",
 }
 
 #: Columns no table carries over, whatever the table.

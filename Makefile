@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml $(LOCK)
 	  echo "Rebuilding $(VENV): it was made with Python older than 3.12"; rm -rf $(VENV); fi; \
 	echo "Using $$base ($$($$base --version))"; $$base -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c $(LOCK) -e ".[test,serve,pdf]"
+	$(PY) -m pip install --quiet -c $(LOCK) -e ".[test,serve,pdf,expertise]"
 	@echo "Installed (pip freeze; the versions of $(LOCK)):"; $(PY) -m pip freeze --exclude-editable
 	touch $@
 
@@ -27,7 +27,7 @@ install: $(VENV)/.installed
 ## One resolution for every platform and every Python from 3.12 on.
 lock: install
 	$(PY) -m pip install --quiet -e ".[lock]"
-	$(VENV)/bin/uv pip compile pyproject.toml --extra test --extra serve --universal \
+	$(VENV)/bin/uv pip compile pyproject.toml --extra test --extra serve --extra expertise --universal \
 	  --python-version 3.12 --custom-compile-command "make lock" $(LOCK_ARGS) -o $(LOCK)
 
 ## Serve the standalone site with the demo department on http://127.0.0.1:$(PORT)

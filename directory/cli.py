@@ -32,6 +32,8 @@ from directory.services import health, mail, profiles, reminders, search_index
 from directory.services.accounts import account_exists, new_password, person_bound_to
 from directory.services.claims.digest import send_digests
 from directory.services.claims.harvest import run_harvest
+from directory.services.expertise import model as expertise_model
+from directory.services.expertise import vectors as expertise_vectors
 from directory.services.identity import Viewer, is_admin_key
 from directory.services.importing import plan_source
 from directory.services.interchange import (
@@ -238,10 +240,15 @@ def export_all_profiles(export_all: bool, directory: str) -> None:
 
 @directory_cli.command("reindex")
 def reindex() -> None:
-    """Rebuild the search index from the directory's content."""
+    """Rebuild the search index and the expertise vectors from the directory's content."""
     with command_unit_of_work(get_session(), COMMAND_LINE) as uow:
         count = search_index.rebuild(uow.session)
+        vectors = expertise_vectors.rebuild(uow.session)
     click.echo(_("Indexed %(count)s document(s).", count=count))
+    if expertise_model.available():
+        click.echo(_("Embedded %(count)s paper(s) and profile(s).", count=vectors))
+    else:
+        click.echo(_("Keyword mode: no vectors (the extra `expertise` is not installed)."))
 
 
 @directory_cli.command("harvest")

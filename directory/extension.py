@@ -10,6 +10,7 @@ from directory.config import apply_defaults
 from directory.db import DatabaseState, close_session
 from directory.services import health, search_index, write_gates
 from directory.services.cache import GenerationReader, install_invalidation
+from directory.services.expertise import vectors as expertise_vectors
 from directory.web.page_cache import PageStore, settings_fingerprint
 from directory.web.shared_page_cache import SharedPageCache
 from directory.web.views import blueprint
@@ -55,6 +56,7 @@ class Directory:
         state = app.extensions["directory"] = DirectoryState(app)
         write_gates.install(state.db.sessionmaker)
         search_index.install(state.db.sessionmaker)
+        expertise_vectors.install(state.db.sessionmaker)
         i18n.init_app(app)
         app.teardown_appcontext(close_session)
 

@@ -22,6 +22,7 @@ from directory.models.claims import *  # noqa: F403
 from directory.models.editing import *  # noqa: F403
 from directory.models.entries import *  # noqa: F403
 from directory.models.entry_kinds import *  # noqa: F403
+from directory.models.expertise import *  # noqa: F403
 from directory.models.imports import *  # noqa: F403
 from directory.models.people import *  # noqa: F403
 from directory.models.publications import *  # noqa: F403

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from directory import models as m
 from directory.services import department
 from directory.services.department.recruiting import notice_conditions
+from directory.services.expertise.ranking import people_in_order, rank_people
 from directory.services.identity import Viewer
 
 
@@ -42,6 +43,22 @@ def page_of(
         )
     )
     return rows, total or 0
+
+
+def ranked_people(
+    session: Session,
+    topic: str,
+    viewer: Viewer,
+    clauses: list[ColumnElement],
+    options: Sequence[Any],
+    page: int,
+    per_page: int,
+) -> tuple[list[m.Person], int]:
+    """Page ``page`` of the people the clauses keep whose work matches ``topic``, best first
+    (:func:`~directory.services.expertise.ranking.rank_people`), and how many match."""
+    ranked = rank_people(session, topic, viewer, among=clauses, today=department.today())
+    start = (page - 1) * per_page
+    return people_in_order(session, ranked.people[start : start + per_page], options), ranked.total
 
 
 def people(clauses: list[ColumnElement]) -> Select:

@@ -29,6 +29,8 @@ from directory.formats.csp import blocked_inline_code, inline_allowed
 from directory.i18n import command_request_context, translate
 from directory.i18n import gettext as _
 from directory.services import search, search_index
+from directory.services.expertise import model as expertise_model
+from directory.services.expertise import vectors as expertise_vectors
 from directory.services.identity import (
     IdentityAttributeMissing,
     host_user,
@@ -391,6 +393,38 @@ def search_findings(app: Flask) -> list[Finding]:
     return [_problem("search", message)]
 
 
+def expertise_findings(app: Flask) -> list[Finding]:
+    """Which way people are ranked by what they work on (docs/search.md): by keywords and
+    meaning, with the model of the optional extra ``expertise``, or by keywords alone; and
+    whether the stored vectors say what the papers and profiles say now."""
+    if not expertise_model.available():
+        return [
+            _ok(
+                "expertise",
+                _(
+                    "keyword mode: people are ranked by keywords only (install the extra "
+                    "`expertise` for ranking by meaning too)"
+                ),
+            )
+        ]
+    with app.app_context():
+        session = app.extensions["directory"].db.new_session()
+        try:
+            drift = expertise_vectors.out_of_step(session)
+        finally:
+            session.close()
+    mode = _("hybrid mode: keywords and meaning (%(model)s)", model=expertise_model.MODEL_NAME)
+    if not drift:
+        return [_ok("expertise", _("%(mode)s; vectors in step", mode=mode))]
+    what = ", ".join(f"{count} {kind}" for kind, count in drift.items())
+    message = _(
+        "%(mode)s; vectors out of step (%(what)s): run `flask directory reindex`",
+        mode=mode,
+        what=what,
+    )
+    return [_problem("expertise", message)]
+
+
 # ----------------------------------------------------------------------------- identity, headers
 
 
@@ -553,6 +587,7 @@ def run_checks(app: Flask, signed_in: dict[str, Any] | None = None) -> list[Find
     if all(f.ok for f in database):
         found += header_findings(app)
         found += search_findings(app)
+        found += expertise_findings(app)
     else:
         found.append(_problem("pages", _("not checked: fix the database first")))
     return found

@@ -336,6 +336,9 @@ class SearchHit:
     url: str | None
     #: Higher is better; only comparable within one search.
     rank: float
+    #: Why a person was found (directory.services.expertise.ranking.ShownReason): the papers
+    #: and interests that matched best.
+    reasons: tuple = ()
 
 
 @dataclass

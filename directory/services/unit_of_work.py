@@ -9,6 +9,8 @@ once — the only ``commit()`` in the package — or rolls everything back:
 
 1. flush, so that every change is noted;
 2. the search index rewrites the documents of what changed (:mod:`directory.services.search`);
+   the expertise index makes the vectors of the papers and profiles that changed
+   (:mod:`directory.services.expertise.vectors`);
 3. the page-cache generation moves on when a directory table was written
    (:mod:`directory.services.cache`);
 4. COMMIT;
@@ -42,11 +44,16 @@ from directory import models as m
 from directory.db import get_session
 from directory.services import cache
 from directory.services.changes import ChangeSet
+from directory.services.expertise.vectors import update_vectors
 from directory.services.identity import Viewer, current_viewer
 from directory.services.search_index import update_index
 
 #: What runs between the last flush and COMMIT, in order (each takes the session).
-COMPONENTS: tuple[Callable[[Session], None], ...] = (update_index, cache.bump_generation)
+COMPONENTS: tuple[Callable[[Session], None], ...] = (
+    update_index,
+    update_vectors,
+    cache.bump_generation,
+)
 
 _REQUEST_KEY = "_directory_unit_of_work"
 

@@ -31,6 +31,16 @@ A11Y_PAGES = [
     ("student profile", None, "/directory/people/yicheng-jin", 200),
     ("alumni profile", None, "/directory/people/samantha-miller", 200),
     ("search results", None, "/directory/search?q=systems", 200),
+    # People ranked by what they work on, each with the papers and interests that matched.
+    ("search, who works on X", None, "/directory/search?q=who+works+on+LLM+serving%3F", 200),
+    ("search, people only", None, "/directory/search?q=RDMA&kind=person", 200),
+    (
+        "search in Chinese",
+        None,
+        "/directory/search?q=%E5%A4%A7%E6%A8%A1%E5%9E%8B&lang=zh_Hans",
+        200,
+    ),
+    ("recruiting by topic", None, "/directory/recruiting?topic=LLM+serving&level=phd", 200),
     ("listing, filtered", None, "/directory/?role=phd_student", 200),
     ("research areas", None, "/directory/areas/", 200),
     ("recruiting", None, "/directory/recruiting", 200),

@@ -59,6 +59,8 @@ TABLES_NOT_CARRIED = {
     "directory_harvest_runs": "the log of harvest runs",
     "directory_harvest_locks": "the harvest's lock, held only while a run lasts",
     "directory_harvest_requests": '"check now" requests, used up by the next run',
+    "directory_expertise_vectors": "the expertise index's vectors, made again from the papers' "
+    "and profiles' text by every import (`flask directory reindex`); it names rows by their ids",
 }
 
 #: Columns no table carries over, whatever the table.

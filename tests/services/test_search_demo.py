@@ -165,7 +165,13 @@ def test_page_groups_results_by_kind_and_marks_matches(client) -> None:
     assert html.index('<h2 id="results-person"') < html.index('<h2 id="results-publication"')
     assert html.index('<h2 id="results-publication"') < html.index('<h2 id="results-notice"')
     assert '<a href="/directory/people/xingda-wei"><mark>Xingda</mark> Wei</a>' in html
-    assert "28 results for “xingda”." in html
+    # People are found by their papers too (docs/search.md): his six co-authors in the
+    # department follow him, the person the name names.
+    assert "34 results for “xingda”." in html
+    people = html[
+        html.index('<h2 id="results-person"') : html.index('<h2 id="results-publication"')
+    ]
+    assert people.index("/directory/people/xingda-wei") < people.index('class="search-hit ', 200)
     assert "See all 25 publications" in html
     assert html.count('class="search-hit search-hit--publication"') == 5
 

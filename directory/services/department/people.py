@@ -81,6 +81,14 @@ class ListingFilters(Filters):
     page: int = field(default=1, metadata=PAGE)
 
 
+@dataclass(frozen=True)
+class PeopleQuery(ListingFilters):
+    """The API's people filters: the listing's, and ``topic``, people ranked by what they work
+    on (:mod:`directory.services.expertise.ranking`)."""
+
+    topic: str = field(default="", metadata=read_text())
+
+
 def people_conditions(viewer: Viewer, day: date, filters: ListingFilters) -> list[ColumnElement]:
     """Listed people matching the filters' role, area, unit and recruiting (``q`` and
     ``letter`` are applied by the caller: the listing counts letters before choosing one)."""

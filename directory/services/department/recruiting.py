@@ -13,9 +13,11 @@ from sqlalchemy import ColumnElement, Select, case, func, select
 from sqlalchemy.orm import Session, aliased, contains_eager, selectinload
 
 from directory import models as m
+from directory.db import get_session
 from directory.i18n import gettext as _
 from directory.i18n import term_label, translate
 from directory.services.access import listed_notices, notice_for_term, notice_in_area
+from directory.services.expertise.ranking import rank_people
 from directory.services.identity import Viewer
 from directory.services.paging import Page
 from directory.services.parameters import (
@@ -138,6 +140,9 @@ class RecruitingFilters(Filters):
     area: str = field(default="", metadata=read_text())
     person: str = field(default="", metadata=read_text())
     funded: bool | None = field(default=None, metadata=read_boolean())
+    #: What the notice's owner works on ("LLM serving"): the people
+    #: :func:`~directory.services.expertise.ranking.rank_people` finds for it.
+    topic: str = field(default="", metadata=read_text())
 
     @property
     def intake(self) -> m.Term | None:
@@ -161,7 +166,15 @@ def notice_conditions(viewer: Viewer, day: date, filters: RecruitingFilters) -> 
         conditions.append(notice.owner_id.in_(named))
     if filters.funded is not None:
         conditions.append(notice.funded.is_(filters.funded))
+    if filters.topic.strip():
+        conditions.append(notice.owner_id.in_(topic_owners(viewer, day, filters.topic)))
     return conditions
+
+
+def topic_owners(viewer: Viewer, day: date, topic: str) -> list[int]:
+    """The people with an open notice whose work matches ``topic``, for ``viewer``."""
+    recruiting = m.Person.id.in_(recruiting_people(viewer, day))
+    return rank_people(get_session(), topic, viewer, among=(recruiting,), today=day).people
 
 
 def _level_order(column: Any) -> ColumnElement:

@@ -16,6 +16,7 @@ from directory import models as m
 from directory.formats.batch import collection_paused
 from directory.services.cache import invalidate
 from directory.services.claims.queue import offer_to_coauthors
+from directory.services.expertise import vectors as expertise_vectors
 from directory.services.pubimport.bulk import create_publications
 from directory.services.pubimport.decisions import PlanRefused, check_decisions
 from directory.services.pubimport.plan import ImportPlan, PersonPlan, PlannedEntry
@@ -206,6 +207,7 @@ def _create_new_papers(
     offer_to_coauthors(session, summary.created_ids)
     # Written below the ORM: tell the search index and the page cache.
     note_written(session, "publication", summary.created_ids)
+    expertise_vectors.note_written(session, "publication", summary.created_ids)
     invalidate(session)
 
 

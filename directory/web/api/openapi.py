@@ -15,7 +15,7 @@ from flask import current_app
 
 from directory import models as m
 from directory.services import alumni, alumni_counts
-from directory.services.department.people import ListingFilters
+from directory.services.department.people import PeopleQuery
 from directory.services.department.publications import PublicationSearch
 from directory.services.department.recruiting import RecruitingFilters
 from directory.services.parameters import MAX_PER_PAGE, Filters, Paging, Parameter
@@ -338,7 +338,7 @@ def _list(item: str) -> dict[str, Any]:
 #: document lists these parameters with their schemas, and the API's views read the query
 #: string with the same classes, checking each value against the same schema.
 LIST_FILTERS: dict[str, type[Filters]] = {
-    "/people": ListingFilters,
+    "/people": PeopleQuery,
     "/positions": RecruitingFilters,
     "/publications": PublicationSearch,
     "/areas": Paging,
@@ -368,6 +368,12 @@ PARAMETER_DESCRIPTIONS = {
     ),
     "q": (
         "Words to search for (all must match; the last also as a prefix), as on the search page."
+    ),
+    "topic": (
+        'What they work on, in words ("LLM serving", a question): people ranked by how much '
+        "their interests, biography, projects, recruiting notices and papers they may be seen "
+        "with match it, best first, instead of by name (docs/search.md). On /positions: the "
+        "open positions of those people."
     ),
     "level": "Level recruited for.",
     "term": (

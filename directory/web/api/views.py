@@ -209,11 +209,18 @@ def api_people() -> Response:
         open_ids = recruiting_owner_ids(get_session(), viewer, today, shown)
         return [rep.person_summary(p, viewer, p.id in open_ids) for p in rows]
 
+    options = (selectinload(m.Person.areas), selectinload(m.Person.photo))
+    if filters.topic.strip():
+        page, per_page = _paging()
+        rows, total = api_reads.ranked_people(
+            get_session(), filters.topic, viewer, clauses, options, page, per_page
+        )
+        return _envelope(items(rows), page, per_page, total)
     return _page(
         api_reads.people(clauses),
         m.Person.id,
         (name_order(locale), m.Person.id),
-        (selectinload(m.Person.areas), selectinload(m.Person.photo)),
+        options,
         items,
     )
 

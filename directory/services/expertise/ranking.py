@@ -1,0 +1,459 @@
+"""Who works on X? People ranked by how much their work matches a question.
+
+Two rankings of the people ``viewer`` may see, fused by reciprocal rank fusion (RRF: each
+person scores the sum of ``1 / (K + rank)`` over the rankings they are in; docs/search.md says
+why):
+
+* **keywords**: the search index (:mod:`directory.services.search`), with the question's
+  function words left out ("who works on"), over the person's own document (name, interests,
+  biography, areas) and over the documents of their papers, each paper weighed by the person's
+  role on it and its age (:func:`paper_weight`). People whose *name* the question is come
+  first, and the semantic ranking is left out: a name is a look-up, not a topic.
+* **meaning** (with the optional extra ``expertise``): the cosine of the question's vector with
+  each paper's and each profile's stored vector (:mod:`.vectors`), in process, with numpy.
+  A person scores ``PROFILE_SHARE`` of their profile's similarity plus the rest from their
+  three best papers' similarities (``PAPER_SHARES``), each weighed as above.
+
+Papers count for a person only when ``viewer`` may see them and the person has not hidden them
+on their profile (the read rules of :mod:`directory.services.access`, the same clause the
+paper lists apply): a private paper never lifts anyone for a viewer who may not see it.
+
+Each person shown says why: the two or three papers or interests that matched best
+(:func:`reasons`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from flask import url_for
+from markupsafe import Markup
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from directory import models as m
+from directory.models import SearchDocument
+from directory.services.access import listed_people, publication_clause
+from directory.services.expertise import model
+from directory.services.expertise.model import np
+from directory.services.expertise.texts import interest_phrases
+from directory.services.expertise.vectors import matrices
+from directory.services.identity import Viewer
+from directory.services.search import (
+    SearchHit,
+    _is_cjk,
+    engine_for,
+    highlight,
+    localised,
+    matches,
+    parse_query,
+    tokenize,
+)
+
+#: The constant of reciprocal rank fusion (the value of Cormack et al., 2009).
+RRF_K = 60
+#: Papers read from each ranking before people are scored.
+KEYWORD_PAPERS = 300
+SEMANTIC_PAPERS = 200
+#: A person's semantic score: this share from the profile's own text, the rest from papers.
+PROFILE_SHARE = 0.4
+#: How a person's best three papers share the rest: the best counts most, and more papers on
+#: the question count more than one.
+PAPER_SHARES = (0.6, 0.25, 0.15)
+#: People the semantic ranking offers: at most this many, scoring at least the floor and at
+#: least this share of the best score (a question on nothing the department does finds few).
+SEMANTIC_PEOPLE = 40
+SEMANTIC_FLOOR = 0.1
+SEMANTIC_RELATIVE = 0.5
+#: Reasons shown a person.
+REASONS = 3
+
+KEYWORD = "keyword"
+HYBRID = "hybrid"
+
+#: Words of a question that say nothing of its topic ("who works on LLM serving?").
+_FUNCTION_TEXT = (
+    "a about an and any anyone are at by can do does doing for from has have here in into "
+    "is it me of on or research researcher researchers researching someone study studies "
+    "studying that the their there to what which who whom whose with work working works"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+_CJK_FUNCTION = re.compile(
+    "谁|哪些|哪位|哪个|有没有|有人|老师|教授|同学|研究|从事|方向|方面|关于|工作|在做|做|在|的|吗|呢|？"
+)
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a person ranks: a paper (``uid``, shown on ``slug``'s profile) or an interest."""
+
+    kind: str
+    text: str
+    uid: str | None = None
+
+
+@dataclass
+class Ranking:
+    """The people matching a question, best first (ids), with what the reasons need."""
+
+    query: str
+    mode: str
+    people: list[int] = field(default_factory=list)
+    names: set[int] = field(default_factory=set)
+    keyword_rank: dict[int, int] = field(default_factory=dict)
+    semantic_rank: dict[int, int] = field(default_factory=dict)
+    #: person id → (paper id → (weight, keyword score, similarity)).
+    papers: dict[int, dict[int, list[float]]] = field(default_factory=dict)
+    #: The question's vector (:func:`.model.embed`).
+    question: Any = None
+
+    @property
+    def total(self) -> int:
+        return len(self.people)
+
+
+def mode() -> str:
+    """How people are ranked here: by keywords and meaning, or (without the model) keywords."""
+    return HYBRID if model.available() else KEYWORD
+
+
+def topic_terms(query: str) -> tuple:
+    """The question's keyword terms, without the words that only ask."""
+    text = _CJK_FUNCTION.sub(" ", query or "")
+    words = [w for w in re.split(r"\s+", text) if w.lower().strip("?.!,;:") not in _FUNCTION_WORDS]
+    return parse_query(" ".join(words)) or parse_query(query)
+
+
+def has_cjk(query: str) -> bool:
+    return any(_is_cjk(char) for char in query or "")
+
+
+def paper_weight(
+    position: int, authors: int, co_first: bool, role: str, year: int | None, today: date
+) -> float:
+    """What a paper says about one of its authors: first author (or co-first) 1, a
+    student's first-author paper 1.25, last author (the advisor's place) 0.8, any other 0.4;
+    times its age's weight, halving every eight years, at least a quarter."""
+    if position == 0 or co_first:
+        role_weight = 1.25 if role in m.STUDENT_ROLES else 1.0
+    elif authors > 1 and position == authors - 1:
+        role_weight = 0.8
+    else:
+        role_weight = 0.4
+    age = max(0, today.year - year) if year else 8
+    return role_weight * max(0.25, 0.5 ** (age / 8))
+
+
+def _attributions(
+    session: Session, viewer: Viewer, pub_ids: Sequence[int], among: Sequence[Any], today: date
+) -> list[tuple[int, int, float]]:
+    """(person, paper, weight) for the papers ``pub_ids`` that may lift a person for
+    ``viewer``: a paper the viewer may see, not hidden on the profile of a listed person.
+
+    Three statements each driven by the papers' ids (or their authors'), read as plain rows:
+    one join of all four tables let SQLite start from the listed people and read every
+    authorship of theirs (0.2 s in a 25,000-paper department)."""
+    if not len(pub_ids):
+        return []
+    pp, a, pub, person = m.ProfilePublication, m.Authorship, m.Publication, m.Person
+    connection = session.connection()
+    found: list[tuple[int, int, float]] = []
+    ids = sorted({int(i) for i in pub_ids})
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        authorships = connection.execute(
+            select(a.publication_id, a.person_id, a.position, a.co_first).where(
+                a.publication_id.in_(batch)
+            )
+        ).all()
+        authors: dict[int, int] = defaultdict(int)
+        for pub_id, *_rest in authorships:
+            authors[pub_id] += 1
+        members = {row[1] for row in authorships if row[1] is not None}
+        roles = (
+            dict(
+                connection.execute(
+                    select(person.id, person.role).where(
+                        person.id.in_(members), listed_people(viewer, person), *among
+                    )
+                ).all()
+            )
+            if members
+            else {}
+        )
+        shown = connection.execute(
+            select(pp.person_id, pp.publication_id, pub.year)
+            .join(pub, pub.id == pp.publication_id)
+            .where(
+                pp.publication_id.in_(batch),
+                pp.hidden.is_(False),
+                publication_clause(viewer, pub),
+            )
+        ).all()
+        year_of = {(pid, pub_id): year for pid, pub_id, year in shown if pid in roles}
+        found += [
+            (pid, pub_id, paper_weight(pos, authors[pub_id], co_first, roles[pid], year, today))
+            for pub_id, pid, pos, co_first in authorships
+            if (pid, pub_id) in year_of
+            for year in (year_of[(pid, pub_id)],)
+        ]
+    return found
+
+
+def _keyword_people(
+    session: Session, ranking: Ranking, viewer: Viewer, among: Sequence[Any], today: date
+) -> dict[int, float]:
+    terms = topic_terms(ranking.query)
+    if not terms:
+        return {}
+    engine = engine_for(session)
+    stmt, rank = engine.matching(terms)
+    d = SearchDocument
+    people = select(m.Person.id).where(listed_people(viewer), *among)
+    scores: dict[int, float] = defaultdict(float)
+    # Ordered and limited, so that SQLite drives the statement from the FTS index (unordered,
+    # it reads every person's document and looks each up: 0.2 s in a large department).
+    rows = session.execute(
+        stmt.with_only_columns(d.object_id, d.title_tokens, rank)
+        .where(d.kind == "person", d.object_id.in_(people))
+        .order_by(rank.desc(), d.object_id)
+        .limit(KEYWORD_PAPERS)
+    ).all()
+    top = max((float(r or 0) for *_, r in rows), default=0.0) or 1.0
+    for person_id, name_tokens, score in rows:
+        scores[person_id] += 2.0 * max(float(score or 0), 1e-6) / top
+        if matches(name_tokens.split(), terms):
+            ranking.names.add(person_id)
+    papers = session.execute(
+        stmt.with_only_columns(d.object_id, rank)
+        .where(d.kind == "publication")
+        .order_by(rank.desc(), d.object_id)
+        .limit(KEYWORD_PAPERS)
+    ).all()
+    top = max((float(r or 0) for _, r in papers), default=0.0) or 1.0
+    paper_score = {pub_id: max(float(r or 0), 1e-6) / top for pub_id, r in papers}
+    by_person: dict[int, list[float]] = defaultdict(list)
+    for person_id, pub_id, weight in _attributions(
+        session, viewer, list(paper_score), among, today
+    ):
+        entry = ranking.papers.setdefault(person_id, {}).setdefault(pub_id, [weight, 0.0, 0.0])
+        entry[1] = paper_score[pub_id]
+        by_person[person_id].append(weight * paper_score[pub_id])
+    for person_id, values in by_person.items():
+        scores[person_id] += sum(sorted(values, reverse=True)[:10])
+    return scores
+
+
+def _semantic_people(
+    session: Session, ranking: Ranking, viewer: Viewer, among: Sequence[Any], today: date
+) -> dict[int, float]:
+    found = matrices(session)
+    papers, profiles = found["publication"], found["person"]
+    if not len(papers.ids) and not len(profiles.ids):
+        return {}
+    question = model.embed([ranking.query])[0]
+    ranking.question = question
+    scores: dict[int, float] = defaultdict(float)
+    listed = list(session.scalars(select(m.Person.id).where(listed_people(viewer), *among)))
+    rows = profiles.row_of
+    at = [rows[i] for i in listed if i in rows]
+    if at:
+        sims = cosines(profiles.vectors[at], question)
+        for row, sim in zip(at, sims, strict=True):
+            scores[int(profiles.ids[row])] = PROFILE_SHARE * max(0.0, float(sim))
+    if len(papers.ids):
+        sims = cosines(papers.vectors, question)
+        take = min(SEMANTIC_PAPERS, len(sims))
+        best = np.argpartition(-sims, take - 1)[:take]
+        sim_of = {int(papers.ids[i]): float(sims[i]) for i in best if sims[i] > 0}
+        by_person: dict[int, list[float]] = defaultdict(list)
+        for person_id, pub_id, weight in _attributions(session, viewer, list(sim_of), among, today):
+            entry = ranking.papers.setdefault(person_id, {}).setdefault(pub_id, [weight, 0.0, 0.0])
+            entry[2] = sim_of[pub_id]
+            by_person[person_id].append(weight * sim_of[pub_id])
+        for person_id, values in by_person.items():
+            best_papers = sorted(values, reverse=True)[: len(PAPER_SHARES)]
+            paper_part = sum(s * v for s, v in zip(PAPER_SHARES, best_papers, strict=False))
+            scores[person_id] += (1 - PROFILE_SHARE) * paper_part
+    if not scores:
+        return {}
+    floor = max(SEMANTIC_FLOOR, SEMANTIC_RELATIVE * max(scores.values()))
+    kept = sorted((p for p, s in scores.items() if s >= floor), key=lambda p: (-scores[p], p))
+    return {p: scores[p] for p in kept[:SEMANTIC_PEOPLE]}
+
+
+def cosines(rows: Any, question: Any) -> Any:
+    """The cosine of each of the unit ``rows`` with the unit ``question``. numpy's own loop,
+    not BLAS: OpenBLAS runs a matrix-vector product this size on every core, and its threads
+    spin, which costs a busy web server three times the CPU (docs/search.md)."""
+    return np.einsum("ij,j->i", rows, question)
+
+
+def _ranks(scores: dict[int, float]) -> dict[int, int]:
+    ordered = sorted(scores, key=lambda p: (-scores[p], p))
+    return {person_id: i + 1 for i, person_id in enumerate(ordered)}
+
+
+def rank_people(
+    session: Session,
+    query: str,
+    viewer: Viewer,
+    among: Iterable[Any] = (),
+    today: date | None = None,
+    use: str | None = None,
+) -> Ranking:
+    """The people ``viewer`` may see (and matching the clauses ``among`` on Person) whose work
+    matches ``query``, best first. ``use``: ``"keyword"`` or ``"semantic"`` for one ranking
+    alone (the evaluation), else both fused when the model is installed."""
+    today = today or date.today()
+    among = tuple(among)
+    ranking = Ranking(query=(query or "").strip(), mode=mode())
+    if not ranking.query:
+        return ranking
+    keyword = {} if use == "semantic" else _keyword_people(session, ranking, viewer, among, today)
+    # A question that is someone's name is a look-up: what the name "means" finds no one.
+    semantic = (
+        _semantic_people(session, ranking, viewer, among, today)
+        if ranking.mode == HYBRID and use != "keyword" and not (ranking.names and use is None)
+        else {}
+    )
+    ranking.keyword_rank, ranking.semantic_rank = _ranks(keyword), _ranks(semantic)
+    fused: dict[int, float] = defaultdict(float)
+    for ranks in (ranking.keyword_rank, ranking.semantic_rank):
+        for person_id, rank in ranks.items():
+            fused[person_id] += 1.0 / (RRF_K + rank)
+    ranking.people = sorted(
+        fused,
+        key=lambda p: (p not in ranking.names, -fused[p], -keyword.get(p, 0.0), p),
+    )
+    return ranking
+
+
+# ----------------------------------------------------------------------------- reasons
+
+
+def _interest_scores(ranking: Ranking, phrases: list[str], terms: tuple) -> list[float]:
+    hits = [0.5 if matches(tokenize(p), terms) else 0.0 for p in phrases]
+    if ranking.question is None or not phrases:
+        return hits
+    sims = cosines(model.embed(phrases), ranking.question)
+    return [hit + float(sim) for hit, sim in zip(hits, sims, strict=True)]
+
+
+def reasons(
+    session: Session, ranking: Ranking, people: Sequence[m.Person]
+) -> dict[int, list[Reason]]:
+    """For each of ``people`` (those shown), the papers and interests that matched best."""
+    terms = topic_terms(ranking.query)
+    wanted = {pub_id for p in people for pub_id in ranking.papers.get(p.id, {})}
+    titles = (
+        dict(
+            session.execute(
+                select(m.Publication.id, m.Publication.title).where(m.Publication.id.in_(wanted))
+            ).all()
+        )
+        if wanted
+        else {}
+    )
+    uids = (
+        dict(
+            session.execute(
+                select(m.Publication.id, m.Publication.uid).where(m.Publication.id.in_(wanted))
+            ).all()
+        )
+        if wanted
+        else {}
+    )
+    phrases = {p.id: interest_phrases(p.interests) for p in people}
+    flat = [phrase for p in people for phrase in phrases[p.id]]
+    interest_score = iter(_interest_scores(ranking, flat, terms))
+    found: dict[int, list[Reason]] = {}
+    for person in people:
+        scored: list[tuple[float, Reason]] = [
+            (score, Reason("interest", phrase))
+            for phrase in phrases[person.id]
+            if (score := next(interest_score)) > 0.15
+        ]
+        for pub_id, (weight, keyword, sim) in ranking.papers.get(person.id, {}).items():
+            if pub_id in titles:
+                score = (0.5 * min(keyword, 1.0) + sim) * (0.5 + 0.5 * min(weight, 1.0))
+                scored.append((score, Reason("paper", titles[pub_id], uids[pub_id])))
+        scored.sort(key=lambda item: (-item[0], item[1].text))
+        found[person.id] = [reason for _score, reason in scored[:REASONS]]
+    return found
+
+
+def people_in_order(session: Session, ids: Sequence[int], options: Sequence[Any] = ()) -> list:
+    """The people ``ids``, loaded, in that order."""
+    if not ids:
+        return []
+    loaded = {
+        p.id: p
+        for p in session.scalars(
+            select(m.Person).where(m.Person.id.in_(list(ids))).options(*options)
+        )
+    }
+    return [loaded[i] for i in ids if i in loaded]
+
+
+# ----------------------------------------------------------------------------- the search page
+
+
+@dataclass(frozen=True)
+class ShownReason:
+    """A reason as the search page shows it: its text (matched words marked) and its link."""
+
+    kind: str
+    text: Markup
+    url: str | None
+
+
+def people_hits(
+    session: Session, query: str, viewer: Viewer, limit: int, offset: int = 0
+) -> tuple[list[SearchHit], int]:
+    """The search page's People: page ``offset``/``limit`` of :func:`rank_people`, each hit
+    with its reasons, and how many people match in all."""
+    ranking = rank_people(session, query, viewer)
+    shown = ranking.people[offset : offset + limit]
+    docs = {
+        doc.object_id: doc
+        for doc in session.scalars(
+            select(SearchDocument).where(
+                SearchDocument.kind == "person", SearchDocument.object_id.in_(shown)
+            )
+        )
+    }
+    people = people_in_order(session, [i for i in shown if i in docs])
+    why = reasons(session, ranking, people)
+    terms = topic_terms(ranking.query)
+    hits = []
+    for person in people:
+        doc = docs[person.id]
+        profile = url_for("directory.profile", slug=person.slug)
+        shown_reasons = tuple(
+            ShownReason(
+                reason.kind,
+                highlight(reason.text, terms),
+                f"{profile}#pub-{reason.uid}" if reason.uid else None,
+            )
+            for reason in why.get(person.id, [])
+        )
+        hits.append(
+            SearchHit(
+                kind="person",
+                object_id=person.id,
+                ref=person.slug,
+                title=highlight(localised(doc.title), terms),
+                summary=highlight(localised(doc.summary), terms),
+                snippet=Markup(""),
+                url=profile,
+                rank=float(len(ranking.people) - ranking.people.index(person.id)),
+                reasons=shown_reasons,
+            )
+        )
+    return hits, ranking.total

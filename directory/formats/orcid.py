@@ -212,6 +212,8 @@ class WorkBasics:
     year: int | None
     month: int | None
     type: str
+    #: Identifiers the work gives that are not one (each said in words); none is stored.
+    problems: tuple[str, ...] = ()
 
 
 def work_basics(summary: dict[str, Any]) -> WorkBasics:
@@ -223,23 +225,24 @@ def work_basics(summary: dict[str, Any]) -> WorkBasics:
     ids = _external_ids(summary)
     doi = normalise_doi(ids.get("doi"))
     arxiv_id = normalise_arxiv(ids.get("arxiv"))
+    problems = []
     for name, value, found, problem in (
         ("doi", ids.get("doi"), doi, doi_problem),
         ("arxiv", ids.get("arxiv"), arxiv_id, arxiv_problem),
     ):
         if value and not found:
-            warnings.append(f"external id {name}: {problem(value)}; not stored")
+            problems.append(f"external id {name}: {problem(value)}; not stored")
     year, month = _date(summary, "publication-date")
     work_type = str(summary.get("type") or "other").lower().replace("_", "-")
     pub_type = WORK_TYPES.get(work_type, "other")
     if arxiv_id and not doi and pub_type in ("other", "journal"):
         pub_type = "preprint"
-    return WorkBasics(str(title), doi, arxiv_id, year, month, pub_type)
+    return WorkBasics(str(title), doi, arxiv_id, year, month, pub_type, tuple(problems))
 
 
 def _work(summary: dict[str, Any], owner_name: str) -> tuple[dict[str, Any], list[str]]:
-    warnings = []
     basics = work_basics(summary)
+    warnings = list(basics.problems)
     title, doi, arxiv_id = basics.title, basics.doi, basics.arxiv_id
     year, month, pub_type = basics.year, basics.month, basics.type
     links = []

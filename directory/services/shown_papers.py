@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from directory import models as m
@@ -129,51 +130,71 @@ def _columns(model: Any, names: Iterable[str]) -> list[Any]:
     return [getattr(model, name) for name in names]
 
 
+#: Each list's other parts: (attribute, model, value class, columns).
+_PARTS = (
+    ("links", m.PublicationLink, ShownLink, ("kind", "url", "label")),
+    ("awards", m.PublicationAward, ShownAward, ("name",)),
+    ("badges", m.ArtifactBadge, ShownBadge, ("name", "issuer")),
+)
+
+
+@cache
+def _statements() -> dict[str, Any]:
+    """The six statements, built once: the papers' ids are one expanding parameter (``ids``),
+    so a page neither builds them again nor turns each id into a literal of each of them."""
+    ids = bindparam("ids", expanding=True)
+    pub, a, person = m.Publication, m.Authorship, m.Person
+    rel, target = m.PublicationRelation, m.Publication.__table__.alias("target")
+    statements = {
+        "papers": select(*_columns(pub, PAPER_COLUMNS)).where(pub.id.in_(ids)),
+        "authors": select(
+            a.publication_id, *_columns(a, AUTHOR_COLUMNS), *_columns(person, PERSON_COLUMNS)
+        )
+        .outerjoin(person, person.id == a.person_id)
+        .where(a.publication_id.in_(ids))
+        .order_by(a.publication_id, a.position),
+        "relations": select(
+            rel.publication_id, rel.kind, *(target.c[name] for name in TARGET_COLUMNS)
+        )
+        .join(target, target.c.id == rel.target_id)
+        .where(rel.publication_id.in_(ids))
+        .order_by(rel.publication_id, rel.id),
+    }
+    for attribute, model, _kind, names in _PARTS:
+        statements[attribute] = (
+            select(model.publication_id, *_columns(model, names))
+            .where(model.publication_id.in_(ids))
+            .order_by(model.publication_id, model.position, model.id)
+        )
+    return statements
+
+
 def shown_papers(session: Session, ids: Iterable[int]) -> dict[int, ShownPaper]:
     """The papers ``ids`` by id, each with its authors (in print order, each with the profile
     it links to), links, awards, badges (each in the owner's order) and related versions:
     six statements, whatever their number. No visibility filter: the caller chose the ids
     (rows listed for the viewer), and a citation checks each author's profile and each
-    related version itself (``person_visible``, ``can_view``), as it does on objects."""
+    related version itself (``person_visible``, ``can_view``), as it does on objects. Read
+    on the session's connection (plain columns need none of the ORM's work on their rows):
+    the pages that show them have written nothing that is not flushed."""
     ids = sorted(set(ids))
     if not ids:
         return {}
-    pub = m.Publication
-    papers = {
-        row[0]: ShownPaper(*row)
-        for row in session.execute(select(*_columns(pub, PAPER_COLUMNS)).where(pub.id.in_(ids)))
-    }
-    a, person = m.Authorship, m.Person
-    for pub_id, *values in session.execute(
-        select(a.publication_id, *_columns(a, AUTHOR_COLUMNS), *_columns(person, PERSON_COLUMNS))
-        .outerjoin(person, person.id == a.person_id)
-        .where(a.publication_id.in_(ids))
-        .order_by(a.publication_id, a.position)
-    ):
-        author = ShownAuthor(*values[: len(AUTHOR_COLUMNS)])
-        if values[len(AUTHOR_COLUMNS)] is not None:
-            author.person = ShownPerson(*values[len(AUTHOR_COLUMNS) :])
+    statements, given = _statements(), {"ids": ids}
+    execute = session.connection().execute
+    papers = {row[0]: ShownPaper(*row) for row in execute(statements["papers"], given)}
+    authors = len(AUTHOR_COLUMNS)
+    for pub_id, *values in execute(statements["authors"], given):
+        author = ShownAuthor(*values[:authors])
+        if values[authors] is not None:
+            author.person = ShownPerson(*values[authors:])
         papers[pub_id].authorships.append(author)
-    for attribute, model, kind, names in (
-        ("links", m.PublicationLink, ShownLink, ("kind", "url", "label")),
-        ("awards", m.PublicationAward, ShownAward, ("name",)),
-        ("badges", m.ArtifactBadge, ShownBadge, ("name", "issuer")),
-    ):
+    for attribute, _model, kind, _names in _PARTS:
         by_paper: dict[int, list[Any]] = defaultdict(list)
-        for pub_id, *values in session.execute(
-            select(model.publication_id, *_columns(model, names))
-            .where(model.publication_id.in_(ids))
-            .order_by(model.publication_id, model.position, model.id)
-        ):
+        for pub_id, *values in execute(statements[attribute], given):
             by_paper[pub_id].append(kind(*values))
         for pub_id, items in by_paper.items():
             setattr(papers[pub_id], attribute, items)
-    rel, target = m.PublicationRelation, m.Publication.__table__.alias("target")
-    for pub_id, kind, *values in session.execute(
-        select(rel.publication_id, rel.kind, *(target.c[name] for name in TARGET_COLUMNS))
-        .join(target, target.c.id == rel.target_id)
-        .where(rel.publication_id.in_(ids))
-        .order_by(rel.publication_id, rel.id)
-    ):
+    for pub_id, kind, *values in execute(statements["relations"], given):
         papers[pub_id].relations.append(ShownRelation(kind, ShownTarget(*values)))
     return papers

@@ -105,6 +105,9 @@ def db_upgrade(revision: str) -> None:
         built = search_index.rebuild_if_empty(uow.session)
         moved_to_head = after != before and migrate.at_head(engine)
         caught_up = search_index.catch_up(uow.session) if moved_to_head and not built else []
+        embedded = expertise_vectors.catch_up(uow.session) if moved_to_head or built else 0
+    if embedded:
+        click.echo(_("Embedded %(count)s paper(s) and profile(s).", count=embedded))
     if built:
         click.echo(_("Built the search index."))
     elif caught_up:

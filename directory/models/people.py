@@ -127,10 +127,10 @@ class Person(VersionedMixin, Base):
     #: Identifiers at the bibliographic sources (formats.person_ids: the stored forms): who
     #: the person is at ORCID, DBLP, OpenAlex and Semantic Scholar, for harvesting their
     #: papers and telling them from namesakes. One person each.
-    orcid: Mapped[str | None] = mapped_column(String(19), unique=True)
-    dblp_pid: Mapped[str | None] = mapped_column(String(80), unique=True)
-    openalex_id: Mapped[str | None] = mapped_column(String(20), unique=True)
-    semantic_scholar_id: Mapped[str | None] = mapped_column(String(20), unique=True)
+    orcid: Mapped[str | None] = mapped_column(String(19), unique=True, index=True)
+    dblp_pid: Mapped[str | None] = mapped_column(String(80), unique=True, index=True)
+    openalex_id: Mapped[str | None] = mapped_column(String(20), unique=True, index=True)
+    semantic_scholar_id: Mapped[str | None] = mapped_column(String(20), unique=True, index=True)
 
     links: Mapped[list[PersonLink]] = relationship(
         back_populates="person", order_by="PersonLink.position", cascade="all, delete-orphan"

@@ -18,14 +18,17 @@ COLUMNS = (("orcid", 19), ("dblp_pid", 80), ("openalex_id", 20), ("semantic_scho
 
 
 def upgrade() -> None:
-    with op.batch_alter_table(TABLE) as batch:
-        for name, length in COLUMNS:
-            batch.add_column(sa.Column(name, sa.String(length), nullable=True))
-            batch.create_unique_constraint(f"uq_{TABLE}_{name}", [name])
+    # In place, never a batch copy: on SQLite a batch copy drops the old table, and ON DELETE
+    # CASCADE would take every row referring to a person with it (their entries, authorships).
+    # Unique indexes, not constraints, for the same reason: SQLite adds an index in place.
+    for name, length in COLUMNS:
+        op.add_column(TABLE, sa.Column(name, sa.String(length), nullable=True))
+        op.create_index(f"ix_{TABLE}_{name}", TABLE, [name], unique=True)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table(TABLE) as batch:
-        for name, _length in COLUMNS:
-            batch.drop_constraint(f"uq_{TABLE}_{name}", type_="unique")
-            batch.drop_column(name)
+    for name, _length in COLUMNS:
+        op.drop_index(f"ix_{TABLE}_{name}", table_name=TABLE)
+    # SQLite drops a column in place since 3.35 (no batch copy, for the reason above).
+    for name, _length in COLUMNS:
+        op.drop_column(TABLE, name)

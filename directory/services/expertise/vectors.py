@@ -168,6 +168,13 @@ def rebuild(session: Session) -> int:
     return sum(write(session, kind) for kind in KINDS)
 
 
+def catch_up(session: Session) -> int:
+    """After an upgrade: the vectors of every kind brought up to date with the content the
+    migrations (or an older release's writes) left (only changed texts are embedded again).
+    Returns how many it embedded."""
+    return sum(write(session, kind) for kind in KINDS)
+
+
 def out_of_step(session: Session) -> dict[str, int]:
     """How many vectors of each kind differ from what :func:`write` would write now
     (missing, left over, or made from other text); only kinds with a difference are named."""

@@ -293,9 +293,12 @@ def harvest(
             force_locale(current_locale()),
             command_unit_of_work(get_session(), COMMAND_LINE) as uow,
         ):
-            told = send_digests(uow, config, digest_mail)
-        failed = [f"{t.person.slug}: {t.problem}" for t in told if t.problem]
-        click.echo(f"Digest e-mails: {len(told) - len(failed)} sent" +
+            run = send_digests(uow, config, digest_mail)
+        if run.failure:
+            click.echo(f"Digest e-mails: not sent: {run.failure}")
+            return
+        failed = [f"{t.person.slug}: {t.problem}" for t in run.told if t.problem]
+        click.echo(f"Digest e-mails: {len(run.told) - len(failed)} sent" +
                    (f"; not sent: {'; '.join(failed)}" if failed else "") + ".")  # fmt: skip
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -77,26 +77,44 @@ class Told:
     problem: str | None
 
 
+@dataclass
+class DigestRun:
+    """What the digests' sending did, filled in once the unit has committed and the mail
+    server has answered: each person told (or the server's refusal), or the whole sending's
+    failure."""
+
+    told: list[Told] = field(default_factory=list)
+    failure: str | None = None
+
+
 def send_digests(
     uow: UnitOfWork,
     config: Any,
     compose: Callable[[m.Person, list[m.ClaimCandidate], str], mail.Mail],
     now: datetime | None = None,
-) -> list[Told]:
-    """E-mail each person due a digest (``compose(person, candidates, token)`` writes it);
-    their candidates are marked told only when the server accepted the message. Raises
-    :class:`~directory.services.mail.MailNotConfigured` or ``MailFailed`` (nothing kept)."""
+) -> DigestRun:
+    """E-mail each person due a digest (``compose(person, candidates, token)`` writes it)
+    once ``uow`` commits; their candidates are marked told only when the server accepted the
+    message (the unit commits that mark after the sending). Raises
+    :class:`~directory.services.mail.MailNotConfigured` when mail is not set up."""
     if not mail.is_configured(config):
         raise mail.MailNotConfigured(mail.NOT_CONFIGURED)
     now = now or m.utcnow()
     due = due_digests(uow.session, now)
+    run = DigestRun()
+    if not due:
+        return run
     outgoing = [compose(p, c, link_token(config["SECRET_KEY"], p)) for p, c in due]
-    delivered = mail.send(config, outgoing) if outgoing else []
-    told = []
-    for (person, candidates), (_mail, problem) in zip(due, delivered, strict=True):
-        if problem is None:
-            for candidate in candidates:
-                candidate.notified_at = now
-        told.append(Told(person, len(candidates), problem))
-    uow.session.flush()
-    return told
+
+    def record(delivery: mail.Delivery) -> None:
+        if delivery.failure is not None:
+            run.failure = delivery.failure
+            return
+        for (person, candidates), (_mail, problem) in zip(due, delivery.results, strict=True):
+            if problem is None:
+                for candidate in candidates:
+                    candidate.notified_at = now
+            run.told.append(Told(person, len(candidates), problem))
+
+    mail.send_after_commit(uow, config, outgoing, then=record)
+    return run

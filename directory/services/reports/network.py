@@ -98,14 +98,24 @@ def _member_papers(
             publication_clause(viewer, pub),
         )
     )
-    if person is not None:  # the person's papers first (a few, by the index on the person)
+    authors: dict[int, set[int]] = defaultdict(set)
+    if person is not None:
+        # The person's papers first (a few, by the index on the person), then their rows by
+        # the index on the paper, kept when on a listed member's profile: a set read apart,
+        # since ``person_id IN (members)`` beside them makes SQLite probe every member.
         own = (select(row.publication_id).join(pub, pub.id == row.publication_id)
                .where(row.person_id == person.id, row.hidden.is_(False),
                       pub.year.between(period.first_year, period.last_year),
                       counting.paper_group(period, pub) == "published",
                       publication_clause(viewer, pub)))  # fmt: skip
-        stmt = stmt.where(row.publication_id.in_(list(session.scalars(own))))
-    authors: dict[int, set[int]] = defaultdict(set)
+        listed = set(session.scalars(members))
+        rows = select(row.publication_id, row.person_id).where(
+            row.publication_id.in_(list(session.scalars(own))), row.hidden.is_(False)
+        )
+        for publication_id, person_id in session.execute(rows):
+            if person_id in listed:
+                authors[publication_id].add(person_id)
+        return authors
     for publication_id, person_id in session.execute(stmt):
         authors[publication_id].add(person_id)
     return authors

@@ -81,43 +81,34 @@ def _member_papers(
     session: Session, viewer: Viewer, period: Period, person: m.Person | None
 ) -> dict[int, set[int]]:
     """Paper → the listed members whose profiles list it, of the papers published in the
-    period (only ``person``'s papers, with ``person``), all visible to ``viewer``: one
-    statement; the pairs are counted from it."""
+    period (only ``person``'s papers, with ``person``), all visible to ``viewer``; the pairs
+    are counted from it.
+
+    The papers of the period are found by the index on the year (``person``'s by the index
+    on the person), their listing rows by the index on the paper, and the rows on a listed
+    member's profile kept in Python from the set of members read apart: with
+    ``person_id IN (members)`` in the statement SQLite reads every member's whole list, and
+    looks each of its papers up, for a few thousand papers of the period."""
     row, pub = m.ProfilePublication, m.Publication
-    members = select(m.Person.id).where(listed_people(viewer)).correlate(None)
-    stmt = (
-        select(row.publication_id, row.person_id)
-        .join(pub, pub.id == row.publication_id)
-        .where(
-            row.hidden.is_(False),
-            row.person_id.in_(members),
-            pub.year.between(period.first_year, period.last_year),
-            counting.paper_group(period, pub) == "published",
-            # Listed, not hidden, on a listed member's profile: on a visible profile already,
-            # so the paper is listed (access.listed_publications) when the viewer may see it.
-            publication_clause(viewer, pub),
-        )
+    papers = select(pub.id).where(
+        pub.year.between(period.first_year, period.last_year),
+        counting.paper_group(period, pub) == "published",
+        publication_clause(viewer, pub),
+    )
+    if person is not None:
+        own = papers.join(row, row.publication_id == pub.id)
+        own = own.where(row.person_id == person.id, row.hidden.is_(False))
+        papers = list(session.scalars(own))
+    # Listed, not hidden, on a listed member's profile: on a visible profile already, so the
+    # paper is listed (access.listed_publications) when the viewer may see it.
+    listed = set(session.scalars(select(m.Person.id).where(listed_people(viewer))))
+    stmt = select(row.publication_id, row.person_id).where(
+        row.publication_id.in_(papers), row.hidden.is_(False)
     )
     authors: dict[int, set[int]] = defaultdict(set)
-    if person is not None:
-        # The person's papers first (a few, by the index on the person), then their rows by
-        # the index on the paper, kept when on a listed member's profile: a set read apart,
-        # since ``person_id IN (members)`` beside them makes SQLite probe every member.
-        own = (select(row.publication_id).join(pub, pub.id == row.publication_id)
-               .where(row.person_id == person.id, row.hidden.is_(False),
-                      pub.year.between(period.first_year, period.last_year),
-                      counting.paper_group(period, pub) == "published",
-                      publication_clause(viewer, pub)))  # fmt: skip
-        listed = set(session.scalars(members))
-        rows = select(row.publication_id, row.person_id).where(
-            row.publication_id.in_(list(session.scalars(own))), row.hidden.is_(False)
-        )
-        for publication_id, person_id in session.execute(rows):
-            if person_id in listed:
-                authors[publication_id].add(person_id)
-        return authors
     for publication_id, person_id in session.execute(stmt):
-        authors[publication_id].add(person_id)
+        if person_id in listed:
+            authors[publication_id].add(person_id)
     return authors
 
 

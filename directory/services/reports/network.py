@@ -116,7 +116,8 @@ def _pairs(authors: dict[int, set[int]]) -> Counter:
     """(member, member) → their joint papers."""
     pairs: Counter = Counter()
     for people in authors.values():
-        pairs.update(combinations(sorted(people), 2))
+        if len(people) > 1:  # most papers have one member: no pair
+            pairs.update(combinations(sorted(people), 2))
     return pairs
 
 
@@ -228,10 +229,9 @@ def build_network(
                                                        n.name.casefold(), n.id))  # fmt: skip
     network.legend = _colour(session, {i: nodes[i] for i in drawn_ids})
     network.nodes = ranked
-    network.pairs = sorted(
-        (Pair(nodes[a], nodes[b], count) for (a, b), count in found.items()),
-        key=lambda p: (-p.papers, p.first.name.casefold(), p.second.name.casefold()),
-    )
+    folded = {i: node.name.casefold() for i, node in nodes.items()}  # once a node, not a pair
+    order = sorted(found.items(), key=lambda pc: (-pc[1], folded[pc[0][0]], folded[pc[0][1]]))
+    network.pairs = [Pair(nodes[a], nodes[b], count) for (a, b), count in order]
     network.drawn = [n for n in ranked if n.id in drawn_ids]
     between = [p for p in network.pairs if p.first.id in drawn_ids and p.second.id in drawn_ids]
     network.drawn_pairs = between[:PAIRS_DRAWN]

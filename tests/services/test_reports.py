@@ -296,3 +296,28 @@ def test_the_python_twin_of_the_paper_groups_agrees_with_the_sql(db, make_person
         if counting.paper_group_of(period, status, year, month) != group
     ]
     assert disagreements == []
+
+
+def test_the_rows_read_by_the_papers_index_keep_only_listed_members(db, dept, make_person):
+    """The network and the per-person rows read a paper's listing rows by the paper and keep
+    the listed members' in Python: a co-author whose profile is not listed (an alumnus) is no
+    node, a row hidden from a profile counts for nobody, and a person's own network has the
+    pairs the department's has with them."""
+    ada, bob, mia = dept["ada"], dept["bob"], dept["mia"]
+    al = make_person("Al Alumnus", role="alumni")
+    paper = _paper(db, "Four of us", [ada, bob, mia, al], year=2025, month=11)
+    db.query(m.ProfilePublication).filter_by(person_id=mia.id, publication_id=paper.id).update(
+        {"hidden": True}
+    )
+    db.commit()
+    admin = viewers(dept)["admin"]
+    network = build_network(db, admin, YEAR, 100)
+    assert [(n.name, n.papers) for n in network.nodes] == [("Ada Lovelace", 4),
+                                                          ("Bob Builder", 3)]  # fmt: skip
+    assert [(p.first.name, p.second.name, p.papers) for p in network.pairs] == [
+        ("Ada Lovelace", "Bob Builder", 2)]  # fmt: skip
+    own = person_report(db, admin, ada, YEAR)
+    assert [(n.name, papers) for n, papers in own.coauthors()] == [("Bob Builder", 2)]
+    rows = {r.name: r.counts for r in department_report(db, admin, YEAR).people}
+    assert (rows["Ada Lovelace"]["published"], rows["Bob Builder"]["published"],
+            rows["Mia Member"]["published"]) == (4, 3, 0)  # fmt: skip

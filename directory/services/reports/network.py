@@ -81,33 +81,34 @@ def _member_papers(
     session: Session, viewer: Viewer, period: Period, person: m.Person | None
 ) -> dict[int, set[int]]:
     """Paper → the listed members whose profiles list it, of the papers published in the
-    period (only ``person``'s papers, with ``person``), all visible to ``viewer``: one
-    statement; the pairs are counted from it."""
+    period (only ``person``'s papers, with ``person``), all visible to ``viewer``; the pairs
+    are counted from it.
+
+    The papers of the period are found by the index on the year (``person``'s by the index
+    on the person), their listing rows by the index on the paper, and the rows on a listed
+    member's profile kept in Python from the set of members read apart: with
+    ``person_id IN (members)`` in the statement SQLite reads every member's whole list, and
+    looks each of its papers up, for a few thousand papers of the period."""
     row, pub = m.ProfilePublication, m.Publication
-    members = select(m.Person.id).where(listed_people(viewer)).correlate(None)
-    stmt = (
-        select(row.publication_id, row.person_id)
-        .join(pub, pub.id == row.publication_id)
-        .where(
-            row.hidden.is_(False),
-            row.person_id.in_(members),
-            pub.year.between(period.first_year, period.last_year),
-            counting.paper_group(period, pub) == "published",
-            # Listed, not hidden, on a listed member's profile: on a visible profile already,
-            # so the paper is listed (access.listed_publications) when the viewer may see it.
-            publication_clause(viewer, pub),
-        )
+    papers = select(pub.id).where(
+        pub.year.between(period.first_year, period.last_year),
+        counting.paper_group(period, pub) == "published",
+        publication_clause(viewer, pub),
     )
-    if person is not None:  # the person's papers first (a few, by the index on the person)
-        own = (select(row.publication_id).join(pub, pub.id == row.publication_id)
-               .where(row.person_id == person.id, row.hidden.is_(False),
-                      pub.year.between(period.first_year, period.last_year),
-                      counting.paper_group(period, pub) == "published",
-                      publication_clause(viewer, pub)))  # fmt: skip
-        stmt = stmt.where(row.publication_id.in_(list(session.scalars(own))))
+    if person is not None:
+        own = papers.join(row, row.publication_id == pub.id)
+        own = own.where(row.person_id == person.id, row.hidden.is_(False))
+        papers = list(session.scalars(own))
+    # Listed, not hidden, on a listed member's profile: on a visible profile already, so the
+    # paper is listed (access.listed_publications) when the viewer may see it.
+    listed = set(session.scalars(select(m.Person.id).where(listed_people(viewer))))
+    stmt = select(row.publication_id, row.person_id).where(
+        row.publication_id.in_(papers), row.hidden.is_(False)
+    )
     authors: dict[int, set[int]] = defaultdict(set)
     for publication_id, person_id in session.execute(stmt):
-        authors[publication_id].add(person_id)
+        if person_id in listed:
+            authors[publication_id].add(person_id)
     return authors
 
 
@@ -115,7 +116,8 @@ def _pairs(authors: dict[int, set[int]]) -> Counter:
     """(member, member) → their joint papers."""
     pairs: Counter = Counter()
     for people in authors.values():
-        pairs.update(combinations(sorted(people), 2))
+        if len(people) > 1:  # most papers have one member: no pair
+            pairs.update(combinations(sorted(people), 2))
     return pairs
 
 
@@ -227,10 +229,9 @@ def build_network(
                                                        n.name.casefold(), n.id))  # fmt: skip
     network.legend = _colour(session, {i: nodes[i] for i in drawn_ids})
     network.nodes = ranked
-    network.pairs = sorted(
-        (Pair(nodes[a], nodes[b], count) for (a, b), count in found.items()),
-        key=lambda p: (-p.papers, p.first.name.casefold(), p.second.name.casefold()),
-    )
+    folded = {i: node.name.casefold() for i, node in nodes.items()}  # once a node, not a pair
+    order = sorted(found.items(), key=lambda pc: (-pc[1], folded[pc[0][0]], folded[pc[0][1]]))
+    network.pairs = [Pair(nodes[a], nodes[b], count) for (a, b), count in order]
     network.drawn = [n for n in ranked if n.id in drawn_ids]
     between = [p for p in network.pairs if p.first.id in drawn_ids and p.second.id in drawn_ids]
     network.drawn_pairs = between[:PAIRS_DRAWN]

@@ -19,6 +19,7 @@ from directory import models as m
 from directory.db import get_session
 from directory.formats.bibtex.results import BibtexTooLarge
 from directory.formats.pdf import pdf_available
+from directory.harvest_command import harvest
 from directory.i18n import (
     command_request_context,
     current_locale,
@@ -30,11 +31,9 @@ from directory.i18n import gettext as _
 from directory.models.accounts import password_problem
 from directory.services import health, mail, profiles, reminders, search_index
 from directory.services.accounts import account_exists, new_password, person_bound_to
-from directory.services.claims.digest import send_digests
-from directory.services.claims.harvest import run_harvest
 from directory.services.expertise import model as expertise_model
 from directory.services.expertise import vectors as expertise_vectors
-from directory.services.identity import Viewer, is_admin_key
+from directory.services.identity import COMMAND_LINE, is_admin_key
 from directory.services.importing import plan_source
 from directory.services.interchange import (
     ImportRefused,
@@ -49,14 +48,14 @@ from directory.services.profile_import import import_profiles
 from directory.services.pubimport.decisions import PlanRefused, resolve_decisions
 from directory.services.pubimport.plan import PersonPlan
 from directory.services.unit_of_work import command_unit_of_work
-from directory.web.mails import digest_mail, reminder_mail
+from directory.web.mails import reminder_mail
 from directory.web.views.cv import NO_SIZE_LIMIT
 
 #: Who the history names for changes made with these commands (an operator of the server).
-COMMAND_LINE = Viewer(key=None, is_admin=True, name="command line")
 
 directory_cli = AppGroup("directory", help="Manage the faculty directory.")
 db_cli = AppGroup("db", help="The directory's own database migrations.")
+directory_cli.add_command(harvest)
 directory_cli.add_command(db_cli)
 
 
@@ -252,54 +251,6 @@ def reindex() -> None:
         click.echo(_("Embedded %(count)s paper(s) and profile(s).", count=vectors))
     else:
         click.echo(_("Keyword mode: no vectors (the extra `expertise` is not installed)."))
-
-
-@directory_cli.command("harvest")
-@click.option("--person", "slugs", multiple=True, metavar="SLUG", help="Only this person.")
-@click.option("--source", "sources", multiple=True, metavar="NAME", help="Only this source.")
-@click.option("--dry-run", is_flag=True, help="Fetch and match, write nothing.")
-@click.option("--url", "base_url", default=None, help="The site's address for the digest's link.")
-def harvest(
-    slugs: tuple[str, ...], sources: tuple[str, ...], dry_run: bool, base_url: str | None
-) -> None:
-    """Find new papers at the configured sources for everyone with an identifier (or the
-    people named) and put them in their claim queues; then e-mail the weekly digests (when
-    mail is set up). For cron: one run at a time."""
-
-    def progress(line: Any, done: int, total: int, eta: float | None) -> None:
-        errors = f", {len(line.errors)} error(s): {'; '.join(line.errors)}" if line.errors else ""
-        left = f", about {eta:.0f} s left" if eta and total > 1 else ""
-        what = (
-            "skipped (no identifier there)"
-            if line.skipped
-            else (f"fetched {line.fetched}, new {line.new}, known {line.known}{errors}")
-        )
-        click.echo(f"[{done}/{total}{left}] {line.slug} {line.source}: {what}")
-
-    report = run_harvest(get_session(), COMMAND_LINE, current_app.config, slugs=slugs,
-                         sources=sources, dry_run=dry_run, progress=progress)  # fmt: skip
-    if report.refused:
-        click.echo(f"Harvest skipped: {report.refused}.")
-        return
-    new = sum(line.new for line in report.lines)
-    note = " (dry run: nothing written)" if dry_run else ""
-    click.echo(f"{report.people} people, {new} new candidate(s), "
-               f"{report.accepted} accepted by policy{note}.")  # fmt: skip
-    config = current_app.config
-    if not dry_run and mail.is_configured(config) and (base_url or config.get("SERVER_NAME")):
-        context = current_app.test_request_context(base_url=base_url) if base_url else nullcontext()
-        with (
-            context,
-            force_locale(current_locale()),
-            command_unit_of_work(get_session(), COMMAND_LINE) as uow,
-        ):
-            run = send_digests(uow, config, digest_mail)
-        if run.failure:
-            click.echo(f"Digest e-mails: not sent: {run.failure}")
-            return
-        failed = [f"{t.person.slug}: {t.problem}" for t in run.told if t.problem]
-        click.echo(f"Digest e-mails: {len(run.told) - len(failed)} sent" +
-                   (f"; not sent: {'; '.join(failed)}" if failed else "") + ".")  # fmt: skip
 
 
 def demo_documents() -> list[tuple[str, object]]:

@@ -55,6 +55,8 @@ class Viewer:
 
 
 ANONYMOUS = Viewer(key=None)
+#: Who a `flask directory` command acts as: an admin without an account.
+COMMAND_LINE = Viewer(key=None, is_admin=True, name="command line")
 
 
 class IdentityAttributeMissing(LookupError):

@@ -111,6 +111,8 @@ def invocations(tmp_path: Path) -> dict[tuple[str, ...], tuple[list[str], str]]:
             "",
         ),  # fmt: skip
         ("remind-stale",): (["--dry-run", "--url", "https://microblog.example"], ""),
+        # The demo's people hold no identifiers: the run asks no source (no network here).
+        ("harvest",): (["--dry-run"], ""),
         ("create-account",): (["ada"], "a long enough pass phrase\n" * 2),
         ("create-demo-accounts",): ([], ""),
         ("check",): (["--session", "_user_id=1"], ""),

@@ -26,7 +26,7 @@ from directory.services.operations import areas as areas_operations
 from directory.services.operations import people
 from directory.services.reminders import ProfileCurrency, stale_profiles
 from directory.services.unit_of_work import current_unit_of_work
-from directory.web import forms
+from directory.web import admin_forms, forms
 from directory.web.blueprint import blueprint
 from directory.web.committing import AfterCommit
 from directory.web.conflicts import on_conflict
@@ -87,7 +87,7 @@ def admin_person_form(slug: str | None) -> tuple[m.Person | None, Any, str]:
     (stored values on a GET, what was sent on a POST) and the page's title."""
     require_admin()
     person = person_or_404(slug) if slug else None
-    form = forms.PersonAdminForm(obj=person if request.method == "GET" else None)
+    form = admin_forms.PersonAdminForm(obj=person if request.method == "GET" else None)
     form.prepare_identifiers(get_session(), person)
     if request.method == "GET":
         form.version.data = person.version if person else ""
@@ -185,7 +185,7 @@ def admin_invite(slug: str) -> Any:
 def admin_merge() -> Any:
     require_admin()
     session = get_session()
-    form = forms.MergeForm()
+    form = admin_forms.MergeForm()
     everyone = admin_reads.everyone(session)
     choices = [("", "—")] + [(str(p.id), f"{p.full_name} ({p.slug})") for p in everyone]
     form.keep_id.choices = form.merge_id.choices = forms.options(choices)
@@ -215,7 +215,7 @@ def area_form(area_id: int | None) -> tuple[m.ResearchArea | None, list[m.Resear
     if area_id and area is None:
         abort(404)
     areas = taxonomy.research_areas(session)
-    form = forms.AreaForm(obj=area if request.method == "GET" else None)
+    form = admin_forms.AreaForm(obj=area if request.method == "GET" else None)
     form.parent_id.choices = forms.options(
         [("", "—")] + [(str(a.id), a.name) for a in areas if area is None or a.id != area.id]
     )
@@ -287,7 +287,7 @@ def stale_report() -> tuple[list[ProfileCurrency], int]:
 def admin_stale() -> str:
     require_admin()
     stale, months = stale_report()
-    form = forms.RemindForm(formdata=None)
+    form = admin_forms.RemindForm(formdata=None)
     return render_template(
         "directory/admin/stale.html",
         stale=stale,

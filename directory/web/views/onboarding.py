@@ -32,7 +32,7 @@ from directory.services.reminders import (
     send_reminders,
 )
 from directory.services.unit_of_work import current_unit_of_work
-from directory.web import forms
+from directory.web import admin_forms, forms
 from directory.web.blueprint import blueprint
 from directory.web.committing import AfterCommit
 from directory.web.csrf import csrf_failed
@@ -70,7 +70,7 @@ def admin_import_people() -> Any:
     """Upload a CSV file of people: the preview shows what each row becomes, its problems
     next to it; nothing is written until the preview is confirmed."""
     require_admin()
-    form = forms.OnboardingUploadForm()
+    form = admin_forms.OnboardingUploadForm()
     upload_page = {"form": form, **_limits()}
     if not form.validate_on_submit():
         status = 400 if request.method == "POST" else 200
@@ -82,7 +82,7 @@ def admin_import_people() -> Any:
     if plan.problems:
         form.people_file.errors = list(plan.problems)
         return render_template("directory/admin/import.html", **upload_page), 400
-    confirm = forms.OnboardingConfirmForm(formdata=None)
+    confirm = admin_forms.OnboardingConfirmForm(formdata=None)
     # The file's bytes as they came, so that confirming checks exactly what was previewed
     # (base64: a row's control characters would otherwise make the hidden field refused).
     confirm.source.data = base64.b64encode(data).decode("ascii")
@@ -96,7 +96,7 @@ def admin_import_confirm() -> Any:
     """Write the previewed people (the file is checked again first: if the directory changed
     so that other rows would be written, the new preview is shown and nothing written)."""
     require_admin()
-    form = forms.OnboardingConfirmForm()
+    form = admin_forms.OnboardingConfirmForm()
     if not form.validate_on_submit():
         abort(400)
     try:
@@ -186,7 +186,7 @@ def admin_remind() -> Any:
     require_admin()
     session = get_session()
     stale, months = stale_report()
-    form = forms.RemindForm()
+    form = admin_forms.RemindForm()
     form.people.choices = forms.options((c.person.id, c.person.full_name)
                                         for c in stale if c.person.email)  # fmt: skip
     if not form.validate_on_submit():

@@ -81,6 +81,26 @@ def unlink_member(pub: m.Publication, person_id: int) -> None:
             authorship.suggestion_declined = True
 
 
+def proposal_decided(
+    session: Session, pending: m.PendingChange, by: str | None, entity_id: int | None
+) -> None:
+    """An approver answered ``pending``: the candidate whose "mine" waits on it is accepted
+    (approved: ``entity_id`` is the paper it made or changed) or asked again (rejected)."""
+    for candidate in session.scalars(
+        select(m.ClaimCandidate).where(
+            m.ClaimCandidate.pending_change_id == pending.id,
+            m.ClaimCandidate.state == m.CLAIM_WAITING,
+        )
+    ):
+        candidate.pending_change_id = None
+        approved = pending.status == "approved"
+        candidate.state = m.CLAIM_ACCEPTED if approved else m.CLAIM_PENDING
+        candidate.decided_at = m.utcnow() if approved else None
+        candidate.decided_by = by if approved else None
+        if approved:
+            candidate.publication_id = candidate.publication_id or entity_id
+
+
 # ----------------------------------------------------------------------------- co-authors
 
 

@@ -25,7 +25,11 @@ from directory import models as m
 from directory.formats.identifiers import arxiv_problem
 from directory.formats.names import make_slug, sort_name
 from directory.formats.placements import structure_placement
-from directory.services.claims.queue import list_for_named_members
+from directory.services.claims.queue import (
+    list_for_named_members,
+    rejections_of,
+    restore_rejections,
+)
 from directory.services.person_identifiers import (
     identifier_problems,
     identifiers_of,
@@ -689,6 +693,8 @@ def import_documents(
     if not list_named:
         importer.own_documents = {person.id for person, _doc, _source in people}
     session.flush()
+    for person, doc, _source in people:  # before the papers, which must not ask them again
+        restore_rejections(session, person.id, doc["person"].get("rejected_works") or ())
     for person, doc, source in people:
         importer.import_document(doc, person, source)
     return importer.result
@@ -837,6 +843,8 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
     this is the backup format, so only admins and the owner may be given it."""
     doc: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION}
     doc["person"] = _person_dict(person)
+    if rejected := rejections_of(session, person.id):
+        doc["person"]["rejected_works"] = rejected
     for kind in simple_kinds():
         doc[kind.name] = [
             _entry_dict(e, document_fields(kind)) for e in _owned(session, person, kind.model)

@@ -82,11 +82,13 @@ def rejections_of(session: Session, person_id: int) -> list[dict[str, Any]]:
     return [{"key": r.work_key, "title": r.title, "reason": r.reason} for r in rows]
 
 
-def restore_rejections(session: Session, person_id: int, items: Iterable[dict[str, Any]]) -> None:
+def restore_rejections(
+    session: Session, person_id: int, items: Iterable[dict[str, Any]] | None
+) -> None:
     """A document's ``"rejected_works"`` added to the person's rejections (a rejection the
     database already holds stays: an import never makes a "not mine" forgotten)."""
     have = rejected_keys(session, [person_id])[person_id]
-    for item in items:
+    for item in items or ():
         if item["key"] not in have:
             have.add(item["key"])
             session.add(m.ClaimRejection(

@@ -19,8 +19,10 @@ from directory.models.base import Base, utcnow
 from directory.models.people import Person
 from directory.models.publications import Publication
 
-#: The states of a candidate.
+#: The states of a candidate: asked, answered "mine" and held for approval (waiting), accepted
+#: or rejected.
 CLAIM_PENDING, CLAIM_ACCEPTED, CLAIM_REJECTED = "pending", "accepted", "rejected"
+CLAIM_WAITING = "waiting"
 
 
 class ClaimCandidate(Base):
@@ -61,6 +63,9 @@ class ClaimCandidate(Base):
     decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: Who answered (the host's identity key), or "policy" for an automatic acceptance.
     decided_by: Mapped[str | None] = mapped_column(String(254))
+    #: The proposal (a PendingChange) a "mine" held for approval waits on; approving it
+    #: accepts the candidate, rejecting it asks again.
+    pending_change_id: Mapped[int | None] = mapped_column(Integer, index=True)
     #: When a digest e-mail last told the person of it (None: not yet).
     notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
@@ -131,6 +136,6 @@ class HarvestRequest(Base):
 
 
 __all__ = [
-    "CLAIM_ACCEPTED", "CLAIM_PENDING", "CLAIM_REJECTED", "ClaimCandidate", "ClaimRejection",
-    "HarvestLock", "HarvestRequest", "HarvestRun",
+    "CLAIM_ACCEPTED", "CLAIM_PENDING", "CLAIM_REJECTED", "CLAIM_WAITING", "ClaimCandidate",
+    "ClaimRejection", "HarvestLock", "HarvestRequest", "HarvestRun",
 ]  # fmt: skip

@@ -158,8 +158,8 @@ QUEUE_PAGE = 50
 
 
 def claim_queue(session: Session, viewer: Viewer, person: m.Person) -> list[m.ClaimCandidate]:
-    """The pending candidates of ``person``'s claim queue, likeliest first (none when
-    ``viewer`` may not answer them)."""
+    """The candidates of ``person``'s claim queue, likeliest first: those asked, and those
+    answered "mine" that wait for approval (none when ``viewer`` may not answer them)."""
     if not access.can_answer_claims(viewer, person):
         return []
     return list(
@@ -167,7 +167,7 @@ def claim_queue(session: Session, viewer: Viewer, person: m.Person) -> list[m.Cl
             select(m.ClaimCandidate)
             .where(
                 m.ClaimCandidate.person_id == person.id,
-                m.ClaimCandidate.state == m.CLAIM_PENDING,
+                m.ClaimCandidate.state.in_((m.CLAIM_PENDING, m.CLAIM_WAITING)),
             )
             .order_by(m.ClaimCandidate.score.desc(), m.ClaimCandidate.id)
             .limit(QUEUE_PAGE)

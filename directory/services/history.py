@@ -18,6 +18,7 @@ from directory import models as m
 from directory.models import ChangeRecord, PendingChange
 from directory.services.access import can_approve
 from directory.services.change_kinds import kind_of
+from directory.services.claims.queue import proposal_decided
 from directory.services.errors import CannotApply
 
 if TYPE_CHECKING:
@@ -71,15 +72,27 @@ def apply_pending(uow: UnitOfWork, pending: PendingChange) -> None:
     changes = uow.change_set(person, approval_exempt=True, allowed=allowed)
     kind_of(pending.entity_kind).apply(changes, pending)
     changes.finish()
-    decide(uow, pending, "approved")
+    made = next((r.entity_id for r in changes.records
+                 if r.entity_kind == pending.entity_kind and r.action == "create"),
+                None)  # fmt: skip
+    decide(uow, pending, "approved", entity_id=made or pending.entity_id)
 
 
-def decide(uow: UnitOfWork, pending: PendingChange, status: str, reason: str | None = None) -> None:
-    """Mark a proposal approved or rejected by the unit's viewer."""
+def decide(
+    uow: UnitOfWork,
+    pending: PendingChange,
+    status: str,
+    reason: str | None = None,
+    *,
+    entity_id: int | None = None,
+) -> None:
+    """Mark a proposal approved or rejected by the unit's viewer; a claim candidate waiting
+    on it is accepted or asked again. ``entity_id``: the record an approval made or changed."""
     pending.status = status
     pending.reason = reason
     pending.decided_by_key = uow.viewer.key
     pending.decided_at = datetime.now(UTC)
+    proposal_decided(uow.session, pending, uow.viewer.key, entity_id)
     uow.session.flush()
 
 

@@ -25,7 +25,7 @@ from directory import models as m
 from directory.formats.identifiers import arxiv_problem
 from directory.formats.names import make_slug, sort_name
 from directory.formats.placements import structure_placement
-from directory.services.claims.queue import list_for_named_members
+from directory.services.claims import queue as claim_queue
 from directory.services.person_identifiers import (
     identifier_problems,
     identifiers_of,
@@ -552,8 +552,8 @@ class _Importer:
             ]
         session.flush()
         # Authors named by slug are the document's statement, by the directory's identifier.
-        list_for_named_members(session, [pub.id for pub in pubs.values()],
-                               except_people=self.own_documents)  # fmt: skip
+        claim_queue.list_for_named_members(session, [pub.id for pub in pubs.values()],
+                                           except_people=self.own_documents)  # fmt: skip
 
         award_fields = document_fields(m.ENTRY_KINDS["awards"])
         for i, data in enumerate(doc.get("awards", [])):
@@ -689,6 +689,8 @@ def import_documents(
     if not list_named:
         importer.own_documents = {person.id for person, _doc, _source in people}
     session.flush()
+    for person, doc, _source in people:  # before the papers, which must not ask them again
+        claim_queue.restore_rejections(session, person.id, doc["person"].get("rejected_works"))
     for person, doc, source in people:
         importer.import_document(doc, person, source)
     return importer.result
@@ -837,6 +839,8 @@ def export_person(session: Session, person: m.Person) -> dict[str, Any]:
     this is the backup format, so only admins and the owner may be given it."""
     doc: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION}
     doc["person"] = _person_dict(person)
+    if rejected := claim_queue.rejections_of(session, person.id):
+        doc["person"]["rejected_works"] = rejected
     for kind in simple_kinds():
         doc[kind.name] = [
             _entry_dict(e, document_fields(kind)) for e in _owned(session, person, kind.model)

@@ -54,8 +54,6 @@ TABLES_NOT_CARRIED = {
     "writes it; `flask directory reindex`); it names rows by their ids",
     "directory_claim_candidates": "works a harvest found, not yet the profile: the next "
     "harvest finds them again",
-    "directory_claim_rejections": 'the answers "not mine" are the department\'s memory '
-    "of its harvests, kept by the database they were given in (not yet in the document)",
     "directory_harvest_runs": "the log of harvest runs",
     "directory_harvest_locks": "the harvest's lock, held only while a run lasts",
     "directory_harvest_requests": '"check now" requests, used up by the next run',
@@ -371,6 +369,12 @@ def build_department(db) -> dict[str, m.Person]:
                            areas=[engines, notes]),
         m.RecruitingNotice(owner_id=ada.id, position=1, level="intern", description="Summers.",
                            term="Whenever funding allows"),
+        # Answers "not mine", one row per key of the work: carried as "rejected_works".
+        m.ClaimRejection(person_id=ada.id, work_key="doi:10.1234/stranger",
+                         title="A Stranger's Paper", reason="removed"),
+        m.ClaimRejection(person_id=ada.id, work_key="title:a strangers paper|2024",
+                         title="A Stranger's Paper", reason="removed"),
+        m.ClaimRejection(person_id=bo.id, work_key="arxiv:2401.00001", title="Not Bo's"),
     ])  # fmt: skip
     db.commit()
     return {"ada": ada, "bo": bo}

@@ -71,6 +71,33 @@ def remember_rejection(
     session.flush()
 
 
+def rejections_of(session: Session, person_id: int) -> list[dict[str, Any]]:
+    """The person's rejections as their profile document carries them (``"rejected_works"``):
+    one item per key, so a restored database still never suggests those works."""
+    rows = session.scalars(
+        select(m.ClaimRejection)
+        .where(m.ClaimRejection.person_id == person_id)
+        .order_by(m.ClaimRejection.work_key)
+    )
+    return [{"key": r.work_key, "title": r.title, "reason": r.reason} for r in rows]
+
+
+def restore_rejections(
+    session: Session, person_id: int, items: Iterable[dict[str, Any]] | None
+) -> None:
+    """A document's ``"rejected_works"`` added to the person's rejections (a rejection the
+    database already holds stays: an import never makes a "not mine" forgotten)."""
+    have = rejected_keys(session, [person_id])[person_id]
+    for item in items or ():
+        if item["key"] not in have:
+            have.add(item["key"])
+            session.add(m.ClaimRejection(
+                person_id=person_id, work_key=item["key"], title=item.get("title"),
+                reason=item.get("reason") or REJECTED,
+            ))  # fmt: skip
+    session.flush()
+
+
 def unlink_member(pub: m.Publication, person_id: int) -> None:
     """The paper's printed names stop pointing at ``person_id`` (who said it is not theirs):
     plain text, the suggestion answered."""
@@ -79,6 +106,26 @@ def unlink_member(pub: m.Publication, person_id: int) -> None:
             authorship.person_id = None
             authorship.suggested_person_id = person_id
             authorship.suggestion_declined = True
+
+
+def proposal_decided(
+    session: Session, pending: m.PendingChange, by: str | None, entity_id: int | None
+) -> None:
+    """An approver answered ``pending``: the candidate whose "mine" waits on it is accepted
+    (approved: ``entity_id`` is the paper it made or changed) or asked again (rejected)."""
+    for candidate in session.scalars(
+        select(m.ClaimCandidate).where(
+            m.ClaimCandidate.pending_change_id == pending.id,
+            m.ClaimCandidate.state == m.CLAIM_WAITING,
+        )
+    ):
+        candidate.pending_change_id = None
+        approved = pending.status == "approved"
+        candidate.state = m.CLAIM_ACCEPTED if approved else m.CLAIM_PENDING
+        candidate.decided_at = m.utcnow() if approved else None
+        candidate.decided_by = by if approved else None
+        if approved:
+            candidate.publication_id = candidate.publication_id or entity_id
 
 
 # ----------------------------------------------------------------------------- co-authors

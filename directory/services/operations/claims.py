@@ -74,8 +74,13 @@ def accept(uow: UnitOfWork, person: m.Person, candidate: m.ClaimCandidate, *,
         apply_snapshot(uow.session, PUBLICATION, pub, {"listing": {}}, person.id)
     outcome = changes.finish()
     if outcome == PENDING:
-        # Held for approval: the proposal carries the paper; the question stays open (the
-        # queue says it waits) until an approver has answered.
+        # Held for approval: the proposal carries the paper; the candidate waits on it (not
+        # asked again) until an approver answers (services.claims.queue.proposal_decided).
+        proposal = next((p for p in changes.pending if p.entity_kind == PUBLICATION),
+                        changes.pending[0])  # fmt: skip
+        candidate.state = m.CLAIM_WAITING
+        candidate.pending_change_id = proposal.id
+        uow.session.flush()
         return outcome
     _decide(uow, candidate, m.CLAIM_ACCEPTED, decided_by)
     candidate.publication_id = pub.id

@@ -55,7 +55,8 @@ def orcid_work(paper: Paper, owner: HarvestPerson, *, full: bool) -> dict[str, A
         )
     work = {
         "put-code": put_code(paper),
-        "path": f"/{owner.orcid}/work/{put_code(paper)}",
+        # ORCID's own path of the work: the iD, the word work, the put code.
+        "path": "/".join(("", owner.orcid, "work", str(put_code(paper)))),
         "source": {"source-name": {"value": "Crossref"}},
         "title": {"title": {"value": paper.title}, "subtitle": None, "translated-title": None},
         "external-ids": {"external-id": ids},

@@ -138,12 +138,35 @@ def _students_counted(rel: Any = m.AdvisingRelation) -> Any:
     return func.count(func.distinct(rel.student_id)) + func.count(func.distinct(typed))
 
 
+def _entry_counts(
+    session: Session, viewer: Viewer, periods: tuple[Period, Period]
+) -> dict[str, tuple[Counter, Counter]]:
+    """Each entry kind's entries of the period and of the year before, per listed owner: one
+    statement a kind (its rows of either period read once, each counted where it falls), from
+    which the totals and the per-person rows are both counted."""
+    earlier = entry_clauses(periods[1])
+    counts = {}
+    for kind, (model, clause) in entry_clauses(periods[0]).items():
+        before = earlier[kind][1]
+        stmt = (
+            select(model.owner_id, func.count().filter(clause), func.count().filter(before))
+            .where(or_(clause, before), visibility_clause(viewer, model),
+                   model.owner_id.in_(_members(viewer)))
+            .group_by(model.owner_id)
+        )  # fmt: skip
+        now, then = Counter(), Counter()
+        for owner_id, in_period, in_previous in session.execute(stmt):
+            now[owner_id], then[owner_id] = in_period, in_previous
+        counts[kind] = (now, then)
+    return counts
+
+
 def _totals(
-    session: Session, viewer: Viewer, periods: tuple[Period, Period], rows: list[Any]
-) -> tuple[tuple[dict, dict], list]:
-    """The totals of the period and of the year before: each count of both in one statement
-    (its rows of either period read once, each counted where it falls); the published
-    papers of the period by type."""
+    session: Session, viewer: Viewer, periods: tuple[Period, Period], rows: list[Any],
+    entries: dict[str, tuple[Counter, Counter]],
+) -> tuple[tuple[dict, dict], list]:  # fmt: skip
+    """The totals of the period and of the year before (each entry kind's from ``entries``);
+    the published papers of the period by type."""
     both: tuple[dict, dict] = ({}, {})
     for totals, period in zip(both, periods, strict=True):
         papers = _paper_counts(rows, period)
@@ -159,21 +182,16 @@ def _totals(
             totals[f"students_{status}"] = session.scalar(
                 select(_students_counted(rel)).where(_advising(viewer, period, status))
             )
-    earlier = entry_clauses(periods[1])
-    for kind, (model, clause) in entry_clauses(periods[0]).items():
-        before = earlier[kind][1]
-        counts = session.execute(
-            select(func.count().filter(clause), func.count().filter(before))
-            .select_from(model)
-            .where(or_(clause, before), visibility_clause(viewer, model),
-                   model.owner_id.in_(_members(viewer)))
-        ).one()  # fmt: skip
-        for totals, count in zip(both, counts, strict=True):
-            totals[kind] = count
+    for kind, per_owner in entries.items():
+        for totals, counts in zip(both, per_owner, strict=True):
+            totals[kind] = sum(counts.values())
     return both, types
 
 
-def _people(session: Session, viewer: Viewer, period: Period, role: str) -> list[PersonRow]:
+def _people(
+    session: Session, viewer: Viewer, period: Period, role: str,
+    entries: dict[str, tuple[Counter, Counter]],
+) -> list[PersonRow]:  # fmt: skip
     person = m.Person
     where = [listed_people(viewer)] + ([person.role == role] if role else [])
     rows = {row.id: PersonRow(row.id, row.slug, row.full_name, row.role)
@@ -213,12 +231,9 @@ def _people(session: Session, viewer: Viewer, period: Period, role: str) -> list
         )
         for person_id, count in session.execute(stmt):
             rows[person_id].counts[f"students_{status}"] = count
-    for kind, (model, clause) in entry_clauses(period).items():
-        stmt = (select(model.owner_id, func.count())
-                .where(model.owner_id.in_(ids), clause, visibility_clause(viewer, model))
-                .group_by(model.owner_id))  # fmt: skip
-        for person_id, count in session.execute(stmt):
-            rows[person_id].counts[kind] = count
+    for kind, (counts, _previous) in entries.items():
+        for person_id, row in rows.items():
+            row.counts[kind] = counts[person_id]
     return list(rows.values())
 
 
@@ -300,7 +315,8 @@ def department_report(
     rows = _paper_rows(
         session, viewer, min(previous.first_year, period.last_year - VENUE_YEARS + 1)
     )
-    (totals, previous_totals), types = _totals(session, viewer, (period, previous), rows)
+    entries = _entry_counts(session, viewer, (period, previous))
+    (totals, previous_totals), types = _totals(session, viewer, (period, previous), rows, entries)
     years, venues, other, area_rows = _venues(rows, period, areas or {})
     paper_problems = {kind: sum(r.papers for r in rows if paper_problem_of(kind, period, r))
                       for kind in PAPER_KINDS}  # fmt: skip
@@ -309,7 +325,7 @@ def department_report(
     order = [*m.values(m.PLACEMENT_KINDS), ""]
     return DepartmentReport(
         period=period, previous=previous, totals=totals, previous_totals=previous_totals,
-        types=types, role=role, people=_people(session, viewer, period, role), years=years,
+        types=types, role=role, people=_people(session, viewer, period, role, entries), years=years,
         venues=venues, other_venues=other, areas=area_rows, graduates=graduates,
         placements=[(k, placements[k]) for k in order if placements.get(k)],
         funders=_funders(session, viewer, period),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Container
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations, groupby
@@ -104,8 +105,15 @@ def _strongest(
     return sorted(joint.items(), key=lambda pc: (-pc[1], folded[pc[0][0]], folded[pc[0][1]], pc[0]))
 
 
+def _listed_members(session: Session, viewer: Viewer) -> dict[int, tuple[str, str]]:
+    """Every listed member ``viewer`` may see: id → (slug, name)."""
+    person = m.Person
+    stmt = select(person.id, person.slug, person.full_name).where(listed_people(viewer))
+    return {person_id: (slug, name) for person_id, slug, name in session.execute(stmt)}
+
+
 def _member_papers(
-    session: Session, viewer: Viewer, period: Period, person: m.Person | None
+    session: Session, viewer: Viewer, period: Period, person: m.Person | None, listed: Container
 ) -> list[tuple[int, int]]:
     """(paper, listed member) for each listing of the papers published in the period (only
     ``person``'s papers, with ``person``), all visible to ``viewer``, in order of paper and
@@ -128,13 +136,15 @@ def _member_papers(
         papers = list(session.scalars(own))
     # Listed, not hidden, on a listed member's profile: on a visible profile already, so the
     # paper is listed (access.listed_publications) when the viewer may see it.
-    listed = set(session.scalars(select(m.Person.id).where(listed_people(viewer))))
     stmt = (
         select(row.publication_id, row.person_id)
         .where(row.publication_id.in_(papers), row.hidden.is_(False))
         .order_by(row.publication_id, row.person_id)
     )
-    return [(paper, who) for paper, who in session.execute(stmt) if who in listed]
+    # Plain rows of the session's connection: some 18,000 of them, which the ORM's result
+    # would wrap for nothing (no entity is loaded).
+    rows = session.connection().execute(stmt)
+    return [(paper, who) for paper, who in rows if who in listed]
 
 
 def _pairs(rows: list[tuple[int, int]]) -> Counter:
@@ -148,21 +158,14 @@ def _pairs(rows: list[tuple[int, int]]) -> Counter:
     return Counter(joint)
 
 
-def _nodes(
-    session: Session, viewer: Viewer, period: Period, ids: set[int], papers: Counter | None
-) -> dict[int, Node]:
-    """The nodes of ``ids``, each with their papers published in the period (``papers``,
-    counted from the whole department's listing rows, else read)."""
+def _nodes(session: Session, viewer: Viewer, period: Period, ids: set[int]) -> dict[int, Node]:
+    """The nodes of ``ids``, each with their papers published in the period, read."""
     if not ids:
         return {}
     person = m.Person
     rows = session.execute(select(person.id, person.slug, person.full_name)
                            .where(person.id.in_(ids)))  # fmt: skip
     nodes = {row[0]: Node(row[0], row[1], row[2], 0) for row in rows}
-    if papers is not None:
-        for person_id, node in nodes.items():
-            node.papers = papers[person_id]
-        return nodes
     listing, pub = m.ProfilePublication, m.Publication
     stmt = (
         select(listing.person_id, func.count())
@@ -258,22 +261,24 @@ def build_network(
     (their co-authors, and the joint papers among them on the person's papers). The ``limit``
     members with the most papers are drawn, with the :data:`PAIRS_DRAWN` strongest pairs
     between them (the pages' tables list the pairs drawn; ``pairs`` holds every one)."""
-    rows = _member_papers(session, viewer, period, person)
+    listed = _listed_members(session, viewer)
+    rows = _member_papers(session, viewer, period, person, listed)
     found = _pairs(rows)
     ids = {a for a, _ in found} | {b for _, b in found}
     if person is not None:
         ids.add(person.id)
     network = Network(joint=dict(found))
-    if person is None:
-        nodes = _nodes(session, viewer, period, ids, Counter(who for _, who in rows))
+    if person is None:  # every node a listed member: named from the members read
+        papers = Counter(who for _, who in rows)
+        nodes = {i: Node(i, *listed[i], papers[i]) for i in ids}
         ranked = sorted(nodes.values(), key=lambda n: (-n.papers, n.name.casefold(), n.id))
         drawn_ids = {n.id for n in ranked[:limit]}
     else:  # the person, then their co-authors by joint papers; papers counted for the drawn
         joint = Counter({b if a == person.id else a: n for (a, b), n in found.items()
                          if person.id in (a, b)})  # fmt: skip
         drawn_ids = {person.id, *(i for i, _ in joint.most_common(limit - 1))}
-        nodes = _nodes(session, viewer, period, drawn_ids, None)
-        nodes |= _nodes(session, viewer, period, ids - drawn_ids, Counter())
+        nodes = _nodes(session, viewer, period, drawn_ids)
+        nodes |= {i: Node(i, *listed[i], 0) for i in ids - drawn_ids}  # not drawn: not counted
         ranked = sorted(nodes.values(), key=lambda n: (n.id != person.id, -joint[n.id],
                                                        n.name.casefold(), n.id))  # fmt: skip
     network.legend = _colour(session, {i: nodes[i] for i in drawn_ids})

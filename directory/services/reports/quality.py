@@ -169,6 +169,8 @@ def department_problems(
     it counts the papers with) and the first few of each kind."""
     pub, shown = m.Publication, []
     for kind in PAPER_KINDS:
+        if not paper_counts.get(kind):  # none to name: no statement
+            continue
         stmt = (select(pub.id, pub.title)
                 .where(paper_problem(kind, period), listed_publications(viewer, pub))
                 .order_by(pub.title, pub.id).limit(DEPARTMENT_LIMIT))  # fmt: skip

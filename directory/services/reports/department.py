@@ -138,11 +138,14 @@ def _advising(viewer: Viewer, period: Period, status: str) -> ColumnElement:
                 counting.graduated_in(period, rel))  # fmt: skip
 
 
-def _students_counted(rel: Any = m.AdvisingRelation) -> Any:
+def _students_counted(rel: Any = m.AdvisingRelation, among: Any = None) -> Any:
     """Students, each once whatever their number of advisors: distinct profiles, and
-    distinct typed names (folded) of students without one."""
+    distinct typed names (folded) of students without one (only the rows ``among`` holds)."""
     typed = case((rel.student_id.is_(None), rel.student_fold))
-    return func.count(func.distinct(rel.student_id)) + func.count(func.distinct(typed))
+    profiles, names = func.count(func.distinct(rel.student_id)), func.count(func.distinct(typed))
+    if among is not None:
+        profiles, names = profiles.filter(among), names.filter(among)
+    return profiles + names
 
 
 def _entry_counts(
@@ -184,11 +187,17 @@ def _totals(
             types = sorted(((t, n) for (g, t), n in papers.items() if g == "published"),
                            key=lambda tn: order.index(tn[0]) if tn[0] in order else 99)  # fmt: skip
     rel = m.AdvisingRelation
-    for status in ("current", "graduated"):  # apart: an OR of the two costs SQLite its index
-        for totals, period in zip(both, periods, strict=True):
-            totals[f"students_{status}"] = session.scalar(
-                select(_students_counted(rel)).where(_advising(viewer, period, status))
-            )
+    # Current students of the year before are among the period's (begun by an earlier end):
+    # one statement counts both. Graduates of the two periods are apart (an OR of the two
+    # costs SQLite its index): a statement each.
+    earlier = counting.advising_current_in(periods[1], rel)
+    stmt = select(_students_counted(rel), _students_counted(rel, earlier))
+    current = session.execute(stmt.where(_advising(viewer, periods[0], "current"))).one()
+    for totals, period, count in zip(both, periods, current, strict=True):
+        totals["students_current"] = count
+        totals["students_graduated"] = session.scalar(
+            select(_students_counted(rel)).where(_advising(viewer, period, "graduated"))
+        )
     for kind, per_owner in entries.items():
         for totals, counts in zip(both, per_owner, strict=True):
             totals[kind] = sum(counts.values())

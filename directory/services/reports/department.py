@@ -264,10 +264,13 @@ def _venues(
     most published venues first; and the same per area of venues."""
     years = list(range(period.last_year - VENUE_YEARS + 1, period.last_year + 1))
     per_venue: dict[str, Counter] = defaultdict(Counter)
+    names: dict[str, str] = {}  # short name as written → venue (a few dozen for 1,000 rows)
     for row in rows:
         short = (row.venue_short or "").strip()
         if row.status == "published" and row.year in years and short:
-            per_venue[venue_name(short)][row.year] += row.papers
+            if short not in names:
+                names[short] = venue_name(short)
+            per_venue[names[short]][row.year] += row.papers
     ranked = sorted(per_venue, key=lambda v: (-sum(per_venue[v].values()), v.casefold()))
     venues = [(v, dict(per_venue[v])) for v in ranked[:VENUE_ROWS]]
     other: Counter = Counter()

@@ -105,9 +105,12 @@ def _strongest(
     return sorted(joint.items(), key=lambda pc: (-pc[1], folded[pc[0][0]], folded[pc[0][1]], pc[0]))
 
 
-def _listed_members(session: Session, viewer: Viewer) -> dict[int, tuple[str, str]]:
-    """Every listed member ``viewer`` may see: id → (slug, name)."""
+def _listed_members(session: Session, viewer: Viewer, named: bool) -> dict[int, tuple]:
+    """Every listed member ``viewer`` may see: id → (slug, name), or only the ids (→ ())
+    unless ``named`` (a person's network names the few it draws apart)."""
     person = m.Person
+    if not named:
+        return dict.fromkeys(session.scalars(select(person.id).where(listed_people(viewer))), ())
     stmt = select(person.id, person.slug, person.full_name).where(listed_people(viewer))
     return {person_id: (slug, name) for person_id, slug, name in session.execute(stmt)}
 
@@ -158,14 +161,19 @@ def _pairs(rows: list[tuple[int, int]]) -> Counter:
     return Counter(joint)
 
 
-def _nodes(session: Session, viewer: Viewer, period: Period, ids: set[int]) -> dict[int, Node]:
-    """The nodes of ``ids``, each with their papers published in the period, read."""
+def _nodes(
+    session: Session, viewer: Viewer, period: Period, ids: set[int], *, counted: bool = True
+) -> dict[int, Node]:
+    """The nodes of ``ids``, each with their papers published in the period read (unless
+    not ``counted``: a co-author not drawn)."""
     if not ids:
         return {}
     person = m.Person
     rows = session.execute(select(person.id, person.slug, person.full_name)
                            .where(person.id.in_(ids)))  # fmt: skip
     nodes = {row[0]: Node(row[0], row[1], row[2], 0) for row in rows}
+    if not counted:
+        return nodes
     listing, pub = m.ProfilePublication, m.Publication
     stmt = (
         select(listing.person_id, func.count())
@@ -261,7 +269,7 @@ def build_network(
     (their co-authors, and the joint papers among them on the person's papers). The ``limit``
     members with the most papers are drawn, with the :data:`PAIRS_DRAWN` strongest pairs
     between them (the pages' tables list the pairs drawn; ``pairs`` holds every one)."""
-    listed = _listed_members(session, viewer)
+    listed = _listed_members(session, viewer, named=person is None)
     rows = _member_papers(session, viewer, period, person, listed)
     found = _pairs(rows)
     ids = {a for a, _ in found} | {b for _, b in found}
@@ -278,7 +286,7 @@ def build_network(
                          if person.id in (a, b)})  # fmt: skip
         drawn_ids = {person.id, *(i for i, _ in joint.most_common(limit - 1))}
         nodes = _nodes(session, viewer, period, drawn_ids)
-        nodes |= {i: Node(i, *listed[i], 0) for i in ids - drawn_ids}  # not drawn: not counted
+        nodes |= _nodes(session, viewer, period, ids - drawn_ids, counted=False)
         ranked = sorted(nodes.values(), key=lambda n: (n.id != person.id, -joint[n.id],
                                                        n.name.casefold(), n.id))  # fmt: skip
     network.legend = _colour(session, {i: nodes[i] for i in drawn_ids})

@@ -43,10 +43,10 @@ def _nav_links(html: str) -> list[str]:
                                             (None, False)])  # fmt: skip
 def test_the_chair_and_admins_find_the_department_report_in_the_navigation(
     client,
-    dept,
+    dept,  # noqa: F811
     chair,
     who,
-    shown,  # noqa: F811
+    shown,
 ) -> None:
     login(client, who)
     links = _nav_links(client.get("/directory/").get_data(as_text=True))

@@ -29,6 +29,17 @@ class Publication(VersionedMixin, Base):
         #: department's order has an index too, built by migration ``speed_3`` in each
         #: engine's own form: ``directory.migrate.ENGINE_SPECIFIC_INDEXES``.)
         Index("ix_directory_publications_facets", "year", "type", "visibility", "created_by_id"),
+        #: The activity reports count the papers of a period by these columns from the index
+        #: alone (migration ``reports3_1``).
+        Index(
+            "ix_directory_publications_period",
+            "year",
+            "month",
+            "status",
+            "type",
+            "venue_short",
+            "visibility",
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

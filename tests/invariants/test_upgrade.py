@@ -66,6 +66,7 @@ DOWNGRADE_DROPS = {
 #: What each downgrade step from head down to 0.1.0's head drops (tables; columns of tables
 #: that stay).
 SINCE_RELEASE_DROPS = {
+    "reports3_1": (set(), {}),
     "claims2_1": (set(), {"directory_claim_candidates": {"pending_change_id"}}),
     "speed_5": (set(), {}),
     "expertise_1": ({"directory_expertise_vectors"}, {}),

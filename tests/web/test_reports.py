@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 
@@ -30,6 +31,34 @@ def test_the_chair_opens_the_departments_report_but_no_admin_page(client, dept, 
     assert client.get(P).status_code == 403  # a person's report is for its keepers
     page = client.get(f"{D}?{YEAR}").get_data(as_text=True)
     assert "Private paper" not in page
+
+
+def _nav_links(html: str) -> list[str]:
+    """The site navigation's link texts."""
+    nav = html.split('<ul class="site-nav">', 1)[1].split("</ul>", 1)[0]
+    return re.findall(r"<a [^>]*>([^<]*)</a>", nav)
+
+
+@pytest.mark.parametrize(("who", "shown"), [("chair", True), ("admin", True), ("mia", False),
+                                            (None, False)])  # fmt: skip
+def test_the_chair_and_admins_find_the_department_report_in_the_navigation(
+    client,
+    dept,  # noqa: F811
+    chair,
+    who,
+    shown,
+) -> None:
+    login(client, who)
+    links = _nav_links(client.get("/directory/").get_data(as_text=True))
+    assert ("Department report" in links) is shown, links
+    if shown:  # it leads to the report, marked as the page shown when there
+        page = client.get(D).get_data(as_text=True)
+        assert 'href="/directory/reports/department" aria-current="page">Department report<' in page
+
+
+def test_the_navigations_link_to_the_department_report_in_chinese(client, dept, chair) -> None:  # noqa: F811
+    login(client, "chair")
+    assert "全系报告" in _nav_links(client.get("/directory/?lang=zh-Hans").get_data(as_text=True))
 
 
 def test_a_member_who_is_no_chair_is_refused(client, dept) -> None:  # noqa: F811

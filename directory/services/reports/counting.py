@@ -14,6 +14,7 @@ Papers are counted in three groups, each saying what it counts:
 from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, case, func, literal, or_
@@ -103,6 +104,7 @@ def advising_current_in(period: Period, relation: Any = m.AdvisingRelation) -> C
     )
 
 
+@lru_cache(maxsize=4096)  # the department's rows share a few hundred (status, year, month)
 def paper_group_of(period: Period, status: str, year: int | None, month: int | None) -> str | None:
     """:func:`paper_group` in Python, for rows already read (the department counts its papers
     once, for the period and the year before, from one statement)."""

@@ -49,6 +49,13 @@ VENUE_ROWS = 25
 OTHER_AREA = "Other"
 
 
+#: Aliases made once: a new alias builds its own copy of every column of the table when first
+#: used (some 2 ms each, measured), the same one serves every statement.
+_COUNTED_PAPER = aliased(m.Publication, name="report_paper")
+_GRADUATE = aliased(m.Person, name="grad_student")
+_ADVISOR = aliased(m.Person, name="grad_adv")
+
+
 @dataclass
 class PersonRow:
     id: int
@@ -131,19 +138,45 @@ def _advising(viewer: Viewer, period: Period, status: str) -> ColumnElement:
                 counting.graduated_in(period, rel))  # fmt: skip
 
 
-def _students_counted(rel: Any = m.AdvisingRelation) -> Any:
+def _students_counted(rel: Any = m.AdvisingRelation, among: Any = None) -> Any:
     """Students, each once whatever their number of advisors: distinct profiles, and
-    distinct typed names (folded) of students without one."""
+    distinct typed names (folded) of students without one (only the rows ``among`` holds)."""
     typed = case((rel.student_id.is_(None), rel.student_fold))
-    return func.count(func.distinct(rel.student_id)) + func.count(func.distinct(typed))
+    profiles, names = func.count(func.distinct(rel.student_id)), func.count(func.distinct(typed))
+    if among is not None:
+        profiles, names = profiles.filter(among), names.filter(among)
+    return profiles + names
+
+
+def _entry_counts(
+    session: Session, viewer: Viewer, periods: tuple[Period, Period]
+) -> dict[str, tuple[Counter, Counter]]:
+    """Each entry kind's entries of the period and of the year before, per listed owner: one
+    statement a kind (its rows of either period read once, each counted where it falls), from
+    which the totals and the per-person rows are both counted."""
+    earlier = entry_clauses(periods[1])
+    counts = {}
+    for kind, (model, clause) in entry_clauses(periods[0]).items():
+        before = earlier[kind][1]
+        stmt = (
+            select(model.owner_id, func.count().filter(clause), func.count().filter(before))
+            .where(or_(clause, before), visibility_clause(viewer, model),
+                   model.owner_id.in_(_members(viewer)))
+            .group_by(model.owner_id)
+        )  # fmt: skip
+        now, then = Counter(), Counter()
+        for owner_id, in_period, in_previous in session.execute(stmt):
+            now[owner_id], then[owner_id] = in_period, in_previous
+        counts[kind] = (now, then)
+    return counts
 
 
 def _totals(
-    session: Session, viewer: Viewer, periods: tuple[Period, Period], rows: list[Any]
-) -> tuple[tuple[dict, dict], list]:
-    """The totals of the period and of the year before: each count of both in one statement
-    (its rows of either period read once, each counted where it falls); the published
-    papers of the period by type."""
+    session: Session, viewer: Viewer, periods: tuple[Period, Period], rows: list[Any],
+    entries: dict[str, tuple[Counter, Counter]],
+) -> tuple[tuple[dict, dict], list]:  # fmt: skip
+    """The totals of the period and of the year before (each entry kind's from ``entries``);
+    the published papers of the period by type."""
     both: tuple[dict, dict] = ({}, {})
     for totals, period in zip(both, periods, strict=True):
         papers = _paper_counts(rows, period)
@@ -154,26 +187,27 @@ def _totals(
             types = sorted(((t, n) for (g, t), n in papers.items() if g == "published"),
                            key=lambda tn: order.index(tn[0]) if tn[0] in order else 99)  # fmt: skip
     rel = m.AdvisingRelation
-    for status in ("current", "graduated"):  # apart: an OR of the two costs SQLite its index
-        for totals, period in zip(both, periods, strict=True):
-            totals[f"students_{status}"] = session.scalar(
-                select(_students_counted(rel)).where(_advising(viewer, period, status))
-            )
-    earlier = entry_clauses(periods[1])
-    for kind, (model, clause) in entry_clauses(periods[0]).items():
-        before = earlier[kind][1]
-        counts = session.execute(
-            select(func.count().filter(clause), func.count().filter(before))
-            .select_from(model)
-            .where(or_(clause, before), visibility_clause(viewer, model),
-                   model.owner_id.in_(_members(viewer)))
-        ).one()  # fmt: skip
-        for totals, count in zip(both, counts, strict=True):
-            totals[kind] = count
+    # Current students of the year before are among the period's (begun by an earlier end):
+    # one statement counts both. Graduates of the two periods are apart (an OR of the two
+    # costs SQLite its index): a statement each.
+    earlier = counting.advising_current_in(periods[1], rel)
+    stmt = select(_students_counted(rel), _students_counted(rel, earlier))
+    current = session.execute(stmt.where(_advising(viewer, periods[0], "current"))).one()
+    for totals, period, count in zip(both, periods, current, strict=True):
+        totals["students_current"] = count
+        totals["students_graduated"] = session.scalar(
+            select(_students_counted(rel)).where(_advising(viewer, period, "graduated"))
+        )
+    for kind, per_owner in entries.items():
+        for totals, counts in zip(both, per_owner, strict=True):
+            totals[kind] = sum(counts.values())
     return both, types
 
 
-def _people(session: Session, viewer: Viewer, period: Period, role: str) -> list[PersonRow]:
+def _people(
+    session: Session, viewer: Viewer, period: Period, role: str,
+    entries: dict[str, tuple[Counter, Counter]],
+) -> list[PersonRow]:  # fmt: skip
     person = m.Person
     where = [listed_people(viewer)] + ([person.role == role] if role else [])
     rows = {row.id: PersonRow(row.id, row.slug, row.full_name, row.role)
@@ -182,14 +216,13 @@ def _people(session: Session, viewer: Viewer, period: Period, role: str) -> list
                                        .order_by(person.sort_name, person.id))}  # fmt: skip
     if not rows:
         return []
-    ids = list(rows)
     for row in rows.values():
         row.counts = dict.fromkeys(MEASURES, 0)
     listing, pub = m.ProfilePublication, m.Publication
     # The papers counted in the period first (by the index on the year), their listing rows
     # by the paper's, kept for the rows' people in Python: with ``person_id IN (ids)`` SQLite
     # reads the whole lists of 150 faculty instead, and looks each of their papers up.
-    counted = aliased(pub, name="report_paper")
+    counted = _COUNTED_PAPER
     papers = select(counted.id).where(
         counting.papers_from(period.first_year, counted), counting.counted_paper(period, counted),
         publication_clause(viewer, counted),
@@ -205,20 +238,18 @@ def _people(session: Session, viewer: Viewer, period: Period, role: str) -> list
         if person_id in rows:
             rows[person_id].counts[name] = count
     rel = m.AdvisingRelation
-    for status in ("current", "graduated"):
+    for status in ("current", "graduated"):  # every advisor's, the rows' kept (no IN list)
         stmt = (
             select(rel.advisor_id, func.count())
-            .where(rel.advisor_id.in_(ids), _advising(viewer, period, status))
+            .where(_advising(viewer, period, status))
             .group_by(rel.advisor_id)
         )
         for person_id, count in session.execute(stmt):
-            rows[person_id].counts[f"students_{status}"] = count
-    for kind, (model, clause) in entry_clauses(period).items():
-        stmt = (select(model.owner_id, func.count())
-                .where(model.owner_id.in_(ids), clause, visibility_clause(viewer, model))
-                .group_by(model.owner_id))  # fmt: skip
-        for person_id, count in session.execute(stmt):
-            rows[person_id].counts[kind] = count
+            if person_id in rows:
+                rows[person_id].counts[f"students_{status}"] = count
+    for kind, (counts, _previous) in entries.items():
+        for person_id, row in rows.items():
+            row.counts[kind] = counts[person_id]
     return list(rows.values())
 
 
@@ -233,10 +264,13 @@ def _venues(
     most published venues first; and the same per area of venues."""
     years = list(range(period.last_year - VENUE_YEARS + 1, period.last_year + 1))
     per_venue: dict[str, Counter] = defaultdict(Counter)
+    names: dict[str, str] = {}  # short name as written → venue (a few dozen for 1,000 rows)
     for row in rows:
         short = (row.venue_short or "").strip()
         if row.status == "published" and row.year in years and short:
-            per_venue[venue_name(short)][row.year] += row.papers
+            if short not in names:
+                names[short] = venue_name(short)
+            per_venue[names[short]][row.year] += row.papers
     ranked = sorted(per_venue, key=lambda v: (-sum(per_venue[v].values()), v.casefold()))
     venues = [(v, dict(per_venue[v])) for v in ranked[:VENUE_ROWS]]
     other: Counter = Counter()
@@ -255,7 +289,7 @@ def _graduates(session: Session, viewer: Viewer, period: Period) -> list[Graduat
     """The department's graduates of the period, one line per student (their department
     advisors named together), in order of name."""
     rel = m.AdvisingRelation
-    student, advisor = aliased(m.Person, name="grad_student"), aliased(m.Person, name="grad_adv")
+    student, advisor = _GRADUATE, _ADVISOR
     stmt = (
         select(rel.student_id, rel.student_fold, student.full_name, rel.student_name,
                student.slug, rel.degree, rel.end_year, advisor.full_name, rel.placement,
@@ -300,7 +334,8 @@ def department_report(
     rows = _paper_rows(
         session, viewer, min(previous.first_year, period.last_year - VENUE_YEARS + 1)
     )
-    (totals, previous_totals), types = _totals(session, viewer, (period, previous), rows)
+    entries = _entry_counts(session, viewer, (period, previous))
+    (totals, previous_totals), types = _totals(session, viewer, (period, previous), rows, entries)
     years, venues, other, area_rows = _venues(rows, period, areas or {})
     paper_problems = {kind: sum(r.papers for r in rows if paper_problem_of(kind, period, r))
                       for kind in PAPER_KINDS}  # fmt: skip
@@ -309,7 +344,7 @@ def department_report(
     order = [*m.values(m.PLACEMENT_KINDS), ""]
     return DepartmentReport(
         period=period, previous=previous, totals=totals, previous_totals=previous_totals,
-        types=types, role=role, people=_people(session, viewer, period, role), years=years,
+        types=types, role=role, people=_people(session, viewer, period, role, entries), years=years,
         venues=venues, other_venues=other, areas=area_rows, graduates=graduates,
         placements=[(k, placements[k]) for k in order if placements.get(k)],
         funders=_funders(session, viewer, period),

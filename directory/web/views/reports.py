@@ -34,6 +34,19 @@ from directory.web.views.profile import get_person_or_404
 ROW_ROLES = ("faculty", "research_staff", "postdoc", "phd_student", "")
 
 
+def _can_view_department_report() -> bool:
+    """Whether the signed-in reader may open the department's report (the site's navigation
+    links it for them)."""
+    return access.can_view_department_report(current_viewer())
+
+
+@blueprint.record_once
+def _template_globals(state) -> None:
+    state.app.jinja_env.globals.update(
+        directory_can_view_department_report=_can_view_department_report
+    )
+
+
 def _period() -> tuple[Any, PeriodError | None]:
     """The period the query names, or the default one and what was wrong with the query."""
     start = current_app.config["DIRECTORY_ACADEMIC_YEAR_START_MONTH"]

@@ -16,6 +16,11 @@ from sqlalchemy import select
 
 from directory import models as m
 from directory.services import shown_papers as shown
+from directory.services.department.publications import (
+    PublicationFilters,
+    publications_stmt,
+    shown_publications,
+)
 from directory.services.identity import ANONYMOUS, Viewer
 from directory.services.publications import publication_data
 from directory.services.shown_papers import shown_papers
@@ -117,3 +122,29 @@ def test_each_plain_value_takes_its_columns_by_name() -> None:
     ):
         names = [f.name for f in fields(kind)]
         assert names[: len(columns)] == list(columns), kind.__name__
+
+
+def test_the_department_list_shows_the_same_papers_in_the_same_order(app, db, papers) -> None:
+    """The department's publications page reads its page of papers as plain values
+    (:func:`shown_publications`): the same papers, in the same order, with the same citation
+    data, as the statement of objects its exports read, for each kind of viewer and filter."""
+    owner, _pubs, ids = papers
+    viewers = [
+        ANONYMOUS,
+        Viewer(key="wei", person_id=ids["owner"]),
+        Viewer(key="admin", is_admin=True),
+    ]
+    chosen = [
+        PublicationFilters(),
+        PublicationFilters(person=owner.slug, page=2),
+        PublicationFilters(year=2024),
+        PublicationFilters(type="article"),
+    ]
+    for viewer in viewers:
+        for filters in chosen:
+            objects = db.scalars(publications_stmt(viewer, filters).limit(6).offset(3)).all()
+            plain = shown_publications(db, viewer, filters, 6, 3)
+            assert [p.uid for p in plain] == [p.uid for p in objects], filters
+            assert [publication_data(p) for p in plain] == [publication_data(p) for p in objects]
+    assert len(shown_publications(db, ANONYMOUS, PublicationFilters(person=owner.slug), 6, 3)) == 6
+    assert shown_publications(db, ANONYMOUS, PublicationFilters(year=1901), 6) == []

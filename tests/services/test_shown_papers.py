@@ -3,8 +3,9 @@
 either way. Each paper of the display fixtures (editors, "et al.", organisations, awards in
 Markdown, unpublished papers, abstracts; tests/fixtures/bibtex) and one with links, badges,
 versions and co-authors whose profiles are private or unlisted renders the same citation,
-Bib block, interchange data (BibTeX, JSON-LD) and JSON-LD author links from both, for each
-kind of viewer."""
+Bib block, interchange data (BibTeX, JSON-LD), JSON-LD author links and API item from both,
+for each kind of viewer. The department's publications page, a research area's papers and the
+API's publications read them too."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from directory.services.department.publications import (
 from directory.services.identity import ANONYMOUS, Viewer
 from directory.services.publications import publication_data
 from directory.services.shown_papers import shown_papers
+from directory.web.api import representations as rep
 from directory.web.views.papers import author_profile_urls
 from tests.conftest import login
 from tests.formats.test_publication_display import BIB
@@ -93,6 +95,7 @@ def test_every_paper_reads_the_same_as_plain_values_as_an_object(app, db, papers
         with app.test_request_context("/directory/"):
             for viewer in viewers:
                 assert author_profile_urls(plain, viewer) == author_profile_urls(pub, viewer)
+                assert rep.publication(plain, viewer, None) == rep.publication(pub, viewer, None)
             assert render_template_string(
                 CITATION, pub=plain, emphasise_id=owner.id
             ) == render_template_string(CITATION, pub=pub, emphasise_id=owner.id), pub.title

@@ -48,7 +48,10 @@ def measure(app, page: Page, url: str, requests: int, profile: bool, top: int) -
     client = client_for(app, page)
     client.get(url)
     with count_statements(engine) as log, count_rows(log):
-        body = client.get(url).data
+        response = client.get(url)
+    body = response.data
+    if response.status_code != 200:  # a sign-in redirect is not the page
+        return f"{page.name} {url}: answered {response.status_code} {response.location or ''}"
     profiler = cProfile.Profile() if profile else None
     cpu = []
     for _ in range(requests):

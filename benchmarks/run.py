@@ -48,6 +48,7 @@ from directory.services import search_index  # noqa: E402
 from directory.services.identity import (  # noqa: E402
     BUILTIN_GENERATION_KEY,
     BUILTIN_SESSION_KEY,
+    BUILTIN_TOKEN_KEY,
 )
 from tests.support.measured_pages import PAGES, VIEWER_KEYS, Page  # noqa: E402
 from tests.support.statements import count_rows, count_statements  # noqa: E402
@@ -125,7 +126,7 @@ def prepare_viewers(url_db: str) -> None:
     no profile, the admin (passwords random: the benchmark signs in through the session)."""
     from benchmarks.app import make_app
     from directory.db import get_session
-    from directory.services.accounts import new_password, save_account
+    from directory.services.accounts import new_password, save_account, start_session
 
     app = make_app(DIRECTORY_DATABASE_URL=url_db)
     with app.app_context():
@@ -135,6 +136,7 @@ def prepare_viewers(url_db: str) -> None:
             account, _created = save_account(session, key, new_password())
             session.flush()
             SESSION_GENERATIONS[key] = account.session_generation
+            SESSION_TOKENS[key] = start_session(account)
         session.commit()
     app.extensions["directory"].db.dispose()
 
@@ -142,12 +144,19 @@ def prepare_viewers(url_db: str) -> None:
 #: The session generation of each viewer's account: a built-in session names it beside the
 #: username (one issued before the account last signed out is refused).
 SESSION_GENERATIONS: dict[str, int] = {}
+#: The token of each viewer's open session (a built-in session names it too: one signed out
+#: of, or never started on the server, signs nobody in).
+SESSION_TOKENS: dict[str, str] = {}
 
 
 def signed_in(viewer: str) -> dict[str, Any]:
     """What a built-in sign-in as ``viewer`` puts in the session."""
     key = VIEWER_KEYS[viewer]
-    return {BUILTIN_SESSION_KEY: key, BUILTIN_GENERATION_KEY: SESSION_GENERATIONS[key]}
+    return {
+        BUILTIN_SESSION_KEY: key,
+        BUILTIN_GENERATION_KEY: SESSION_GENERATIONS[key],
+        BUILTIN_TOKEN_KEY: SESSION_TOKENS[key],
+    }
 
 
 def session_cookie(app: Any, viewer: str | None) -> str | None:

@@ -15,6 +15,7 @@ from directory.services import department
 from directory.services.department.recruiting import notice_conditions
 from directory.services.expertise.ranking import people_in_order, rank_people
 from directory.services.identity import Viewer
+from directory.services.shown_papers import ShownPaper, paper_columns, shown_papers_of
 
 
 def page_of(
@@ -25,24 +26,36 @@ def page_of(
     options: Sequence[Any],
     page: int,
     per_page: int,
-    *,
-    one_row_each: bool = False,
 ) -> tuple[list[Any], int]:
     """Page ``page`` of ``per_page`` rows of ``stmt`` in ``order_by``, and how many there are
-    in all (counted by the ``key`` column). ``one_row_each``: ``stmt`` joins nothing that
-    repeats a row, so it is counted as it is (no DISTINCT, which sorts every key)."""
-    if one_row_each:
-        total = session.scalar(stmt.with_only_columns(func.count(key)).order_by(None))
-    else:
-        total = session.scalar(
-            select(func.count()).select_from(stmt.with_only_columns(key).distinct().subquery())
-        )
+    in all (counted by the ``key`` column)."""
+    total = session.scalar(
+        select(func.count()).select_from(stmt.with_only_columns(key).distinct().subquery())
+    )
     rows = list(
         session.scalars(
             stmt.options(*options).order_by(*order_by).limit(per_page).offset((page - 1) * per_page)
         )
     )
     return rows, total or 0
+
+
+def shown_page_of(
+    session: Session, stmt: Select, order_by: Sequence[Any], page: int, per_page: int
+) -> tuple[list[ShownPaper], int]:
+    """:func:`page_of` for papers, read as plain values with everything their representation
+    shows (:mod:`~directory.services.shown_papers`): no ORM object for each paper, author and
+    link. ``stmt`` selects publications and joins nothing that repeats one, so it is counted
+    as it is (no DISTINCT, which sorts every key)."""
+    total = session.scalar(stmt.with_only_columns(func.count(m.Publication.id)).order_by(None))
+    papers = shown_papers_of(
+        session,
+        stmt.with_only_columns(*paper_columns())
+        .order_by(*order_by)
+        .limit(per_page)
+        .offset((page - 1) * per_page),
+    )
+    return papers, total or 0
 
 
 def ranked_people(

@@ -25,8 +25,9 @@ from directory.services.publications import PUBLICATION_COLUMNS
 #: A paper's own columns that a shown citation reads (``PUBLICATION_COLUMNS`` and what the
 #: access rule and the citation key need); not the stored BibTeX, which no page prints.
 PAPER_COLUMNS = ("id", *PUBLICATION_COLUMNS, "citation_key", "visibility", "created_by_id")
-#: An author's profile as a citation reads it: linked when the viewer may see it.
-PERSON_COLUMNS = ("id", "slug", "visibility", "published")
+#: An author's profile as a citation reads it (linked when the viewer may see it), and as the
+#: department list's person filter names it.
+PERSON_COLUMNS = ("id", "slug", "visibility", "published", "full_name", "sort_name")
 AUTHOR_COLUMNS = ("name", "person_id", "co_first", "corresponding", "role", *NAME_PARTS)
 #: A related version's paper: its badge, title and address, and whether the viewer may see it.
 TARGET_COLUMNS = ("id", "uid", "title", "venue_short", "year", "visibility", "created_by_id")
@@ -38,6 +39,8 @@ class ShownPerson:
     slug: str
     visibility: str
     published: bool
+    full_name: str
+    sort_name: str
 
 
 @dataclass(slots=True, eq=False)
@@ -146,7 +149,7 @@ def _statements() -> dict[str, Any]:
     pub, a, person = m.Publication, m.Authorship, m.Person
     rel, target = m.PublicationRelation, m.Publication.__table__.alias("target")
     statements = {
-        "papers": select(*_columns(pub, PAPER_COLUMNS)).where(pub.id.in_(ids)),
+        "papers": select(*paper_columns()).where(pub.id.in_(ids)),
         "authors": select(
             a.publication_id, *_columns(a, AUTHOR_COLUMNS), *_columns(person, PERSON_COLUMNS)
         )
@@ -169,6 +172,12 @@ def _statements() -> dict[str, Any]:
     return statements
 
 
+def paper_columns() -> list[Any]:
+    """The columns of :data:`PAPER_COLUMNS`: a statement that selects them (its own filters
+    and order) gives :func:`shown_papers_of` its papers."""
+    return _columns(m.Publication, PAPER_COLUMNS)
+
+
 def shown_papers(session: Session, ids: Iterable[int]) -> dict[int, ShownPaper]:
     """The papers ``ids`` by id, each with its authors (in print order, each with the profile
     it links to), links, awards, badges (each in the owner's order) and related versions:
@@ -180,9 +189,26 @@ def shown_papers(session: Session, ids: Iterable[int]) -> dict[int, ShownPaper]:
     ids = sorted(set(ids))
     if not ids:
         return {}
-    statements, given = _statements(), {"ids": ids}
     execute = session.connection().execute
-    papers = {row[0]: ShownPaper(*row) for row in execute(statements["papers"], given)}
+    papers = {row[0]: ShownPaper(*row) for row in execute(_statements()["papers"], {"ids": ids})}
+    _add_parts(execute, papers)
+    return papers
+
+
+def shown_papers_of(session: Session, stmt: Any) -> list[ShownPaper]:
+    """The papers ``stmt`` selects (:func:`paper_columns`, with its filters, order and limit)
+    in its order, each with its parts as :func:`shown_papers` gives them: one statement fewer
+    than choosing the ids first."""
+    execute = session.connection().execute
+    papers = [ShownPaper(*row) for row in execute(stmt)]
+    if papers:
+        _add_parts(execute, {paper.id: paper for paper in papers})
+    return papers
+
+
+def _add_parts(execute: Any, papers: dict[int, ShownPaper]) -> None:
+    """Each paper's authors, links, awards, badges and related versions: five statements."""
+    statements, given = _statements(), {"ids": sorted(papers)}
     authors = len(AUTHOR_COLUMNS)
     for pub_id, *values in execute(statements["authors"], given):
         author = ShownAuthor(*values[:authors])
@@ -197,4 +223,3 @@ def shown_papers(session: Session, ids: Iterable[int]) -> dict[int, ShownPaper]:
             setattr(papers[pub_id], attribute, items)
     for pub_id, kind, *values in execute(statements["relations"], given):
         papers[pub_id].relations.append(ShownRelation(kind, ShownTarget(*values)))
-    return papers

@@ -3,8 +3,9 @@
 either way. Each paper of the display fixtures (editors, "et al.", organisations, awards in
 Markdown, unpublished papers, abstracts; tests/fixtures/bibtex) and one with links, badges,
 versions and co-authors whose profiles are private or unlisted renders the same citation,
-Bib block, interchange data (BibTeX, JSON-LD) and JSON-LD author links from both, for each
-kind of viewer."""
+Bib block, interchange data (BibTeX, JSON-LD), JSON-LD author links and API item from both,
+for each kind of viewer. The department's publications page, a research area's papers and the
+API's publications read them too."""
 
 from __future__ import annotations
 
@@ -16,9 +17,15 @@ from sqlalchemy import select
 
 from directory import models as m
 from directory.services import shown_papers as shown
+from directory.services.department.publications import (
+    PublicationFilters,
+    publications_stmt,
+    shown_publications,
+)
 from directory.services.identity import ANONYMOUS, Viewer
 from directory.services.publications import publication_data
 from directory.services.shown_papers import shown_papers
+from directory.web.api import representations as rep
 from directory.web.views.papers import author_profile_urls
 from tests.conftest import login
 from tests.formats.test_publication_display import BIB
@@ -88,6 +95,7 @@ def test_every_paper_reads_the_same_as_plain_values_as_an_object(app, db, papers
         with app.test_request_context("/directory/"):
             for viewer in viewers:
                 assert author_profile_urls(plain, viewer) == author_profile_urls(pub, viewer)
+                assert rep.publication(plain, viewer, None) == rep.publication(pub, viewer, None)
             assert render_template_string(
                 CITATION, pub=plain, emphasise_id=owner.id
             ) == render_template_string(CITATION, pub=pub, emphasise_id=owner.id), pub.title
@@ -117,3 +125,29 @@ def test_each_plain_value_takes_its_columns_by_name() -> None:
     ):
         names = [f.name for f in fields(kind)]
         assert names[: len(columns)] == list(columns), kind.__name__
+
+
+def test_the_department_list_shows_the_same_papers_in_the_same_order(app, db, papers) -> None:
+    """The department's publications page reads its page of papers as plain values
+    (:func:`shown_publications`): the same papers, in the same order, with the same citation
+    data, as the statement of objects its exports read, for each kind of viewer and filter."""
+    owner, _pubs, ids = papers
+    viewers = [
+        ANONYMOUS,
+        Viewer(key="wei", person_id=ids["owner"]),
+        Viewer(key="admin", is_admin=True),
+    ]
+    chosen = [
+        PublicationFilters(),
+        PublicationFilters(person=owner.slug, page=2),
+        PublicationFilters(year=2024),
+        PublicationFilters(type="article"),
+    ]
+    for viewer in viewers:
+        for filters in chosen:
+            objects = db.scalars(publications_stmt(viewer, filters).limit(6).offset(3)).all()
+            plain = shown_publications(db, viewer, filters, 6, 3)
+            assert [p.uid for p in plain] == [p.uid for p in objects], filters
+            assert [publication_data(p) for p in plain] == [publication_data(p) for p in objects]
+    assert len(shown_publications(db, ANONYMOUS, PublicationFilters(person=owner.slug), 6, 3)) == 6
+    assert shown_publications(db, ANONYMOUS, PublicationFilters(year=1901), 6) == []

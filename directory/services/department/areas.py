@@ -13,7 +13,7 @@ from directory import models as m
 from directory.i18n import current_locale
 from directory.services.access import AREA_TREE, listed_notices, listed_people, people_in_area
 from directory.services.department.people import PeopleGroup, group_people, listing_page_stmt
-from directory.services.department.publications import PublicationFilters, publications_stmt
+from directory.services.department.publications import PublicationFilters, shown_publications
 from directory.services.department.recruiting import (
     RecruitingPageFilters,
     recruiting_owner_ids,
@@ -21,6 +21,7 @@ from directory.services.department.recruiting import (
 )
 from directory.services.identity import Viewer
 from directory.services.paging import Page
+from directory.services.shown_papers import ShownPaper
 
 #: Papers shown on a research area's page.
 AREA_RECENT_PAPERS = 10
@@ -113,7 +114,8 @@ class AreaPage:
     #: The first open notices (``notices.total``: every one); the rest are on the recruiting
     #: page filtered by the area.
     notices: Page[m.RecruitingNotice]
-    publications: list[m.Publication]
+    #: The newest papers of its people, as plain values (what their citations show).
+    publications: list[ShownPaper]
 
 
 def area_page(
@@ -145,9 +147,7 @@ def area_page(
         )
     )
     notices = recruiting_page(session, viewer, day, RecruitingPageFilters(area=slug), page_size)
-    papers = session.scalars(
-        publications_stmt(viewer, PublicationFilters(area=slug)).limit(AREA_RECENT_PAPERS)
-    ).all()
+    papers = shown_publications(session, viewer, PublicationFilters(area=slug), AREA_RECENT_PAPERS)
     return AreaPage(
         area=area,
         children=children,
@@ -155,5 +155,5 @@ def area_page(
         people=Page(people, 1, page_size, total),
         recruiting_ids=recruiting_owner_ids(session, viewer, day, [p.id for p in people]),
         notices=notices,
-        publications=list(papers),
+        publications=papers,
     )

@@ -33,6 +33,12 @@ from directory.services.parameters import (
     read_text,
 )
 from directory.services.profiles import publication_options
+from directory.services.shown_papers import (
+    ShownPaper,
+    ShownPerson,
+    paper_columns,
+    shown_papers_of,
+)
 
 # Aliases for the joins below, built once (building an alias costs milliseconds). Used at most
 # once per SELECT scope.
@@ -106,19 +112,35 @@ def publication_conditions(
     return conditions
 
 
+def _newest_first() -> tuple[Any, ...]:
+    pub = m.Publication
+    return (pub.year.desc().nulls_last(), pub.month.desc().nulls_last(), pub.title, pub.id)
+
+
 def publications_stmt(viewer: Viewer, filters: PublicationFilters) -> Select:
     """The filtered department papers, newest first, with everything a citation shows."""
     return (
         select(m.Publication)
         .where(*publication_conditions(viewer, filters))
         .options(*publication_options())
-        .order_by(
-            m.Publication.year.desc().nulls_last(),
-            m.Publication.month.desc().nulls_last(),
-            m.Publication.title,
-            m.Publication.id,
-        )
+        .order_by(*_newest_first())
     )
+
+
+def shown_publications(
+    session: Session, viewer: Viewer, filters: PublicationFilters, limit: int, offset: int = 0
+) -> list[ShownPaper]:
+    """``limit`` of the filtered department papers from ``offset``, newest first, as plain
+    values with everything a citation shows (:mod:`~directory.services.shown_papers`): the
+    pages that only show them need no ORM object for each paper, author and link."""
+    stmt = (
+        select(*paper_columns())
+        .where(*publication_conditions(viewer, filters))
+        .order_by(*_newest_first())
+        .limit(limit)
+        .offset(offset)
+    )
+    return shown_papers_of(session, stmt)
 
 
 @dataclass
@@ -131,7 +153,7 @@ class PublicationChoices:
     #: The person filter's choices: the people (with a profile the viewer may see) among the
     #: authors of the papers shown, and the person filtered by. The filter takes any person's
     #: slug (``?person=``), which every profile links to.
-    people: list[m.Person]
+    people: list[ShownPerson | m.Person]
     areas: list[m.ResearchArea]
 
 
@@ -143,7 +165,7 @@ def venue_name(short: str) -> str:
     return _VENUE_YEAR.sub("", short).strip() or short
 
 
-def _listed_person(viewer: Viewer, person: m.Person) -> bool:
+def _listed_person(viewer: Viewer, person: ShownPerson | m.Person) -> bool:
     """:func:`~directory.services.access.person_clause` for one loaded person (no query)."""
     if not can_view(viewer, person, owner_id=person.id):
         return False
@@ -152,7 +174,7 @@ def _listed_person(viewer: Viewer, person: m.Person) -> bool:
 
 def publications_page(
     session: Session, viewer: Viewer, filters: PublicationFilters, page_size: int
-) -> tuple[Page[m.Publication], PublicationChoices]:
+) -> tuple[Page[ShownPaper], PublicationChoices]:
     """A page of the filtered department papers, and the filters' choices with the papers-per
     -year counts of the chart (counted with every filter but the year).
 
@@ -178,18 +200,14 @@ def publications_page(
         if not filters.year or year == filters.year:
             total += count
     number = min(filters.page, max(1, math.ceil(total / page_size)))
-    items = list(
-        session.scalars(
-            publications_stmt(viewer, filters).limit(page_size).offset((number - 1) * page_size)
-        )
-    )
+    items = shown_publications(session, viewer, filters, page_size, (number - 1) * page_size)
     years = (
         [(y, per_year.get(y, 0)) for y in range(min(per_year), max(per_year) + 1)]
         if per_year
         else []
     )
     venues = sorted({venue_name(p.venue_short) for p in items if p.venue_short}, key=str.casefold)
-    people = {
+    people: dict[int, ShownPerson | m.Person] = {
         a.person.id: a.person
         for p in items
         for a in p.authorships

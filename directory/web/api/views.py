@@ -40,7 +40,7 @@ from directory.services.department.publications import publication_conditions
 from directory.services.department.recruiting import recruiting_owner_ids
 from directory.services.identity import Viewer, current_viewer
 from directory.services.parameters import MAX_PER_PAGE, BadFilter, Paging
-from directory.services.profiles import load_profile, publication_options
+from directory.services.profiles import load_profile
 from directory.services.search import matching_ids, publication_urls
 from directory.web.api import representations as rep
 from directory.web.api.openapi import LIST_FILTERS, openapi_document
@@ -122,15 +122,11 @@ def _page(
     order_by: Sequence[Any],
     options: Sequence[Any],
     item: Callable,
-    *,
-    one_row_each: bool = False,
 ) -> Response:
     """One page of the filtered ``stmt`` (:func:`directory.services.api_reads.page_of`), in
     the envelope."""
     page, per_page = _paging()
-    rows, total = api_reads.page_of(
-        get_session(), stmt, key, order_by, options, page, per_page, one_row_each=one_row_each
-    )
+    rows, total = api_reads.page_of(get_session(), stmt, key, order_by, options, page, per_page)
     return _envelope(item(rows), page, per_page, total)
 
 
@@ -259,18 +255,17 @@ def api_publications() -> Response:
     if (matched := _query("publication", viewer, pub.id, filters.q)) is not None:
         clauses.append(matched)
 
-    def items(rows: list[m.Publication]) -> list[dict]:
-        urls = publication_urls(get_session(), viewer, [p.id for p in rows], external=True)
-        return [rep.publication(p, viewer, urls.get(p.id)) for p in rows]
-
-    return _page(
+    page, per_page = _paging()
+    rows, total = api_reads.shown_page_of(
+        get_session(),
         api_reads.publications(clauses),
-        pub.id,
         (pub.year.desc().nulls_last(), pub.month.desc().nulls_last(), pub.title, pub.id),
-        publication_options(),
-        items,
-        one_row_each=True,
+        page,
+        per_page,
     )
+    urls = publication_urls(get_session(), viewer, [p.id for p in rows], external=True)
+    items = [rep.publication(p, viewer, urls.get(p.id)) for p in rows]
+    return _envelope(items, page, per_page, total)
 
 
 def _shown_area_ids(viewer: Viewer) -> list[int]:

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sqlalchemy import select, text  # noqa: E402
+from sqlalchemy import text  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
 from benchmarks.run import (  # noqa: E402
@@ -41,14 +41,13 @@ from benchmarks.run import (  # noqa: E402
 )
 from directory import migrate  # noqa: E402
 from directory.db import make_engine  # noqa: E402
-from directory.services.identity import BUILTIN_TOKEN_KEY  # noqa: E402
 from directory.services.reports import memo  # noqa: E402
 
 try:  # the layouts are kept since this benchmark's second version; the code before had none
     from directory.services.reports.network import forget_layouts
 except ImportError:  # pragma: no cover - measuring the code before
     forget_layouts = None
-from tests.support.measured_pages import PAGES, VIEWER_KEYS  # noqa: E402
+from tests.support.measured_pages import PAGES  # noqa: E402
 from tests.support.statements import count_rows, count_statements  # noqa: E402
 from tests.support.synthetic import department_facts  # noqa: E402
 
@@ -63,31 +62,8 @@ DEFAULT_PAGES = (
 )
 
 
-def open_sessions(url_db: str) -> dict[str, dict]:
-    """For each viewer, what a built-in sign-in puts in the cookie: the account and its
-    generation (benchmarks/run.py's ``signed_in``) and the token of a sign-in session opened
-    on the server (without it the site asks the viewer to sign in)."""
-    from benchmarks.app import make_app
-    from directory.db import get_session
-    from directory.models import LocalAccount
-    from directory.services.accounts import start_session
-
-    app = make_app(DIRECTORY_DATABASE_URL=url_db)
-    cookies = {}
-    with app.app_context():
-        session = get_session()
-        for viewer, key in VIEWER_KEYS.items():
-            account = session.scalar(select(LocalAccount).where(LocalAccount.username == key))
-            cookies[viewer] = {**signed_in(viewer), BUILTIN_TOKEN_KEY: start_session(account)}
-        session.commit()
-    app.extensions["directory"].db.dispose()
-    return cookies
-
-
 def measure(url_db: str, names: tuple[str, ...], requests: int) -> list[tuple]:
     from benchmarks.app import make_app
-
-    cookies = open_sessions(url_db)
 
     app = make_app(DIRECTORY_DATABASE_URL=url_db, DIRECTORY_CACHE_SECONDS=0)
     engine = app.extensions["directory"].db.engine
@@ -99,7 +75,7 @@ def measure(url_db: str, names: tuple[str, ...], requests: int) -> list[tuple]:
         client = app.test_client()
         if page.viewer:
             with client.session_transaction() as sess:
-                sess.update(cookies[page.viewer])
+                sess.update(signed_in(page.viewer))
         url = prefix + page.path(facts)
         client.get(url)  # warm: templates compiled, statements cached
         with count_statements(engine) as log, count_rows(log):

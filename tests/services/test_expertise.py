@@ -282,3 +282,38 @@ def test_a_new_paper_lifts_its_author_at_once(db, department, make_publication) 
     db.delete(paper)
     db.commit()
     assert ranked(db, "tidal energy turbines") == []
+
+
+def _held(db) -> dict[tuple[str, int], tuple[int, bytes]]:
+    found = vectors.matrices(db)
+    return {
+        (kind, int(object_id)): (int(stamp), vector.tobytes())
+        for kind in vectors.KINDS
+        for object_id, stamp, vector in zip(
+            found[kind].ids, found[kind].stamps, found[kind].vectors, strict=True
+        )
+    }
+
+
+def test_a_worker_matrix_follows_writes_as_a_fresh_read(
+    db, department, make_publication, monkeypatch
+) -> None:
+    """Read a few rows a statement, with no room to spare: a changed paper's row is replaced
+    in place, a new one grows the arrays, and the worker then holds what a fresh worker reads."""
+    monkeypatch.setattr(vectors, "READ_BATCH", 3)
+    monkeypatch.setattr(vectors, "ROOM", 0)
+    vectors._MATRICES.clear()
+    vectors._STAMPS.clear()
+    first = _held(db)
+    assert len(first) == vectors.count(db) == 4 + 11
+    pub = db.scalar(select(m.Publication).where(m.Publication.title.like("MoE%")))
+    pub.title = "Quantised MoE routing"
+    db.commit()
+    for i in range(3):
+        _paper(make_publication, f"Tidal energy turbines {i}", department["lantern"])
+    followed = _held(db)
+    assert len(followed) == len(first) + 3
+    assert followed[("publication", pub.id)] != first[("publication", pub.id)]
+    vectors._MATRICES.clear()
+    vectors._STAMPS.clear()
+    assert _held(db) == followed

@@ -317,3 +317,22 @@ def test_a_worker_matrix_follows_writes_as_a_fresh_read(
     vectors._MATRICES.clear()
     vectors._STAMPS.clear()
     assert _held(db) == followed
+
+
+def test_a_natural_question_finds_papers_by_its_topic_words(
+    client, department, make_publication
+) -> None:
+    """No paper has "who", "works" or "on": the publications of a question are found by its
+    topic words when nothing has every word, by the same read rules; without words that only
+    ask, every word must still match."""
+    _paper(make_publication, "Private RDMA notes", department["rdma"], visibility="private")
+    html = get(client, "/directory/search?q=who+works+on+RDMA%3F&kind=publication")
+    titles = re.findall(r'search-hit__title"><a href="[^"]*">(.*?)</a>', html)
+    assert len(titles) == 6 and all("<mark>RDMA</mark>" in t for t in titles)
+    assert "Private RDMA notes" not in html
+    every = get(client, "/directory/search?q=who+works+on+RDMA%3F")
+    counts = dict(re.findall(r'kind=(\w+)">[^<]+<span class="count">(\d+)</span>', every))
+    assert counts["publication"] == "6" and "Fast <mark>RDMA</mark> key-value store" in every
+    # "RDMA" and "networking" are in no one title: no paper, as before.
+    html = get(client, "/directory/search?q=RDMA+networking&kind=publication")
+    assert "search-hit--publication" not in html

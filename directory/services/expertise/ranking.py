@@ -25,7 +25,6 @@ Each person shown says why: the two or three papers or interests that matched be
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +33,17 @@ from typing import Any
 
 from flask import url_for
 from markupsafe import Markup
-from sqlalchemy import ARRAY, Integer, String, any_, bindparam, func, literal_column, select
+from sqlalchemy import (
+    ARRAY,
+    Integer,
+    String,
+    any_,
+    bindparam,
+    cast,
+    func,
+    literal_column,
+    select,
+)
 from sqlalchemy.orm import Session
 
 from directory import models as m
@@ -52,8 +61,8 @@ from directory.services.search import (
     highlight,
     localised,
     matches,
-    parse_query,
     tokenize,
+    topic_terms,
 )
 
 #: The constant of reciprocal rank fusion (the value of Cormack et al., 2009).
@@ -71,22 +80,13 @@ PAPER_SHARES = (0.6, 0.25, 0.15)
 SEMANTIC_PEOPLE = 40
 SEMANTIC_FLOOR = 0.1
 SEMANTIC_RELATIVE = 0.5
+#: Profiles looked up at a time by :func:`_profile_people`.
+PROFILE_BATCH = 200
 #: Reasons shown a person.
 REASONS = 3
 
 KEYWORD = "keyword"
 HYBRID = "hybrid"
-
-#: Words of a question that say nothing of its topic ("who works on LLM serving?").
-_FUNCTION_TEXT = (
-    "a about an and any anyone are at by can do does doing for from has have here in into "
-    "is it me of on or research researcher researchers researching someone study studies "
-    "studying that the their there to what which who whom whose with work working works"
-)
-_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
-_CJK_FUNCTION = re.compile(
-    "谁|哪些|哪位|哪个|有没有|有人|老师|教授|同学|研究|从事|方向|方面|关于|工作|在做|做|在|的|吗|呢|？"
-)
 
 
 @dataclass(frozen=True)
@@ -123,13 +123,6 @@ def mode() -> str:
     return HYBRID if model.available() else KEYWORD
 
 
-def topic_terms(query: str) -> tuple:
-    """The question's keyword terms, without the words that only ask."""
-    text = _CJK_FUNCTION.sub(" ", query or "")
-    words = [w for w in re.split(r"\s+", text) if w.lower().strip("?.!,;:") not in _FUNCTION_WORDS]
-    return parse_query(" ".join(words)) or parse_query(query)
-
-
 def has_cjk(query: str) -> bool:
     return any(_is_cjk(char) for char in query or "")
 
@@ -157,7 +150,7 @@ def one_of(session: Session, column: Any, name: str) -> Any:
     its own, then a placeholder: most of a question's CPU time at a university's size)."""
     dialect = session.get_bind().dialect.name
     if dialect == "postgresql":
-        return column == any_(bindparam(name, type_=ARRAY(Integer)))
+        return column == any_(cast(bindparam(name, type_=String), ARRAY(Integer)))
     if dialect == "sqlite":
         values = select(literal_column("value")).select_from(
             func.json_each(bindparam(name, type_=String))
@@ -169,7 +162,10 @@ def one_of(session: Session, column: Any, name: str) -> Any:
 def id_values(session: Session, ids: Iterable[int]) -> Any:
     """The value of a :func:`one_of` parameter."""
     values = sorted({int(i) for i in ids})
-    return json.dumps(values) if session.get_bind().dialect.name == "sqlite" else values
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":  # one text, cast: psycopg dumps a list item by item
+        return "{" + ",".join(map(str, values)) + "}"
+    return json.dumps(values) if dialect == "sqlite" else values
 
 
 def _attributions(
@@ -182,7 +178,7 @@ def _attributions(
     one join of all four tables let SQLite start from the listed people and read every
     authorship of theirs (0.2 s in a 25,000-paper department)."""
     papers = id_values(session, pub_ids)
-    if papers in ([], "[]"):
+    if papers in ([], "[]", "{}"):
         return []
     pp, a, pub, person = m.ProfilePublication, m.Authorship, m.Publication, m.Person
     connection = session.connection()
@@ -278,15 +274,9 @@ def _semantic_people(
     ranking.question = question
     paper_part = _semantic_papers(session, ranking, papers, viewer, among, today)
     profile_sims = cosines(profiles.vectors, question)
-    # Only a person whose profile alone reaches the floor can rank without a paper among the
-    # best: the others' look-up (every listed person, at a university 17,500) is spared.
-    alone = profiles.ids[profile_sims >= SEMANTIC_FLOOR / PROFILE_SHARE - 1e-6]
-    candidates = set(paper_part)
-    if len(alone):
-        listed = select(m.Person.id).where(
-            one_of(session, m.Person.id, "people"), listed_people(viewer), *among
-        )
-        candidates |= set(connection_ids(session, listed, {"people": id_values(session, alone)}))
+    candidates = set(paper_part) | _profile_people(
+        session, profiles.ids, profile_sims, set(paper_part), viewer, among
+    )
     rows = profiles.row_of
     scores = {
         person_id: (
@@ -304,8 +294,34 @@ def _semantic_people(
     return {p: scores[p] for p in kept[:SEMANTIC_PEOPLE]}
 
 
-def connection_ids(session: Session, stmt: Any, params: dict[str, Any]) -> list[int]:
-    return [int(i) for i in session.connection().execute(stmt, params).scalars()]
+def _profile_people(
+    session: Session,
+    ids: Any,
+    sims: Any,
+    counted: set[int],
+    viewer: Viewer,
+    among: Sequence[Any],
+) -> set[int]:
+    """The listed people (for ``viewer``, among ``among``) that their profile alone may make
+    rank, besides those ``counted`` already: a profile's share at least the floor, best first,
+    until ``SEMANTIC_PEOPLE`` are found (anyone after them cannot be among the people kept).
+    Looked up a few hundred at a time: at a university, thousands of profiles pass the floor
+    for a broad question, and every listed person is 17,500."""
+    scores = PROFILE_SHARE * np.maximum(sims.astype(np.float64), 0.0)
+    above = scores >= SEMANTIC_FLOOR
+    order = np.lexsort((ids[above], -scores[above]))
+    alone = [int(i) for i in ids[above][order] if int(i) not in counted]
+    listed = select(m.Person.id).where(
+        one_of(session, m.Person.id, "people"), listed_people(viewer), *among
+    )
+    found: set[int] = set()
+    for start in range(0, len(alone), PROFILE_BATCH):
+        if len(found) >= SEMANTIC_PEOPLE:
+            break
+        batch = alone[start : start + PROFILE_BATCH]
+        params = {"people": id_values(session, batch)}
+        found |= set(session.connection().execute(listed, params).scalars())
+    return found
 
 
 def _semantic_papers(

@@ -337,8 +337,7 @@ def _semantic_papers(
     if not len(papers.ids):
         return {}
     sims = cosines(papers.vectors, ranking.question)
-    take = min(SEMANTIC_PAPERS, len(sims))
-    best = np.argpartition(-sims, take - 1)[:take]
+    best = nearest(sims, SEMANTIC_PAPERS)
     sim_of = {int(papers.ids[i]): float(sims[i]) for i in best if sims[i] > 0}
     by_person: dict[int, list[float]] = defaultdict(list)
     for person_id, pub_id, weight in _attributions(session, viewer, sim_of, among, today):
@@ -351,6 +350,22 @@ def _semantic_papers(
         paper_part = sum(s * v for s, v in zip(PAPER_SHARES, best_papers, strict=False))
         part[person_id] = (1 - PROFILE_SHARE) * paper_part
     return part
+
+
+def nearest(sims: Any, take: int) -> Any:
+    """The rows of the ``take`` highest ``sims`` (any order; among equal ones at the edge, any).
+    A partition of all 250,000 of a university costs 3 ms: the highest of every 64th row
+    give a bound that at least ``take`` rows reach (checked), and only those are partitioned."""
+    take = min(take, len(sims))
+    if take <= 0:
+        return np.zeros(0, dtype=np.int64)
+    sample = sims[::64]
+    if len(sample) > take // 32 + 1:
+        bound = np.partition(sample, len(sample) - (take // 32 + 1))[len(sample) - (take // 32 + 1)]
+        rows = np.flatnonzero(sims >= bound)
+        if len(rows) >= take:
+            return rows[np.argpartition(-sims[rows], take - 1)[:take]]
+    return np.argpartition(-sims, take - 1)[:take]
 
 
 def cosines(rows: Any, question: Any) -> Any:

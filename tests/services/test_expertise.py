@@ -336,3 +336,15 @@ def test_a_natural_question_finds_papers_by_its_topic_words(
     # "RDMA" and "networking" are in no one title: no paper, as before.
     html = get(client, "/directory/search?q=RDMA+networking&kind=publication")
     assert "search-hit--publication" not in html
+
+
+@pytest.mark.engine_independent
+def test_the_nearest_papers_are_those_a_full_partition_finds() -> None:
+    """The sampled bound only narrows where the 200 highest cosines are looked for."""
+    rng = model.np.random.default_rng(29)
+    for size in (0, 1, 150, 200, 201, 5000, 40_000):
+        for spread in (1.0, 1e-4):
+            sims = (rng.standard_normal(size) * spread).astype("float32")
+            take = min(200, size)
+            expected = set(model.np.argsort(-sims, kind="stable")[:take].tolist())
+            assert set(ranking.nearest(sims, 200).tolist()) == expected, size

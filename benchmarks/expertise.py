@@ -14,8 +14,15 @@ judged topics planted in it, then
     .venv/bin/python -m benchmarks.expertise --small          # a tenth of that
     .venv/bin/python -m benchmarks.expertise --university 10 \\
         --db postgresql+psycopg://postgres@127.0.0.1:5432/bench
+    .venv/bin/python -m benchmarks.expertise --reuse \\
+        --db postgresql+psycopg://postgres@127.0.0.1:5432/bench_copy
 
-The database given with --db is emptied (its directory tables are dropped and re-created).
+The database given with --db is emptied (its directory tables are dropped and re-created),
+unless --reuse: then it holds a department or university generated before (a copy of one
+benchmarks/run.py built: generating a university takes half an hour), upgraded to the head
+first; the judged topics are planted into it (once: a copy planted before is measured as it
+is), what was planted is indexed, and every vector is rebuilt and timed. --reuse does not
+rebuild the search index, so that time is not reported.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from directory.db import make_engine
 from directory.services import search_index
 from directory.services.expertise import model, ranking, vectors
 from directory.services.identity import ANONYMOUS
-from tests.support.expertise_judgments import DEMO, OFF_TOPIC, plant
+from tests.support.expertise_judgments import DEMO, OFF_TOPIC, TOPICS, Judged, plant
 from tests.support.synthetic import SMALL, Sizes, generate
 
 #: Questions asked: the planted topics', the demo's (on nothing planted: a long tail of
@@ -74,6 +81,40 @@ def build(engine, sizes: Sizes, departments: int) -> tuple:
         session.commit()
         embedding = (time.perf_counter() - started, time.process_time() - cpu)
     return judged, indexed, embedded, embedding
+
+
+def reuse(engine) -> tuple:
+    """The database as it is (upgraded to the head), the judged topics planted once, what was
+    planted indexed, and every vector rebuilt."""
+    migrate.upgrade(engine)
+    with Session(engine) as session:
+        planted = session.scalar(
+            select(func.count(m.Publication.id)).where(m.Publication.uid.like("planted-%"))
+        )
+        if planted:
+            judged = tuple(Judged(q, {}, "", t.name) for t in TOPICS for q in topic_questions(t))
+        else:
+            print("Planting the judged topics...", file=sys.stderr)
+            judged = plant(session)
+            pubs = session.scalars(
+                select(m.Publication.id).where(m.Publication.uid.like("planted-%"))
+            ).all()
+            authors = session.scalars(
+                select(m.Authorship.person_id).where(m.Authorship.publication_id.in_(pubs))
+            ).all()
+            search_index.reindex(session, "publication", pubs)
+            search_index.reindex(session, "person", {a for a in authors if a is not None})
+            session.commit()
+        started, cpu = time.perf_counter(), time.process_time()
+        embedded = vectors.rebuild(session)
+        session.commit()
+        embedding = (time.perf_counter() - started, time.process_time() - cpu)
+    return judged, None, embedded, embedding
+
+
+def topic_questions(topic) -> list[str]:
+    """A planted topic's questions, in the order :func:`plant` judges them."""
+    return [topic.keyword, *topic.paraphrases]
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -157,6 +198,9 @@ def main() -> None:
     parser.add_argument("--db", help="SQLAlchemy URL (default: a temporary SQLite file)")
     parser.add_argument("--small", action="store_true", help="a tenth of the issue's sizes")
     parser.add_argument("--university", type=int, default=1, help="departments (default 1)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="plant into the existing database --db (see above)"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -166,12 +210,17 @@ def main() -> None:
         url = args.db or f"sqlite:///{Path(folder) / 'expertise.sqlite3'}"
         engine = make_engine(url)
         sizes = SMALL if args.small else Sizes()
-        judged, indexed, embedded, (wall, cpu) = build(engine, sizes, args.university)
+        if args.reuse and not args.db:
+            parser.error("--reuse needs --db")
+        judged, indexed, embedded, (wall, cpu) = (
+            reuse(engine) if args.reuse else build(engine, sizes, args.university)
+        )
         with Session(engine) as session:
             people = session.scalar(select(func.count(m.Person.id)))
             papers = session.scalar(select(func.count(m.Publication.id)))
             print(f"{engine.dialect.name}: {people} people, {papers} papers")
-            print(f"full reindex: search index {indexed:.1f} s; {embedded} vectors {wall:.1f} s")
+            index = "not rebuilt (--reuse)" if indexed is None else f"{indexed:.1f} s"
+            print(f"full reindex: search index {index}; {embedded} vectors {wall:.1f} s")
             print(f"  (embedding CPU {cpu:.1f} s)")
             # A worker of its own: this process holds the generator's leftovers.
             worker = [sys.executable, "-m", "benchmarks.expertise", "--worker", url]

@@ -154,6 +154,26 @@ def parse_query(query: str | None) -> tuple[Term, ...]:
     return tuple(unique)
 
 
+#: Words of a question that say nothing of its topic ("who works on LLM serving?").
+_FUNCTION_TEXT = (
+    "a about an and any anyone are at by can do does doing for from has have here in into "
+    "is it me of on or research researcher researchers researching someone study studies "
+    "studying that the their there to what which who whom whose with work working works"
+)
+FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+_CJK_FUNCTION = re.compile(
+    "谁|哪些|哪位|哪个|有没有|有人|老师|教授|同学|研究|从事|方向|方面|关于|工作|在做|做|在|的|吗|呢|？"
+)
+
+
+def topic_terms(query: str | None) -> tuple[Term, ...]:
+    """The terms of ``query`` without the words that only ask ("who works on LLM serving?"
+    asks for "llm serving"); all of them when nothing else is left ("the")."""
+    text = _CJK_FUNCTION.sub(" ", query or "")
+    words = [w for w in re.split(r"\s+", text) if w.lower().strip("?.!,;:") not in FUNCTION_WORDS]
+    return parse_query(" ".join(words)) or parse_query(query)
+
+
 def matches(tokens: Iterable[str], terms: Sequence[Term]) -> bool:
     """Whether a document with ``tokens`` matches: the meaning both engines implement."""
     present = set(tokens)
@@ -396,46 +416,93 @@ def search(
     """Find people, publications and recruiting notices matching every word of ``query`` that
     ``viewer`` may see, best first. ``kinds`` limits the kinds returned (default: all).
     ``counts``: the matches of each kind, found by an earlier search of the same query for
-    the same viewer (they do not depend on ``kinds``), so that they are not counted again."""
+    the same viewer (they do not depend on ``kinds``), so that they are not counted again.
+
+    A kind that nothing matches with every word is searched for the question's topic words
+    alone (:func:`topic_terms`) when the query has words that only ask: "who works on LLM
+    serving?" finds the papers on LLM serving."""
     wanted = tuple(k for k in (kinds or KINDS) if k in KINDS)
     terms = parse_query(query)
     results = SearchResults(query=query or "", terms=terms)
     if not terms or not wanted:
         return results
     today = today or date.today()
-    stmt, rank = engine_for(session).matching(terms)
-    stmt = stmt.where(_shown_to(viewer, today))
-    if counts is None:
-        counted = stmt.with_only_columns(SearchDocument.kind, func.count()).group_by(
-            SearchDocument.kind
-        )
-        counts = {kind: 0 for kind in KINDS} | {kind: n for kind, n in session.execute(counted)}
+    asked = topic_terms(query)
+    if counts is None or asked != terms:
+        counts = _counts(session, terms, viewer, today, KINDS)
+    terms_of = {kind: terms for kind in KINDS}
+    if asked != terms:
+        missing = tuple(kind for kind in KINDS if not counts[kind])
+        counts |= _counts(session, asked, viewer, today, missing) if missing else {}
+        terms_of |= {kind: asked for kind in missing}
     results.counts = counts
     results.total = sum(results.counts[k] for k in wanted)
-    rows = session.execute(
-        stmt.add_columns(rank.label("rank"))
-        .where(SearchDocument.kind.in_(wanted))
-        .order_by(literal_column("rank").desc(), SearchDocument.title, SearchDocument.id)
-        .limit(limit)
-        .offset(offset)
-    ).all()
+    groups: dict[tuple[Term, ...], list[str]] = {}
+    for kind in wanted:
+        groups.setdefault(terms_of[kind], []).append(kind)
+    rows = [
+        row
+        for group, group_kinds in groups.items()
+        for row in _rows(session, group, viewer, today, group_kinds, limit, offset, groups)
+    ]
+    if len(groups) > 1:  # each group's rows up to the page's end, merged in rank order
+        rows.sort(key=lambda row: (-float(row[1] or 0.0), row[0].title, row[0].id))
+        rows = rows[offset : offset + limit]
     urls = publication_urls(
         session, viewer, [doc.object_id for doc, _ in rows if doc.kind == "publication"]
     )
-    results.hits = [
-        SearchHit(
-            kind=doc.kind,
-            object_id=doc.object_id,
-            ref=doc.ref,
-            title=highlight(localised(doc.title), terms),
-            summary=highlight(localised(doc.summary), terms),
-            snippet=highlight(doc.body, terms, SNIPPET_LENGTH),
-            url=urls.get(doc.object_id) if doc.kind == "publication" else _url(doc),
-            rank=float(score or 0.0),
-        )
-        for doc, score in rows
-    ]
+    results.hits = [_search_hit(doc, score, terms_of[doc.kind], urls) for doc, score in rows]
     return results
+
+
+def _counts(
+    session: Session, terms: Sequence[Term], viewer: Viewer, today: date, kinds: Sequence[str]
+) -> dict[str, int]:
+    """How many documents of each of ``kinds`` match ``terms`` for ``viewer``."""
+    stmt, _rank = engine_for(session).matching(terms)
+    counted = (
+        stmt.where(_shown_to(viewer, today), SearchDocument.kind.in_(kinds))
+        .with_only_columns(SearchDocument.kind, func.count())
+        .group_by(SearchDocument.kind)
+    )
+    return {kind: 0 for kind in kinds} | {kind: n for kind, n in session.execute(counted)}
+
+
+def _rows(
+    session: Session,
+    terms: Sequence[Term],
+    viewer: Viewer,
+    today: date,
+    kinds: Sequence[str],
+    limit: int,
+    offset: int,
+    groups: dict,
+) -> list[Any]:
+    """The matching documents of ``kinds``, best first, with their rank: the page asked for,
+    or (when other kinds are searched for other terms, ``groups``) all up to its end."""
+    stmt, rank = engine_for(session).matching(terms)
+    stmt = (
+        stmt.where(_shown_to(viewer, today))
+        .add_columns(rank.label("rank"))
+        .where(SearchDocument.kind.in_(kinds))
+        .order_by(literal_column("rank").desc(), SearchDocument.title, SearchDocument.id)
+    )
+    if len(groups) > 1:
+        return session.execute(stmt.limit(offset + limit)).all()
+    return session.execute(stmt.limit(limit).offset(offset)).all()
+
+
+def _search_hit(doc: SearchDocument, score: Any, terms: Sequence[Term], urls: dict) -> SearchHit:
+    return SearchHit(
+        kind=doc.kind,
+        object_id=doc.object_id,
+        ref=doc.ref,
+        title=highlight(localised(doc.title), terms),
+        summary=highlight(localised(doc.summary), terms),
+        snippet=highlight(doc.body, terms, SNIPPET_LENGTH),
+        url=urls.get(doc.object_id) if doc.kind == "publication" else _url(doc),
+        rank=float(score or 0.0),
+    )
 
 
 def _url(doc: SearchDocument) -> str:

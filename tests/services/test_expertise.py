@@ -282,3 +282,69 @@ def test_a_new_paper_lifts_its_author_at_once(db, department, make_publication) 
     db.delete(paper)
     db.commit()
     assert ranked(db, "tidal energy turbines") == []
+
+
+def _held(db) -> dict[tuple[str, int], tuple[int, bytes]]:
+    found = vectors.matrices(db)
+    return {
+        (kind, int(object_id)): (int(stamp), vector.tobytes())
+        for kind in vectors.KINDS
+        for object_id, stamp, vector in zip(
+            found[kind].ids, found[kind].stamps, found[kind].vectors, strict=True
+        )
+    }
+
+
+def test_a_worker_matrix_follows_writes_as_a_fresh_read(
+    db, department, make_publication, monkeypatch
+) -> None:
+    """Read a few rows a statement, with no room to spare: a changed paper's row is replaced
+    in place, a new one grows the arrays, and the worker then holds what a fresh worker reads."""
+    monkeypatch.setattr(vectors, "READ_BATCH", 3)
+    monkeypatch.setattr(vectors, "ROOM", 0)
+    vectors._MATRICES.clear()
+    vectors._STAMPS.clear()
+    first = _held(db)
+    assert len(first) == vectors.count(db) == 4 + 11
+    pub = db.scalar(select(m.Publication).where(m.Publication.title.like("MoE%")))
+    pub.title = "Quantised MoE routing"
+    db.commit()
+    for i in range(3):
+        _paper(make_publication, f"Tidal energy turbines {i}", department["lantern"])
+    followed = _held(db)
+    assert len(followed) == len(first) + 3
+    assert followed[("publication", pub.id)] != first[("publication", pub.id)]
+    vectors._MATRICES.clear()
+    vectors._STAMPS.clear()
+    assert _held(db) == followed
+
+
+def test_a_natural_question_finds_papers_by_its_topic_words(
+    client, department, make_publication
+) -> None:
+    """No paper has "who", "works" or "on": the publications of a question are found by its
+    topic words when nothing has every word, by the same read rules; without words that only
+    ask, every word must still match."""
+    _paper(make_publication, "Private RDMA notes", department["rdma"], visibility="private")
+    html = get(client, "/directory/search?q=who+works+on+RDMA%3F&kind=publication")
+    titles = re.findall(r'search-hit__title"><a href="[^"]*">(.*?)</a>', html)
+    assert len(titles) == 6 and all("<mark>RDMA</mark>" in t for t in titles)
+    assert "Private RDMA notes" not in html
+    every = get(client, "/directory/search?q=who+works+on+RDMA%3F")
+    counts = dict(re.findall(r'kind=(\w+)">[^<]+<span class="count">(\d+)</span>', every))
+    assert counts["publication"] == "6" and "Fast <mark>RDMA</mark> key-value store" in every
+    # "RDMA" and "networking" are in no one title: no paper, as before.
+    html = get(client, "/directory/search?q=RDMA+networking&kind=publication")
+    assert "search-hit--publication" not in html
+
+
+@pytest.mark.engine_independent
+def test_the_nearest_papers_are_those_a_full_partition_finds() -> None:
+    """The sampled bound only narrows where the 200 highest cosines are looked for."""
+    rng = model.np.random.default_rng(29)
+    for size in (0, 1, 150, 200, 201, 5000, 40_000):
+        for spread in (1.0, 1e-4):
+            sims = (rng.standard_normal(size) * spread).astype("float32")
+            take = min(200, size)
+            expected = set(model.np.argsort(-sims, kind="stable")[:take].tolist())
+            assert set(ranking.nearest(sims, 200).tolist()) == expected, size

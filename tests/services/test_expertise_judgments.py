@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from directory import models as m
-from directory.services.expertise.ranking import _FUNCTION_WORDS
+from directory.services.search import FUNCTION_WORDS as _FUNCTION_WORDS
 from directory.services.search import tokenize
 from tests.support.expertise_judgments import CHINESE, DEMO, TOPICS
 

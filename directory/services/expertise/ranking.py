@@ -24,7 +24,7 @@ Each person shown says why: the two or three papers or interests that matched be
 
 from __future__ import annotations
 
-import re
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +33,17 @@ from typing import Any
 
 from flask import url_for
 from markupsafe import Markup
-from sqlalchemy import select
+from sqlalchemy import (
+    ARRAY,
+    Integer,
+    String,
+    any_,
+    bindparam,
+    cast,
+    func,
+    literal_column,
+    select,
+)
 from sqlalchemy.orm import Session
 
 from directory import models as m
@@ -51,8 +61,8 @@ from directory.services.search import (
     highlight,
     localised,
     matches,
-    parse_query,
     tokenize,
+    topic_terms,
 )
 
 #: The constant of reciprocal rank fusion (the value of Cormack et al., 2009).
@@ -70,22 +80,13 @@ PAPER_SHARES = (0.6, 0.25, 0.15)
 SEMANTIC_PEOPLE = 40
 SEMANTIC_FLOOR = 0.1
 SEMANTIC_RELATIVE = 0.5
+#: Profiles looked up at a time by :func:`_profile_people`.
+PROFILE_BATCH = 200
 #: Reasons shown a person.
 REASONS = 3
 
 KEYWORD = "keyword"
 HYBRID = "hybrid"
-
-#: Words of a question that say nothing of its topic ("who works on LLM serving?").
-_FUNCTION_TEXT = (
-    "a about an and any anyone are at by can do does doing for from has have here in into "
-    "is it me of on or research researcher researchers researching someone study studies "
-    "studying that the their there to what which who whom whose with work working works"
-)
-_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
-_CJK_FUNCTION = re.compile(
-    "谁|哪些|哪位|哪个|有没有|有人|老师|教授|同学|研究|从事|方向|方面|关于|工作|在做|做|在|的|吗|呢|？"
-)
 
 
 @dataclass(frozen=True)
@@ -122,13 +123,6 @@ def mode() -> str:
     return HYBRID if model.available() else KEYWORD
 
 
-def topic_terms(query: str) -> tuple:
-    """The question's keyword terms, without the words that only ask."""
-    text = _CJK_FUNCTION.sub(" ", query or "")
-    words = [w for w in re.split(r"\s+", text) if w.lower().strip("?.!,;:") not in _FUNCTION_WORDS]
-    return parse_query(" ".join(words)) or parse_query(query)
-
-
 def has_cjk(query: str) -> bool:
     return any(_is_cjk(char) for char in query or "")
 
@@ -149,60 +143,77 @@ def paper_weight(
     return role_weight * max(0.25, 0.5 ** (age / 8))
 
 
+def one_of(session: Session, column: Any, name: str) -> Any:
+    """``column`` is one of the ids given as the one parameter ``name`` (:func:`id_values`):
+    an array on PostgreSQL, a JSON list read by ``json_each`` on SQLite. A statement of 500
+    ids then compiles and binds as one of 5 (an ``IN`` list turns each id into a literal of
+    its own, then a placeholder: most of a question's CPU time at a university's size)."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        return column == any_(cast(bindparam(name, type_=String), ARRAY(Integer)))
+    if dialect == "sqlite":
+        values = select(literal_column("value")).select_from(
+            func.json_each(bindparam(name, type_=String))
+        )
+        return column.in_(values)
+    return column.in_(bindparam(name, expanding=True))
+
+
+def id_values(session: Session, ids: Iterable[int]) -> Any:
+    """The value of a :func:`one_of` parameter."""
+    values = sorted({int(i) for i in ids})
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":  # one text, cast: psycopg dumps a list item by item
+        return "{" + ",".join(map(str, values)) + "}"
+    return json.dumps(values) if dialect == "sqlite" else values
+
+
 def _attributions(
-    session: Session, viewer: Viewer, pub_ids: Sequence[int], among: Sequence[Any], today: date
+    session: Session, viewer: Viewer, pub_ids: Iterable[int], among: Sequence[Any], today: date
 ) -> list[tuple[int, int, float]]:
     """(person, paper, weight) for the papers ``pub_ids`` that may lift a person for
     ``viewer``: a paper the viewer may see, not hidden on the profile of a listed person.
 
-    Three statements each driven by the papers' ids (or their authors'), read as plain rows:
-    one join of all four tables let SQLite start from the listed people and read every
-    authorship of theirs (0.2 s in a 25,000-paper department)."""
-    if not len(pub_ids):
+    Two statements driven by the papers' ids (one parameter, :func:`one_of`), read as plain
+    rows: the authorships (every author counts in a paper's author count), and the profile
+    rows shown with their paper and listed person. One join of all four tables with the ids
+    as an ``IN`` list let SQLite start from the listed people and read every authorship of
+    theirs (0.2 s in a 25,000-paper department)."""
+    papers = id_values(session, pub_ids)
+    if papers in ([], "[]", "{}"):
         return []
     pp, a, pub, person = m.ProfilePublication, m.Authorship, m.Publication, m.Person
     connection = session.connection()
-    found: list[tuple[int, int, float]] = []
-    ids = sorted({int(i) for i in pub_ids})
-    for start in range(0, len(ids), 500):
-        batch = ids[start : start + 500]
-        authorships = connection.execute(
-            select(a.publication_id, a.person_id, a.position, a.co_first).where(
-                a.publication_id.in_(batch)
-            )
-        ).all()
-        authors: dict[int, int] = defaultdict(int)
-        for pub_id, *_rest in authorships:
-            authors[pub_id] += 1
-        members = {row[1] for row in authorships if row[1] is not None}
-        roles = (
-            dict(
-                connection.execute(
-                    select(person.id, person.role).where(
-                        person.id.in_(members), listed_people(viewer, person), *among
-                    )
-                ).all()
-            )
-            if members
-            else {}
-        )
-        shown = connection.execute(
-            select(pp.person_id, pp.publication_id, pub.year)
-            .join(pub, pub.id == pp.publication_id)
-            .where(
-                pp.publication_id.in_(batch),
-                pp.hidden.is_(False),
-                publication_clause(viewer, pub),
-            )
-        ).all()
-        year_of = {(pid, pub_id): year for pid, pub_id, year in shown if pid in roles}
-        found += [
-            (pid, pub_id, paper_weight(pos, authors[pub_id], co_first, roles[pid], year, today))
-            for pub_id, pid, pos, co_first in authorships
-            if (pid, pub_id) in year_of
-            for year in (year_of[(pid, pub_id)],)
-        ]
-    return found
+    authorships = connection.execute(
+        select(a.publication_id, a.person_id, a.position, a.co_first).where(
+            one_of(session, a.publication_id, "papers")
+        ),
+        {"papers": papers},
+    ).all()
+    authors: dict[int, int] = defaultdict(int)
+    for pub_id, *_rest in authorships:
+        authors[pub_id] += 1
+    shown = connection.execute(
+        select(pp.person_id, pp.publication_id, pub.year, person.role)
+        .join(pub, pub.id == pp.publication_id)
+        .join(person, person.id == pp.person_id)
+        .where(
+            one_of(session, pp.publication_id, "papers"),
+            pp.hidden.is_(False),
+            publication_clause(viewer, pub),
+            listed_people(viewer, person),
+            *among,
+        ),
+        {"papers": papers},
+    ).all()
+    roles = {pid: role for pid, _pub_id, _year, role in shown}
+    year_of = {(pid, pub_id): year for pid, pub_id, year, _role in shown}
+    return [
+        (pid, pub_id, paper_weight(pos, authors[pub_id], co_first, roles[pid], year, today))
+        for pub_id, pid, pos, co_first in authorships
+        if (pid, pub_id) in year_of
+        for year in (year_of[(pid, pub_id)],)
+    ]
 
 
 def _keyword_people(
@@ -238,9 +249,7 @@ def _keyword_people(
     top = max((float(r or 0) for _, r in papers), default=0.0) or 1.0
     paper_score = {pub_id: max(float(r or 0), 1e-6) / top for pub_id, r in papers}
     by_person: dict[int, list[float]] = defaultdict(list)
-    for person_id, pub_id, weight in _attributions(
-        session, viewer, list(paper_score), among, today
-    ):
+    for person_id, pub_id, weight in _attributions(session, viewer, paper_score, among, today):
         entry = ranking.papers.setdefault(person_id, {}).setdefault(pub_id, [weight, 0.0, 0.0])
         entry[1] = paper_score[pub_id]
         by_person[person_id].append(weight * paper_score[pub_id])
@@ -258,33 +267,100 @@ def _semantic_people(
         return {}
     question = model.embed([ranking.query])[0]
     ranking.question = question
-    scores: dict[int, float] = defaultdict(float)
-    listed = list(session.scalars(select(m.Person.id).where(listed_people(viewer), *among)))
+    paper_part = _semantic_papers(session, ranking, papers, viewer, among, today)
+    profile_sims = cosines(profiles.vectors, question)
+    candidates = set(paper_part) | _profile_people(
+        session, profiles.ids, profile_sims, set(paper_part), viewer, among
+    )
     rows = profiles.row_of
-    at = [rows[i] for i in listed if i in rows]
-    if at:
-        sims = cosines(profiles.vectors[at], question)
-        for row, sim in zip(at, sims, strict=True):
-            scores[int(profiles.ids[row])] = PROFILE_SHARE * max(0.0, float(sim))
-    if len(papers.ids):
-        sims = cosines(papers.vectors, question)
-        take = min(SEMANTIC_PAPERS, len(sims))
-        best = np.argpartition(-sims, take - 1)[:take]
-        sim_of = {int(papers.ids[i]): float(sims[i]) for i in best if sims[i] > 0}
-        by_person: dict[int, list[float]] = defaultdict(list)
-        for person_id, pub_id, weight in _attributions(session, viewer, list(sim_of), among, today):
-            entry = ranking.papers.setdefault(person_id, {}).setdefault(pub_id, [weight, 0.0, 0.0])
-            entry[2] = sim_of[pub_id]
-            by_person[person_id].append(weight * sim_of[pub_id])
-        for person_id, values in by_person.items():
-            best_papers = sorted(values, reverse=True)[: len(PAPER_SHARES)]
-            paper_part = sum(s * v for s, v in zip(PAPER_SHARES, best_papers, strict=False))
-            scores[person_id] += (1 - PROFILE_SHARE) * paper_part
+    scores = {
+        person_id: (
+            PROFILE_SHARE * max(0.0, float(profile_sims[rows[person_id]]))
+            if person_id in rows
+            else 0.0
+        )
+        + paper_part.get(person_id, 0.0)
+        for person_id in candidates
+    }
     if not scores:
         return {}
     floor = max(SEMANTIC_FLOOR, SEMANTIC_RELATIVE * max(scores.values()))
     kept = sorted((p for p, s in scores.items() if s >= floor), key=lambda p: (-scores[p], p))
     return {p: scores[p] for p in kept[:SEMANTIC_PEOPLE]}
+
+
+def _profile_people(
+    session: Session,
+    ids: Any,
+    sims: Any,
+    counted: set[int],
+    viewer: Viewer,
+    among: Sequence[Any],
+) -> set[int]:
+    """The listed people (for ``viewer``, among ``among``) that their profile alone may make
+    rank, besides those ``counted`` already: a profile's share at least the floor, best first,
+    until ``SEMANTIC_PEOPLE`` are found (anyone after them cannot be among the people kept).
+    Looked up a few hundred at a time: at a university, thousands of profiles pass the floor
+    for a broad question, and every listed person is 17,500."""
+    scores = PROFILE_SHARE * np.maximum(sims.astype(np.float64), 0.0)
+    above = scores >= SEMANTIC_FLOOR
+    order = np.lexsort((ids[above], -scores[above]))
+    alone = [int(i) for i in ids[above][order] if int(i) not in counted]
+    listed = select(m.Person.id).where(
+        one_of(session, m.Person.id, "people"), listed_people(viewer), *among
+    )
+    found: set[int] = set()
+    for start in range(0, len(alone), PROFILE_BATCH):
+        if len(found) >= SEMANTIC_PEOPLE:
+            break
+        batch = alone[start : start + PROFILE_BATCH]
+        params = {"people": id_values(session, batch)}
+        found |= set(session.connection().execute(listed, params).scalars())
+    return found
+
+
+def _semantic_papers(
+    session: Session,
+    ranking: Ranking,
+    papers: Any,
+    viewer: Viewer,
+    among: Sequence[Any],
+    today: date,
+) -> dict[int, float]:
+    """Each person's share from the papers nearest the question: their best three of the
+    ``SEMANTIC_PAPERS`` nearest, each weighed by the person's role and its age."""
+    if not len(papers.ids):
+        return {}
+    sims = cosines(papers.vectors, ranking.question)
+    best = nearest(sims, SEMANTIC_PAPERS)
+    sim_of = {int(papers.ids[i]): float(sims[i]) for i in best if sims[i] > 0}
+    by_person: dict[int, list[float]] = defaultdict(list)
+    for person_id, pub_id, weight in _attributions(session, viewer, sim_of, among, today):
+        entry = ranking.papers.setdefault(person_id, {}).setdefault(pub_id, [weight, 0.0, 0.0])
+        entry[2] = sim_of[pub_id]
+        by_person[person_id].append(weight * sim_of[pub_id])
+    part = {}
+    for person_id, values in by_person.items():
+        best_papers = sorted(values, reverse=True)[: len(PAPER_SHARES)]
+        paper_part = sum(s * v for s, v in zip(PAPER_SHARES, best_papers, strict=False))
+        part[person_id] = (1 - PROFILE_SHARE) * paper_part
+    return part
+
+
+def nearest(sims: Any, take: int) -> Any:
+    """The rows of the ``take`` highest ``sims`` (any order; among equal ones at the edge, any).
+    A partition of all 250,000 of a university costs 3 ms: the highest of every 64th row
+    give a bound that at least ``take`` rows reach (checked), and only those are partitioned."""
+    take = min(take, len(sims))
+    if take <= 0:
+        return np.zeros(0, dtype=np.int64)
+    sample = sims[::64]
+    if len(sample) > take // 32 + 1:
+        bound = np.partition(sample, len(sample) - (take // 32 + 1))[len(sample) - (take // 32 + 1)]
+        rows = np.flatnonzero(sims >= bound)
+        if len(rows) >= take:
+            return rows[np.argpartition(-sims[rows], take - 1)[:take]]
+    return np.argpartition(-sims, take - 1)[:take]
 
 
 def cosines(rows: Any, question: Any) -> Any:

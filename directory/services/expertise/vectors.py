@@ -26,6 +26,7 @@ import random
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import delete, event, func, insert, select
@@ -267,15 +268,19 @@ def install(factory: sessionmaker) -> None:
 
 @dataclass
 class Matrix:
-    """Every vector of one kind, as the rows of a float32 matrix."""
+    """Every vector of one kind: row ``i`` of ``vectors`` (float32) is the object ``ids[i]``'s,
+    written with the random ``stamps[i]``. The three are the first rows of ``room``, arrays with
+    room for the rows later writes add (a write's rows go in place, so that a worker never
+    copies its whole matrix for one paper)."""
 
     key: tuple[int, int, int]
     ids: Any
     vectors: Any
-    stamps: dict[int, int]
+    stamps: Any
     max_id: int
+    room: tuple[Any, Any, Any] = field(repr=False, default=())
 
-    @property
+    @cached_property
     def row_of(self) -> dict[int, int]:
         return {int(object_id): row for row, object_id in enumerate(self.ids)}
 
@@ -284,6 +289,11 @@ _MATRICES: dict[tuple[str, str], Matrix] = {}
 #: The state row's stamp each database's matrices were read at.
 _STAMPS: dict[str, int | None] = {}
 _MATRIX_LOCK = threading.Lock()
+#: Rows read a statement: a worker never holds more than this many rows of the driver's at once
+#: (reading 250,000 vectors in one list cost a worker a gigabyte while it loaded them).
+READ_BATCH = 4000
+#: Rows of room a matrix keeps at least for later writes (and a sixteenth of its rows).
+ROOM = 256
 
 
 def _key(session: Session) -> dict[str, tuple[int, int, int]]:
@@ -298,38 +308,68 @@ def _key(session: Session) -> dict[str, tuple[int, int, int]]:
     return keys
 
 
-def _load(session: Session, kind: str, after: int = 0) -> list[tuple[int, int, int, bytes]]:
+def _batches(session: Session, kind: str, after: int) -> Iterator[tuple[Any, Any, Any, Any]]:
+    """The rows of ``kind`` written after the row ``after``, in order, ``READ_BATCH`` at a time:
+    (row ids, object ids, stamps, vectors) as arrays."""
     t = _TABLE.c
-    return session.execute(
-        select(t.id, t.object_id, t.stamp, t.vector)
-        .where(t.kind == kind, t.id > after, t.model == model.MODEL_NAME)
-        .order_by(t.id)
-    ).all()
+    while True:
+        rows = session.execute(
+            select(t.id, t.object_id, t.stamp, t.vector)
+            .where(t.kind == kind, t.id > after, t.model == model.MODEL_NAME)
+            .order_by(t.id)
+            .limit(READ_BATCH)
+        ).all()
+        if not rows:
+            return
+        row_ids, object_ids, stamps, blobs = zip(*rows, strict=True)
+        del rows
+        block = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(row_ids), -1)
+        yield (
+            np.asarray(row_ids, dtype=np.int64),
+            np.asarray(object_ids, dtype=np.int64),
+            np.asarray(stamps, dtype=np.int64),
+            block,
+        )
+        after = int(row_ids[-1])
 
 
-def _matrix(key: tuple[int, int, int], rows: list, base: Matrix | None = None) -> Matrix:
-    """``base`` with ``rows`` (written after it) in place of the object's older row."""
-    ids = [] if base is None else [int(i) for i in base.ids]
-    stamps = {} if base is None else dict(base.stamps)
-    vectors = [] if base is None else list(base.vectors)
-    at = {object_id: row for row, object_id in enumerate(ids)}
-    max_id = 0 if base is None else base.max_id
-    for row_id, object_id, stamp, blob in rows:
-        vector = np.frombuffer(blob, dtype="<f4")
-        if object_id in at:
-            vectors[at[object_id]] = vector
-        else:
-            at[object_id] = len(ids)
-            ids.append(object_id)
-            vectors.append(vector)
-        stamps[object_id] = int(stamp)
-        max_id = max(max_id, int(row_id))
-    stacked = (
-        np.vstack(vectors).astype(np.float32)
-        if vectors
-        else np.zeros((0, model.DIMENSIONS), dtype=np.float32)
+def _room(rows: int, keep: tuple[Any, Any, Any] = (), used: int = 0) -> tuple[Any, Any, Any]:
+    """Arrays for ``rows`` rows and a sixteenth more, holding the first ``used`` of ``keep``."""
+    size = rows + max(ROOM, rows // 16)
+    room = (
+        np.zeros(size, dtype=np.int64),
+        np.zeros((size, model.DIMENSIONS), dtype=np.float32),
+        np.zeros(size, dtype=np.int64),
     )
-    return Matrix(key, np.asarray(ids, dtype=np.int64), stacked, stamps, max_id)
+    for new, old in zip(room, keep, strict=False):
+        new[:used] = old[:used]
+    return room
+
+
+def _matrix(session: Session, kind: str, key: tuple[int, int, int], base: Matrix | None) -> Matrix:
+    """The rows of ``kind`` read into ``base`` (those written after it, each in place of the
+    object's older row), or into new arrays."""
+    room = base.room if base is not None else _room(key[0])
+    used = 0 if base is None else len(base.ids)
+    max_id = 0 if base is None else base.max_id
+    for row_ids, object_ids, stamps, block in _batches(session, kind, max_id):
+        fresh = np.ones(len(object_ids), dtype=bool)
+        if used:
+            order = np.argsort(room[0][:used], kind="stable")
+            known = room[0][:used][order]
+            at = np.minimum(np.searchsorted(known, object_ids), used - 1)
+            fresh = known[at] != object_ids
+            rows = order[at[~fresh]]
+            room[1][rows], room[2][rows] = block[~fresh], stamps[~fresh]
+        added = int(fresh.sum())
+        if used + added > len(room[0]):
+            room = _room(used + added, room, used)
+        for array, values in zip(room, (object_ids, block, stamps), strict=True):
+            array[used : used + added] = values[fresh]
+        used += added
+        max_id = max(max_id, int(row_ids[-1]))
+    ids, vectors, stamps_ = (array[:used] for array in room)
+    return Matrix(key, ids, vectors, stamps_, max_id, room)
 
 
 def matrices(session: Session) -> dict[str, Matrix]:
@@ -357,8 +397,12 @@ def matrices(session: Session) -> dict[str, Matrix]:
 
 
 def _refreshed(session: Session, kind: str, key: tuple, cached: Matrix | None) -> Matrix:
+    """The matrix of ``kind`` at ``key``: ``cached`` with the rows written since, when that
+    gives the table's count, highest id and sum of stamps (nothing was deleted), else read anew.
+    A question running meanwhile on ``cached`` may see a written row early: it is the
+    object's newer vector either way."""
     if cached is not None and key[1] > cached.max_id:
-        merged = _matrix(key, _load(session, kind, cached.max_id), cached)
-        if (len(merged.ids), merged.max_id, sum(merged.stamps.values())) == key:
+        merged = _matrix(session, kind, key, cached)
+        if (len(merged.ids), merged.max_id, int(merged.stamps.sum())) == key:
             return merged
-    return _matrix(key, _load(session, kind))
+    return _matrix(session, kind, key, None)

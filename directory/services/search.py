@@ -100,13 +100,19 @@ _CJK_RANGES = (
 )
 
 
+#: One character of the ranges above (a word without one is a single run: most words are).
+_CJK_CHAR = re.compile("[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in _CJK_RANGES) + "]")
+
+
 def _is_cjk(char: str) -> bool:
-    code = ord(char)
-    return any(low <= code <= high for low, high in _CJK_RANGES)
+    return _CJK_CHAR.match(char) is not None
 
 
 def _runs(word: str) -> Iterator[tuple[bool, str]]:
     """Split a word into runs of CJK and other characters: "GPU加速" → "GPU", "加速"."""
+    if _CJK_CHAR.search(word) is None:
+        yield False, word
+        return
     for is_cjk, chars in itertools.groupby(word, key=_is_cjk):
         yield is_cjk, "".join(chars)
 

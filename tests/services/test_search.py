@@ -11,6 +11,7 @@ from sqlalchemy import delete, event, select
 from directory import models as m
 from directory.services import search as index
 from directory.services.identity import ANONYMOUS, Viewer
+from directory.services.search import _CJK_RANGES, _is_cjk, _runs
 from tests.conftest import login
 
 
@@ -268,3 +269,13 @@ def test_the_page_of_every_kind_counts_the_matches_once(
         event.remove(engine, "before_cursor_execute", record)
     assert "<mark>Lantern</mark> Engines" in html and "Ada <mark>Lantern</mark>" in html
     assert sum("GROUP BY" in s and "count(*)" in s for s in statements) == 1
+
+
+def test_the_cjk_character_class_is_its_ranges_and_a_latin_word_one_run() -> None:
+    def in_ranges(char: str) -> bool:
+        return any(low <= ord(char) <= high for low, high in _CJK_RANGES)
+
+    every = (chr(c) for c in range(0x40000) if not 0xD800 <= c <= 0xDFFF)
+    assert [c for c in every if _is_cjk(c) != in_ranges(c)] == []
+    assert list(_runs("Ära")) == [(False, "Ära")]
+    assert list(_runs("GPU加速x")) == [(False, "GPU"), (True, "加速"), (False, "x")]

@@ -54,12 +54,13 @@ def search() -> str:
     else:
         groups, counts = [], None
         for each in index.KINDS:
-            # Each kind's best few; the counts (of every kind) are found once.
-            results = index.search(
-                session, query, viewer, kinds=(each,), limit=PER_KIND_PREVIEW, counts=counts
-            )
-            counts = results.counts
-            hits = people if each == "person" else results.hits
+            if each == "person":  # ranked above; the index's own best people are not shown
+                hits = people
+            else:  # each kind's best few; the counts (of every kind) are found once
+                results = index.search(
+                    session, query, viewer, kinds=(each,), limit=PER_KIND_PREVIEW, counts=counts
+                )
+                counts, hits = results.counts, results.hits
             if hits:
                 groups.append((each, hits))
     if counts is not None and searched:

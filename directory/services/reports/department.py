@@ -192,10 +192,13 @@ def _build(viewer: Viewer, role: str) -> Statements:
 def _paper_counts(rows: list[Any], period: Period) -> Counter:
     """(group, type) → papers of the department counted in the period."""
     counts: Counter = Counter()
-    for row in rows:
-        group = counting.paper_group_of(period, row.status, row.year, row.month)
-        if group:
-            counts[group, row.type] += row.papers
+    groups: dict[tuple, str | None] = {}  # a few hundred (status, year, month) for 1,000 rows
+    for year, month, status, kind, _venue, papers in rows:
+        key = (status, year, month)
+        if key not in groups:
+            groups[key] = counting.paper_group_of(period, status, year, month)
+        if groups[key]:
+            counts[groups[key], kind] += papers
     return counts
 
 
@@ -327,12 +330,14 @@ def _venues(
     years = list(range(period.last_year - VENUE_YEARS + 1, period.last_year + 1))
     per_venue: dict[str, Counter] = defaultdict(Counter)
     names: dict[str, str] = {}  # short name as written → venue (a few dozen for 1,000 rows)
-    for row in rows:
-        short = (row.venue_short or "").strip()
-        if row.status == "published" and row.year in years and short:
-            if short not in names:
-                names[short] = venue_name(short)
-            per_venue[names[short]][row.year] += row.papers
+    counted = set(years)
+    for year, _month, status, _kind, venue_short, papers in rows:
+        if status != "published" or year not in counted or not venue_short:
+            continue
+        if venue_short not in names:  # as written, stripped once
+            names[venue_short] = venue_name(venue_short.strip()) if venue_short.strip() else ""
+        if names[venue_short]:
+            per_venue[names[venue_short]][year] += papers
     ranked = sorted(per_venue, key=lambda v: (-sum(per_venue[v].values()), v.casefold()))
     venues = [(v, dict(per_venue[v])) for v in ranked[:VENUE_ROWS]]
     other: Counter = Counter()

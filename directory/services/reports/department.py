@@ -9,8 +9,7 @@ one in each of their rows."""
 
 from __future__ import annotations
 
-import threading
-from collections import Counter, OrderedDict, defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +28,7 @@ from directory.services.access import (
 )
 from directory.services.department.publications import venue_name
 from directory.services.identity import Viewer
-from directory.services.reports import counting
+from directory.services.reports import counting, memo
 from directory.services.reports.memo import viewer_key
 from directory.services.reports.periods import Period
 from directory.services.reports.person import entry_clauses
@@ -63,10 +62,6 @@ _ADVISOR = aliased(m.Person, name="grad_adv")
 #: 20 ms of SQLAlchemy a request (measured), their values nothing.
 _NOW, _BEFORE = counting.BoundPeriod("now"), counting.BoundPeriod("before")
 _FROM_YEAR = bindparam("from_year")
-#: Statements kept per process (by read rules and role).
-KEEP_STATEMENTS = 64
-_BUILT: OrderedDict[tuple, Statements] = OrderedDict()
-_BUILT_LOCK = threading.Lock()
 
 
 @dataclass
@@ -143,17 +138,7 @@ class Statements:
 def _statements(viewer: Viewer, role: str) -> Statements:
     """The report's statements for ``viewer``'s read rules (:func:`.memo.viewer_key`, what
     decides them) and ``role``: built on first use, kept for the next requests."""
-    key = (*viewer_key(viewer), role)
-    with _BUILT_LOCK:
-        if key in _BUILT:
-            _BUILT.move_to_end(key)
-            return _BUILT[key]
-    built = _build(viewer, role)
-    with _BUILT_LOCK:
-        _BUILT[key] = built
-        while len(_BUILT) > KEEP_STATEMENTS:
-            _BUILT.popitem(last=False)
-    return built
+    return memo.statements(("department", *viewer_key(viewer), role), lambda: _build(viewer, role))
 
 
 def _values(period: Period, previous: Period, first_year: int) -> dict[str, Any]:

@@ -324,3 +324,22 @@ def test_the_rows_read_by_the_papers_index_keep_only_listed_members(db, dept, ma
     rows = {r.name: r.counts for r in department_report(db, admin, YEAR).people}
     assert (rows["Ada Lovelace"]["published"], rows["Bob Builder"]["published"],
             rows["Mia Member"]["published"]) == (4, 3, 0)  # fmt: skip
+
+
+def test_the_department_counts_each_period_with_the_statements_built_for_another(db, dept) -> None:
+    """The department's statements are built once and each request binds its periods: a
+    report counted after another period's is the one counted by statements built for it."""
+    from directory.services.reports import memo
+
+    admin = viewers(dept)["admin"]
+    periods = (calendar_year(2023), YEAR, academic_year(2026, 9))
+    after_another = [department_report(db, admin, period) for period in periods]
+    fresh = []
+    for period in periods:
+        memo._BUILT.clear()
+        fresh.append(department_report(db, admin, period))
+    assert [(r.totals, r.previous_totals, [p.counts for p in r.people], r.problems.counts)
+            for r in after_another] == [
+        (r.totals, r.previous_totals, [p.counts for p in r.people], r.problems.counts)
+        for r in fresh]  # fmt: skip
+    assert after_another[1].totals != after_another[0].totals

@@ -13,11 +13,10 @@ Papers are counted in three groups, each saying what it counts:
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, func, literal, or_
+from sqlalchemy import BindParameter, ColumnElement, and_, bindparam, case, func, literal, or_
 
 from directory import models as m
 from directory.services.reports.periods import MIDDLE_MONTH, Period, month_key
@@ -31,6 +30,26 @@ PAPER_GROUPS = (
 #: The season words of a course's term, and the month each starts in (periods.teaching_month
 #: reads the same table in Python).
 TERM_MONTHS = (("fall", 9), ("autumn", 9), ("spring", 2), ("summer", 6), ("winter", 1))
+
+
+class BoundPeriod:
+    """A period whose bounds are bind parameters named ``name``\\_first, ...: the clauses
+    below take it as they take a :class:`Period`, so that a statement is built once and each
+    request binds its period's values (:meth:`values`). The parameters take the type of the
+    column they are compared with, as a period's values do."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        bound: dict[str, BindParameter] = {part: bindparam(f"{name}_{part}") for part in self.PARTS}
+        self.first, self.last = bound["first"], bound["last"]
+        self.first_year, self.last_year = bound["first_year"], bound["last_year"]
+        self.start, self.until = bound["start"], bound["until"]
+
+    PARTS = ("first", "last", "first_year", "last_year", "start", "until")
+
+    def values(self, period: Period) -> dict[str, Any]:
+        """The parameters' values for ``period``."""
+        return {f"{self.name}_{part}": getattr(period, part) for part in self.PARTS}
 
 
 def _key(year: Any, month: Any = None) -> ColumnElement:
@@ -86,7 +105,7 @@ def notice_open_in(period: Period, notice: Any = m.RecruitingNotice) -> ColumnEl
     """Recruiting notices open at some time in the period: written before its end, and not
     expired before its start."""
     return and_(
-        notice.created_at < datetime.combine(period.end + timedelta(days=1), time.min, UTC),
+        notice.created_at < period.until,
         or_(notice.expires_on.is_(None), notice.expires_on > period.start),
     )
 

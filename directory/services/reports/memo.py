@@ -38,16 +38,36 @@ def remembered[T](session: Session, key: tuple[Hashable, ...], compute: Callable
         return compute()
     bind = session.get_bind()
     full = (id(getattr(bind, "engine", bind)), generation, *key)
+    return _kept_or_computed(_KEPT, full, compute, KEEP)
+
+
+def _kept_or_computed[T](
+    store: OrderedDict[tuple, Any], key: tuple, compute: Callable[[], T], keep: int
+) -> T:
+    """``store[key]``, or ``compute()`` kept there (the least recently used beyond ``keep``
+    dropped)."""
     with _LOCK:
-        if full in _KEPT:
-            _KEPT.move_to_end(full)
-            return _KEPT[full]
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
     value = compute()
     with _LOCK:
-        _KEPT[full] = value
-        while len(_KEPT) > KEEP:
-            _KEPT.popitem(last=False)
+        store[key] = value
+        while len(store) > keep:
+            store.popitem(last=False)
     return value
+
+
+#: Statements kept per process, each built for one viewer's read rules (and options).
+KEEP_STATEMENTS = 64
+_BUILT: OrderedDict[tuple, Any] = OrderedDict()
+
+
+def statements[T](key: tuple[Hashable, ...], build: Callable[[], T]) -> T:
+    """``build()``, the first time ``key`` is asked for: statements whose period is bound at
+    execution (:class:`.counting.BoundPeriod`) are built once and kept, whatever the data's
+    generation (they hold no data); ``key`` names what they were built for."""
+    return _kept_or_computed(_BUILT, key, build, KEEP_STATEMENTS)
 
 
 def kept() -> int:

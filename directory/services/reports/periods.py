@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta
 
 from directory.i18n import gettext as _
 
@@ -59,6 +59,11 @@ class Period:
         """The period's last day."""
         year, month = key_month(self.last + 1)
         return date.fromordinal(date(year, month, 1).toordinal() - 1)
+
+    @property
+    def until(self) -> datetime:
+        """The moment the period is over: the midnight (UTC) after its last day."""
+        return datetime.combine(self.end + timedelta(days=1), time.min, UTC)
 
     @property
     def first_year(self) -> int:

@@ -21,7 +21,7 @@ from directory.services.access import (
     visibility_clause,
 )
 from directory.services.identity import Viewer
-from directory.services.reports import counting
+from directory.services.reports import counting, memo
 from directory.services.reports.periods import Period
 
 #: The kinds of problem, in the order a report lists them.
@@ -36,6 +36,8 @@ DEPARTMENT_LIMIT = 20
 #: used (some 2 ms each, measured), the same one serves every statement.
 _OWNER = aliased(m.Person, name="problem_owner")
 _STUDENT = aliased(m.Person, name="problem_student")
+#: The department's period, bound at execution (:func:`department_problems`).
+_PERIOD = counting.BoundPeriod("problems")
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def paper_problem_of(kind: str, period: Period, row: Any) -> bool:
     return group == "published" and not (row.venue_short or "").strip()
 
 
-def _advising_problem(kind: str, period: Period, rel: Any = m.AdvisingRelation) -> ColumnElement:
+def _advising_problem(kind: str, period: Any, rel: Any = m.AdvisingRelation) -> ColumnElement:
     if kind == "graduation_no_year":
         return and_(rel.status == "graduated", rel.end_year.is_(None))
     return and_(
@@ -95,7 +97,7 @@ def _advising_problem(kind: str, period: Period, rel: Any = m.AdvisingRelation) 
     )
 
 
-def _entry_problems(period: Period) -> dict[str, tuple[Any, ColumnElement]]:
+def _entry_problems(period: Any) -> dict[str, tuple[Any, ColumnElement]]:
     """The entry kinds' problems: (model, clause)."""
     funding = and_(m.Funding.start_year.is_(None), m.Funding.end_year.is_(None))
     return {
@@ -121,17 +123,27 @@ def _entry_statement(viewer: Viewer, kind: str, model: Any, where: ColumnElement
     return stmt.where(where), owner
 
 
-def _entry_kind_problems(
-    session: Session, viewer: Viewer, period: Period, owners: Any, limit: int | None
-) -> tuple[dict[str, list[Problem]], dict[str, int]]:
-    found, counts = {}, {}
+def _entry_kind_statements(
+    viewer: Viewer, period: Any, owners: Any, limit: int | None
+) -> dict[str, tuple[Any, str]]:
+    """Each entry kind's problems: (statement, the editor that fixes them)."""
+    stmts = {}
     for kind, (model, where) in _entry_problems(period).items():
         stmt, owner = _entry_statement(viewer, kind, model, where)
         stmt = stmt.where(owners(owner))
         edit = "advising" if model is m.AdvisingRelation else "funding"
         # Every one counted in the same statement (a window count), the first ``limit`` read.
         stmt = stmt.add_columns(func.count().over()).order_by(owner.sort_name, model.id)
-        rows = session.execute(stmt.limit(limit)).all()
+        stmts[kind] = (stmt.limit(limit), edit)
+    return stmts
+
+
+def _entry_kind_problems(
+    session: Session, stmts: dict[str, tuple[Any, str]], values: dict[str, Any] | None = None
+) -> tuple[dict[str, list[Problem]], dict[str, int]]:
+    found, counts = {}, {}
+    for kind, (stmt, edit) in stmts.items():
+        rows = session.execute(stmt, values).all()
         found[kind] = [Problem(kind, t or "", s, o, edit, i) for i, t, s, o, _ in rows]
         counts[kind] = rows[0][-1] if rows else 0
     return found, counts
@@ -150,8 +162,8 @@ def person_problems(
                 .order_by(pub.title, pub.id))  # fmt: skip
         problems += [Problem(kind, title, person.slug, person.full_name, "publications", i)
                      for i, title in session.execute(stmt)]  # fmt: skip
-    found, _ = _entry_kind_problems(session, viewer, period,
-                                    lambda owner: owner.id == person.id, None)  # fmt: skip
+    stmts = _entry_kind_statements(viewer, period, lambda owner: owner.id == person.id, None)
+    found, _ = _entry_kind_problems(session, stmts)
     return problems + [problem for kind in KINDS[2:] for problem in found[kind]]
 
 
@@ -184,8 +196,11 @@ def department_problems(
         owners = _paper_owners(session, viewer, [i for i, _ in rows])
         shown += [Problem(kind, title, *owners[i], "publications", i)
                   for i, title in rows if i in owners]  # fmt: skip
-    found, counts = _entry_kind_problems(
-        session, viewer, period, lambda owner: listed_people(viewer, owner), DEPARTMENT_LIMIT
-    )
+    # Built once for the viewer's read rules, the period bound (as the report's statements).
+    stmts = memo.statements(("department problems", *memo.viewer_key(viewer), DEPARTMENT_LIMIT),
+                            lambda: _entry_kind_statements(
+                                viewer, _PERIOD, lambda owner: listed_people(viewer, owner),
+                                DEPARTMENT_LIMIT))  # fmt: skip
+    found, counts = _entry_kind_problems(session, stmts, _PERIOD.values(period))
     counts = {kind: paper_counts.get(kind, 0) for kind in PAPER_KINDS} | counts
     return Problems(counts, shown + [problem for kind in KINDS[2:] for problem in found[kind]])

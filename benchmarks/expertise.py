@@ -76,11 +76,15 @@ def build(engine, sizes: Sizes, departments: int) -> tuple:
         search_index.rebuild(session)
         indexed = time.perf_counter() - started
         session.commit()
-        started, cpu = time.perf_counter(), time.process_time()
-        embedded = vectors.rebuild(session)
-        session.commit()
-        embedding = (time.perf_counter() - started, time.process_time() - cpu)
-    return judged, indexed, embedded, embedding
+    return judged, indexed, *rebuild_vectors(session)
+
+
+def rebuild_vectors(session: Session) -> tuple[int, tuple[float, float]]:
+    """Every vector rebuilt and committed: how many, and the (wall, CPU) seconds it took."""
+    started, cpu = time.perf_counter(), time.process_time()
+    embedded = vectors.rebuild(session)
+    session.commit()
+    return embedded, (time.perf_counter() - started, time.process_time() - cpu)
 
 
 def reuse(engine) -> tuple:
@@ -105,11 +109,7 @@ def reuse(engine) -> tuple:
             search_index.reindex(session, "publication", pubs)
             search_index.reindex(session, "person", {a for a in authors if a is not None})
             session.commit()
-        started, cpu = time.perf_counter(), time.process_time()
-        embedded = vectors.rebuild(session)
-        session.commit()
-        embedding = (time.perf_counter() - started, time.process_time() - cpu)
-    return judged, None, embedded, embedding
+    return judged, None, *rebuild_vectors(session)
 
 
 def topic_questions(topic) -> list[str]:

@@ -57,6 +57,12 @@ def fold_for_matching(text: str) -> str:
 def fold_for_search(text: str) -> str:
     """Case-fold and drop accents from Latin letters ("Müller" → "muller"); other scripts keep
     their marks (Japanese voicing marks and the like change the word)."""
+    if text.isascii():  # what :func:`_fold_unicode` leaves of ASCII (most words)
+        return text.lower()
+    return _fold_unicode(text)
+
+
+def _fold_unicode(text: str) -> str:
     out = []
     for char in unicodedata.normalize("NFKC", text).casefold():
         code = ord(char)

@@ -454,11 +454,83 @@ def search(
     if len(groups) > 1:  # each group's rows up to the page's end, merged in rank order
         rows.sort(key=lambda row: (-float(row[1] or 0.0), row[0].title, row[0].id))
         rows = rows[offset : offset + limit]
-    urls = publication_urls(
-        session, viewer, [doc.object_id for doc, _ in rows if doc.kind == "publication"]
-    )
-    results.hits = [_search_hit(doc, score, terms_of[doc.kind], urls) for doc, score in rows]
+    results.hits = _search_hits(session, viewer, rows, terms_of)
     return results
+
+
+def best_of_each(
+    session: Session,
+    query: str | None,
+    viewer: Viewer,
+    kinds: Iterable[str],
+    limit: int,
+    today: date | None = None,
+) -> SearchResults:
+    """The ``limit`` best matches of each of ``kinds`` that ``viewer`` may see, grouped by kind
+    in the order of ``kinds``, and how many of each match: what :func:`search` finds for each
+    kind alone (the same hits, counts and fallback to the topic words of a question), with
+    every kind ranked and counted in one statement, so that each matching document is
+    checked against the read rules and ranked once (the search page's previews)."""
+    wanted = tuple(k for k in kinds if k in KINDS)
+    terms = parse_query(query)
+    results = SearchResults(query=query or "", terms=terms)
+    if not terms or not wanted:
+        return results
+    today = today or date.today()
+    counts, rows = _best_of_each(session, terms, viewer, today, wanted, limit)
+    terms_of = {kind: terms for kind in wanted}
+    asked = topic_terms(query)
+    missing = tuple(kind for kind in wanted if not counts[kind])
+    if asked != terms and missing:
+        more_counts, more_rows = _best_of_each(session, asked, viewer, today, missing, limit)
+        counts |= more_counts
+        rows += more_rows
+        terms_of |= {kind: asked for kind in missing}
+    rows.sort(key=lambda row: wanted.index(row[0].kind))  # stable: each kind's own order kept
+    results.counts = counts
+    results.total = sum(counts.values())
+    results.hits = _search_hits(session, viewer, rows, terms_of)
+    return results
+
+
+def _best_of_each(
+    session: Session,
+    terms: Sequence[Term],
+    viewer: Viewer,
+    today: date,
+    kinds: Sequence[str],
+    limit: int,
+) -> tuple[dict[str, int], list[Any]]:
+    """Each of ``kinds``' matching documents counted and its ``limit`` best, with their rank,
+    in one statement: the matches' ids ranked (in a subquery, where the engine's rank may be
+    computed), numbered and counted by kind (window functions), cut, and only then joined to
+    their documents (sorting whole documents costs more than ranking them)."""
+    d = SearchDocument
+    stmt, rank = engine_for(session).matching(terms)
+    matched = (
+        stmt.where(_shown_to(viewer, today), d.kind.in_(kinds))
+        .with_only_columns(d.id, d.kind, d.title, rank.label("rank"))
+        .subquery("matched")
+    )
+    placed = select(
+        matched.c.id,
+        matched.c.rank,
+        func.row_number()
+        .over(
+            partition_by=matched.c.kind,
+            order_by=(matched.c.rank.desc(), matched.c.title, matched.c.id),
+        )
+        .label("place"),
+        func.count().over(partition_by=matched.c.kind).label("found"),
+    ).subquery("placed")
+    found = session.execute(
+        select(d, placed.c.rank, placed.c.found)
+        .join(placed, placed.c.id == d.id)
+        .where(placed.c.place <= limit)
+        .order_by(d.kind, placed.c.place)
+    ).all()
+    counts = {kind: 0 for kind in kinds} | {doc.kind: n for doc, _rank, n in found}
+    return counts, [(doc, score) for doc, score, _n in found]
 
 
 def _counts(
@@ -496,6 +568,16 @@ def _rows(
     if len(groups) > 1:
         return session.execute(stmt.limit(offset + limit)).all()
     return session.execute(stmt.limit(limit).offset(offset)).all()
+
+
+def _search_hits(
+    session: Session, viewer: Viewer, rows: Sequence[Any], terms_of: dict[str, tuple[Term, ...]]
+) -> list[SearchHit]:
+    """The hits of ``rows`` (document, rank), each highlighted for the terms of its kind."""
+    urls = publication_urls(
+        session, viewer, [doc.object_id for doc, _ in rows if doc.kind == "publication"]
+    )
+    return [_search_hit(doc, score, terms_of[doc.kind], urls) for doc, score in rows]
 
 
 def _search_hit(doc: SearchDocument, score: Any, terms: Sequence[Term], urls: dict) -> SearchHit:

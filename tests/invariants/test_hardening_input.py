@@ -176,7 +176,10 @@ def test_a_save_that_cannot_get_the_sqlite_lock_is_a_conflict_with_the_input_kep
             )
         )
         session.commit()
-    assert state.engine.connect().exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    with state.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        mmap_size = connection.exec_driver_sql("PRAGMA mmap_size").scalar()
+    assert mmap_size == directory_db.SQLITE_MMAP_BYTES
     client = app.test_client()
     login(client, "ada")
     holder = sqlite3.connect(path, isolation_level=None)

@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import delete, event, select
 
 from directory import models as m
+from directory.formats.names import _fold_unicode, fold_for_search
 from directory.services import search as index
 from directory.services.identity import ANONYMOUS, Viewer
 from directory.services.search import _CJK_RANGES, _is_cjk, _runs
@@ -249,11 +250,12 @@ def test_signed_in_members_find_member_profiles_on_the_page(client, make_person)
     assert link in client.get("/directory/search?q=lantern").get_data(as_text=True)
 
 
-def test_the_page_of_every_kind_counts_the_matches_once(
+def test_the_page_of_every_kind_counts_and_previews_in_one_statement(
     app, client, make_person, make_publication
 ) -> None:
-    """The counts of every kind come from one GROUP BY, whichever kinds are shown: the page of
-    all kinds does not count again for each kind it previews."""
+    """The page of all kinds counts each kind (but People, which are ranked by their work)
+    and reads its best few in one statement: it does not count again for each kind it
+    previews, nor rank a kind's matches twice."""
     ada = make_person("Ada Lantern")
     make_publication("Lantern Engines", authors=(ada,))
     statements: list[str] = []
@@ -268,7 +270,50 @@ def test_the_page_of_every_kind_counts_the_matches_once(
     finally:
         event.remove(engine, "before_cursor_execute", record)
     assert "<mark>Lantern</mark> Engines" in html and "Ada <mark>Lantern</mark>" in html
-    assert sum("GROUP BY" in s and "count(*)" in s for s in statements) == 1
+    assert sum("count(*) OVER" in s for s in statements) == 1
+    assert not any("GROUP BY" in s and "count(*)" in s for s in statements)
+
+
+def test_the_best_of_each_kind_is_what_each_kind_alone_finds(
+    app, db, make_person, make_publication
+) -> None:
+    """``best_of_each`` (the page of all kinds) gives, for every kind, the hits and count that
+    a search of that kind alone gives: with ties broken by title, papers a viewer may not
+    see, an expired notice, and a question whose topic words alone find some kinds."""
+    ada = make_person("Ada Lantern", interests="lantern optics")
+    ben = make_person("Ben Lantern", interests="lanterns", visibility="members")
+    make_person("Cy Private", interests="lantern", visibility="private")
+    for i, title in enumerate(("Lantern B", "Lantern A", "Lantern lantern C", "Optics only")):
+        make_publication(title, authors=(ada,), year=2020 + i)
+    make_publication("Lantern for members", authors=(ben,))
+    make_publication("Lantern private", authors=(ada,), visibility="private")
+    today = date.today()
+    for days, text in ((30, "lantern notice"), (-1, "lantern expired"), (60, "optics notice")):
+        db.add(
+            m.RecruitingNotice(
+                owner_id=ada.id,
+                level="phd",
+                description=text,
+                expires_on=today + timedelta(days=days),
+            )
+        )
+    db.commit()
+    viewers = (ANONYMOUS, Viewer(key="someone"), Viewer(key="admin", is_admin=True))
+    queries = ("lantern", "lant", "optics", "who works on optics?", "who works on nothing?", "")
+    with app.test_request_context():
+        for viewer in viewers:
+            for query in queries:
+                each = index.best_of_each(db, query, viewer, index.KINDS, limit=2)
+                for kind in index.KINDS:
+                    alone = index.search(db, query, viewer, kinds=(kind,), limit=2)
+                    assert [h for h in each.hits if h.kind == kind] == alone.hits, (query, kind)
+                    assert each.counts.get(kind, 0) == alone.counts.get(kind, 0), (query, kind)
+                    assert [h.kind for h in each.hits] == sorted(
+                        (h.kind for h in each.hits), key=index.KINDS.index
+                    )
+        found_kinds = index.best_of_each(db, "lantern", ANONYMOUS, index.KINDS, limit=2)
+    # Ada, her four public papers and her two open notices (her name is in each).
+    assert found_kinds.counts == {"person": 1, "publication": 4, "notice": 2}
 
 
 def test_the_cjk_character_class_is_its_ranges_and_a_latin_word_one_run() -> None:
@@ -279,3 +324,12 @@ def test_the_cjk_character_class_is_its_ranges_and_a_latin_word_one_run() -> Non
     assert [c for c in every if _is_cjk(c) != in_ranges(c)] == []
     assert list(_runs("Ära")) == [(False, "Ära")]
     assert list(_runs("GPU加速x")) == [(False, "GPU"), (True, "加速"), (False, "x")]
+
+
+def test_ascii_is_folded_as_any_text_is() -> None:
+    """The short cut for ASCII text (its lower case) gives what the general folding gives,
+    for every ASCII character alone and among others."""
+    every = "".join(chr(c) for c in range(128))
+    texts = [*every, every, "Wei Chen-Lovelace", "SIGCOMM'24", "x\x00y"]
+    assert [fold_for_search(t) for t in texts] == [_fold_unicode(t) for t in texts]
+    assert fold_for_search("Müller") == "muller"  # and the rest still folds accents

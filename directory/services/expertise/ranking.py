@@ -37,11 +37,13 @@ from sqlalchemy import (
     ARRAY,
     Integer,
     String,
+    and_,
     any_,
     bindparam,
     cast,
     func,
     literal_column,
+    or_,
     select,
 )
 from sqlalchemy.orm import Session
@@ -227,25 +229,40 @@ def _keyword_people(
     d = SearchDocument
     people = select(m.Person.id).where(listed_people(viewer), *among)
     scores: dict[int, float] = defaultdict(float)
-    # Ordered and limited, so that SQLite drives the statement from the FTS index (unordered,
-    # it reads every person's document and looks each up: 0.2 s in a large department).
-    rows = session.execute(
-        stmt.with_only_columns(d.object_id, d.title_tokens, rank)
-        .where(d.kind == "person", d.object_id.in_(people))
-        .order_by(rank.desc(), d.object_id)
-        .limit(KEYWORD_PAPERS)
+    # The best people's own documents and the best papers, each kind ranked, numbered and cut
+    # in one statement: the matches are ranked once. The person documents are those of the
+    # people listed (among ``among``); the papers' are checked per person below.
+    matched = (
+        stmt.with_only_columns(d.kind, d.object_id, d.title_tokens, rank.label("rank"))
+        .where(
+            or_(
+                and_(d.kind == "person", d.object_id.in_(people)),
+                d.kind == "publication",
+            )
+        )
+        .subquery("matched")
+    )
+    placed = select(
+        matched,
+        func.row_number()
+        .over(
+            partition_by=matched.c.kind,
+            order_by=(matched.c.rank.desc(), matched.c.object_id),
+        )
+        .label("place"),
+    ).subquery("placed")
+    best = session.execute(
+        select(placed.c.kind, placed.c.object_id, placed.c.title_tokens, placed.c.rank)
+        .where(placed.c.place <= KEYWORD_PAPERS)
+        .order_by(placed.c.kind, placed.c.place)
     ).all()
+    rows = [(object_id, tokens, r) for kind, object_id, tokens, r in best if kind == "person"]
     top = max((float(r or 0) for *_, r in rows), default=0.0) or 1.0
     for person_id, name_tokens, score in rows:
         scores[person_id] += 2.0 * max(float(score or 0), 1e-6) / top
         if matches(name_tokens.split(), terms):
             ranking.names.add(person_id)
-    papers = session.execute(
-        stmt.with_only_columns(d.object_id, rank)
-        .where(d.kind == "publication")
-        .order_by(rank.desc(), d.object_id)
-        .limit(KEYWORD_PAPERS)
-    ).all()
+    papers = [(object_id, r) for kind, object_id, _tokens, r in best if kind == "publication"]
     top = max((float(r or 0) for _, r in papers), default=0.0) or 1.0
     paper_score = {pub_id: max(float(r or 0), 1e-6) / top for pub_id, r in papers}
     by_person: dict[int, list[float]] = defaultdict(list)
@@ -427,24 +444,17 @@ def reasons(
     """For each of ``people`` (those shown), the papers and interests that matched best."""
     terms = topic_terms(ranking.query)
     wanted = {pub_id for p in people for pub_id in ranking.papers.get(p.id, {})}
-    titles = (
-        dict(
-            session.execute(
-                select(m.Publication.id, m.Publication.title).where(m.Publication.id.in_(wanted))
-            ).all()
-        )
+    rows = (
+        session.execute(
+            select(m.Publication.id, m.Publication.title, m.Publication.uid).where(
+                m.Publication.id.in_(wanted)
+            )
+        ).all()
         if wanted
-        else {}
+        else []
     )
-    uids = (
-        dict(
-            session.execute(
-                select(m.Publication.id, m.Publication.uid).where(m.Publication.id.in_(wanted))
-            ).all()
-        )
-        if wanted
-        else {}
-    )
+    titles = {pub_id: title for pub_id, title, _uid in rows}
+    uids = {pub_id: uid for pub_id, _title, uid in rows}
     phrases = {p.id: interest_phrases(p.interests) for p in people}
     flat = [phrase for p in people for phrase in phrases[p.id]]
     interest_score = iter(_interest_scores(ranking, flat, terms))

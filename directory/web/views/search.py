@@ -52,15 +52,14 @@ def search() -> str:
         groups = [(kind, hits)] if hits else []
         counts = results.counts
     else:
-        groups, counts = [], None
+        # People are ranked above (the index's own best people are not shown); every other
+        # kind's best few and its count come from one statement.
+        others = tuple(each for each in index.KINDS if each != "person")
+        results = index.best_of_each(session, query, viewer, others, PER_KIND_PREVIEW)
+        counts = results.counts if searched else None
+        groups = []
         for each in index.KINDS:
-            if each == "person":  # ranked above; the index's own best people are not shown
-                hits = people
-            else:  # each kind's best few; the counts (of every kind) are found once
-                results = index.search(
-                    session, query, viewer, kinds=(each,), limit=PER_KIND_PREVIEW, counts=counts
-                )
-                counts, hits = results.counts, results.hits
+            hits = people if each == "person" else [h for h in results.hits if h.kind == each]
             if hits:
                 groups.append((each, hits))
     if counts is not None and searched:

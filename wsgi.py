@@ -19,6 +19,7 @@ name. See docs/deployment.md.
 
 from __future__ import annotations
 
+import gc
 import os
 
 from flask import Flask, redirect, url_for
@@ -83,3 +84,9 @@ def _loads(value: str):
 
 
 app = create_app()
+# What is loaded by now (the libraries' tables, such as pypinyin's 200,000 phrase lists, the
+# app, its templates) lives as long as the process: frozen out of the garbage collector's
+# reach, a full collection scans only what requests left (it scanned 450,000 objects, 280 ms
+# of CPU, every few dozen requests). A host app does the same after its own factory
+# (docs/deployment.md).
+gc.freeze()

@@ -295,11 +295,14 @@ class _SQLite(_Engine):
 
 
 #: Ranking only: the same tokens with positions and weights (title above body), which
-#: ``ts_rank`` needs and ``array_to_tsvector`` does not give. Matching never uses it.
+#: ``ts_rank`` needs and ``array_to_tsvector`` does not give. Matching never uses it. Stored in
+#: the generated column ``PG_RANK_COLUMN`` (migration search4_1), so that ranking a search's
+#: matches does not build each one's vector again.
 PG_RANK_VECTOR_SQL = (
-    "(setweight(to_tsvector('simple', directory_search_documents.title_tokens), 'A') || "
-    "setweight(to_tsvector('simple', directory_search_documents.body_tokens), 'D'))"
+    "setweight(to_tsvector('simple', title_tokens), 'A') || "
+    "setweight(to_tsvector('simple', body_tokens), 'D')"
 )
+PG_RANK_COLUMN = f"{FTS_TABLE}_rank"
 
 
 class _PostgreSQL(_Engine):
@@ -307,7 +310,7 @@ class _PostgreSQL(_Engine):
     applies no parser and no dictionary); the query is a tsquery cast from quoted lexemes."""
 
     vector = literal_column(PG_VECTOR_SQL.format(t="directory_search_documents."))
-    rank_vector = literal_column(PG_RANK_VECTOR_SQL)
+    rank_vector = literal_column(f"directory_search_documents.{PG_RANK_COLUMN}")
 
     @staticmethod
     def query_text(terms: Sequence[Term]) -> str:

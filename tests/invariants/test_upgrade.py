@@ -35,7 +35,7 @@ from sqlalchemy import Engine, func, inspect, select, table
 from directory import migrate
 from directory import models as m
 from directory.db import make_engine
-from tests.conftest import TEST_USER_KEY, make_app, scratch_database
+from tests.conftest import DATABASE_URL, TEST_USER_KEY, make_app, scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Release 0.1.0: the commit the tag ``v0.1.0`` points at (CHANGELOG.md names it too).
@@ -44,6 +44,7 @@ RELEASE_HEAD = "quality_1"
 #: Who looks at the pages: anonymous, a member bound to nobody, the edited profile's owner.
 VIEWERS = ("", "member", "xwei")
 EDITED = "xingda-wei"
+ON_POSTGRESQL = DATABASE_URL.startswith("postgresql")
 
 #: What each downgrade step drops (tables; the columns of tables that stay), from head down.
 #: docs/deployment.md ("Downgrading") says the same to operators.
@@ -66,6 +67,11 @@ DOWNGRADE_DROPS = {
 #: What each downgrade step from head down to 0.1.0's head drops (tables; columns of tables
 #: that stay).
 SINCE_RELEASE_DROPS = {
+    # PostgreSQL only: each search document's stored ranking vector (a generated column).
+    "search4_1": (
+        set(),
+        {"directory_search_documents": {"directory_search_fts_rank"}} if ON_POSTGRESQL else {},
+    ),
     "reports3_1": (set(), {}),
     "claims2_1": (set(), {"directory_claim_candidates": {"pending_change_id"}}),
     "speed_5": (set(), {}),

@@ -12,6 +12,7 @@ from flask import current_app, url_for
 from markupsafe import Markup
 
 from directory import models as m
+from directory.web.views.common import item_url
 
 
 def _dump(data: dict[str, Any]) -> Markup:
@@ -64,7 +65,7 @@ def person_data(person: m.Person, education: list[m.Education] | None = None) ->
     data: dict[str, Any] = {
         "@type": "Person",
         "name": person.full_name,
-        "url": url_for("directory.profile", slug=person.slug, _external=True),
+        "url": item_url("directory.profile", "slug", person.slug, external=True),
     }
     if person.native_name:
         data["alternateName"] = person.native_name
@@ -93,7 +94,7 @@ def person_data(person: m.Person, education: list[m.Education] | None = None) ->
     if same_as:
         data["sameAs"] = same_as
     if person.photo is not None and person.visibility == "public":
-        data["image"] = url_for("directory.photo", slug=person.slug, _external=True)
+        data["image"] = item_url("directory.photo", "slug", person.slug, external=True)
     return data
 
 

@@ -21,6 +21,7 @@ from directory.services.department.recruiting import (
 )
 from directory.services.identity import Viewer
 from directory.services.paging import Page
+from directory.services.shown_cards import PersonCard, card_select, shown_cards_of
 from directory.services.shown_papers import ShownPaper
 
 #: Papers shown on a research area's page.
@@ -46,18 +47,17 @@ def area_people_counts(session: Session, viewer: Viewer) -> dict[int, int]:
 
 def people_in_area_cards(
     session: Session, viewer: Viewer, area_slug: str, limit: int | None = None
-) -> list[m.Person]:
-    """The people of an area (:func:`people_in_area`) for a host page's fragment: by role in
-    ROLES order, then by name."""
+) -> list[PersonCard]:
+    """The people of an area (:func:`people_in_area`) for a host page's fragment, as person
+    cards: by role in ROLES order, then by name."""
     role_order = case({role: i for i, (role, _) in enumerate(m.ROLES)}, value=m.Person.role)
     stmt = (
-        select(m.Person)
+        card_select()
         .where(people_in_area(viewer, area_slug))
-        .options(selectinload(m.Person.areas), selectinload(m.Person.photo))
         .order_by(role_order, m.Person.sort_name, m.Person.id)
         .limit(limit)
     )
-    return list(session.scalars(stmt))
+    return shown_cards_of(session, stmt)
 
 
 @dataclass
@@ -108,7 +108,7 @@ class AreaPage:
     groups: list[PeopleGroup]
     #: The first people of the area in the listing's order (``people.total``: everyone in it);
     #: the rest are on the people listing filtered by the area.
-    people: Page[m.Person]
+    people: Page[PersonCard]
     #: The recruiting people's ids, each with what they recruit for.
     recruiting_ids: dict[int, str]
     #: The first open notices (``notices.total``: every one); the rest are on the recruiting
@@ -135,7 +135,7 @@ def area_page(
     conditions = [people_in_area(viewer, slug)]
     total = session.scalar(select(func.count(m.Person.id)).where(*conditions)) or 0
     people = (
-        list(session.scalars(listing_page_stmt(conditions, current_locale(), page_size, 1)))
+        shown_cards_of(session, listing_page_stmt(conditions, current_locale(), page_size, 1))
         if total
         else []
     )

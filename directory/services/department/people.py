@@ -1,6 +1,6 @@
 """The people listing: who it lists for a viewer and filters, grouped by role (faculty by
 rank) and paged in the reader's name order, with its counts, A–Z letters and filter choices;
-and the person cards every department page shows (:func:`card_options`)."""
+its page of people read as person cards (:mod:`directory.services.shown_cards`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
-from sqlalchemy.orm import Session, aliased, defer, selectinload
+from sqlalchemy.orm import Session, aliased
 
 from directory import models as m
 from directory.formats.names import name_key_column, stored_initial
@@ -30,6 +30,7 @@ from directory.services.parameters import (
     read_letter,
     read_text,
 )
+from directory.services.shown_cards import PersonCard, card_select, shown_cards_of
 
 # Aliases for the joins below, built once (building an alias costs milliseconds). Each is used
 # at most once per SELECT scope.
@@ -46,26 +47,6 @@ RANK_HEADINGS = {
     "adjunct": _l("Adjunct faculty"),
     "research_professor": _l("Research Professors"),
 }
-
-
-def card_options() -> tuple[Any, ...]:
-    """What a person card (and its JSON-LD) needs, loaded for all cards at once. The photo's
-    bytes stay in the database: the card only needs to know there is one, its etag, and how to
-    crop it (size and focal point)."""
-    return (
-        defer(m.Person.bio),
-        defer(m.Person.address),
-        selectinload(m.Person.areas),
-        selectinload(m.Person.links),
-        selectinload(m.Person.photo).load_only(
-            m.PersonPhoto.etag,
-            m.PersonPhoto.alt_text,
-            m.PersonPhoto.width,
-            m.PersonPhoto.height,
-            m.PersonPhoto.focus_x,
-            m.PersonPhoto.focus_y,
-        ),
-    )
 
 
 @dataclass(frozen=True)
@@ -117,7 +98,7 @@ class PeopleGroup:
 
     key: str
     heading: str
-    people: list[m.Person] = field(default_factory=list)
+    people: list[PersonCard] = field(default_factory=list)
     subgroups: list[PeopleGroup] = field(default_factory=list)
     #: The group began on the page before.
     continued: bool = False
@@ -130,14 +111,14 @@ class PeopleGroup:
 @dataclass
 class Listing:
     groups: list[PeopleGroup]
-    people: list[m.Person]
+    people: list[PersonCard]
     #: The recruiting people's ids, each with what they recruit for.
     recruiting_ids: dict[int, str]
     areas: list[m.ResearchArea]
     units: list[str]
     letters: set[str]
     #: The page of people shown (``people``, in ``groups``), of every one matching.
-    page: Page[m.Person] | None = None
+    page: Page[PersonCard] | None = None
     #: (role, heading, people matching) for every role with any, in ROLES order.
     role_counts: list[tuple[str, str, int]] = field(default_factory=list)
     #: The page number asked for when there is no such page (the last page is shown).
@@ -171,9 +152,9 @@ def _initial(column: Any) -> ColumnElement:
     return func.upper(func.substr(column, 1, 1))
 
 
-def group_people(people: list[m.Person]) -> list[PeopleGroup]:
+def group_people(people: list[PersonCard]) -> list[PeopleGroup]:
     """People by role in ROLES order; faculty further by rank in FACULTY_RANKS order."""
-    by_role: dict[str, list[m.Person]] = defaultdict(list)
+    by_role: dict[str, list[PersonCard]] = defaultdict(list)
     for person in people:
         by_role[person.role].append(person)
     groups = []
@@ -183,7 +164,7 @@ def group_people(people: list[m.Person]) -> list[PeopleGroup]:
             continue
         group = PeopleGroup(role, translate(heading))
         if role == "faculty":
-            by_rank: dict[str | None, list[m.Person]] = defaultdict(list)
+            by_rank: dict[str | None, list[PersonCard]] = defaultdict(list)
             for person in members:
                 by_rank[person.rank if person.rank in RANK_HEADINGS else None].append(person)
             for rank, rank_heading in RANK_HEADINGS.items():
@@ -251,9 +232,9 @@ def listing_counts_stmt(conditions: list[ColumnElement], locale: str) -> Select:
 def listing_page_stmt(
     conditions: list[ColumnElement], locale: str, size: int, number: int
 ) -> Select:
-    """Page ``number`` of ``size`` people matching, as person cards, in the listing's order.
-    The database sorts the ids and sort columns of everyone matching, not their whole rows,
-    then reads the page's people by id."""
+    """Page ``number`` of ``size`` people matching, as person cards (:func:`shown_cards_of`
+    reads it), in the listing's order. The database sorts the ids and sort columns of
+    everyone matching, not their whole rows, then reads the page's people by id."""
     order = _listing_order(locale)
     page = (
         select(m.Person.id)
@@ -262,7 +243,7 @@ def listing_page_stmt(
         .limit(size)
         .offset((number - 1) * size)
     )
-    return select(m.Person).where(m.Person.id.in_(page)).options(*card_options()).order_by(*order)
+    return card_select().where(m.Person.id.in_(page)).order_by(*order)
 
 
 def listing(
@@ -298,7 +279,7 @@ def listing(
     pages = max(1, math.ceil(total / page_size))
     number = min(filters.page, pages)
     page = listing_page_stmt(conditions, locale, page_size, number)
-    people = list(session.scalars(page)) if total else []
+    people = shown_cards_of(session, page) if total else []
     groups = group_people(people)
     # A group continues from the page before when it starts ahead of this page.
     starts, start = {}, 0

@@ -170,6 +170,7 @@ def _template_globals(state) -> None:
         directory_html_lang=i18n.html_lang,
         directory_translate=i18n.translate,
         directory_profile_url=profile_url,
+        directory_item_url=item_url,
         directory_csp_nonce=csp_nonce,
         directory_paper_url=paper_url,
         directory_evidence_text=evidence.evidence_text,

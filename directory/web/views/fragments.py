@@ -18,12 +18,13 @@ from markupsafe import Markup
 
 from directory.db import get_session
 from directory.services import areas as taxonomy
-from directory.services import department, profiles
+from directory.services import department
 from directory.services.access import person_visible
 from directory.services.department.areas import people_in_area_cards
 from directory.services.department.recruiting import RecruitingFilters, notices_by_deadline
 from directory.services.identity import current_viewer
 from directory.services.parameters import BadFilter
+from directory.services.shown_cards import card_by_slug
 from directory.web.blueprint import blueprint
 
 
@@ -34,9 +35,8 @@ def _render(template: str, **context: Any) -> Markup:
 
 def person_card(slug: str) -> Markup:
     """One person's card, or nothing if there is no such person the viewer may see."""
-    viewer = current_viewer()
-    person = profiles.person_by_slug(get_session(), slug, "areas", "photo")
-    if person is None or not person_visible(viewer, person):
+    person = card_by_slug(get_session(), slug)
+    if person is None or not person_visible(current_viewer(), person):
         return Markup("")
     return _render("person_card.html", person=person)
 

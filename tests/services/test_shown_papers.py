@@ -5,7 +5,8 @@ Markdown, unpublished papers, abstracts; tests/fixtures/bibtex) and one with lin
 versions and co-authors whose profiles are private or unlisted renders the same citation,
 Bib block, interchange data (BibTeX, JSON-LD), JSON-LD author links and API item from both,
 for each kind of viewer. The department's publications page, a research area's papers, the
-API's publications and a profile's manage page read them too."""
+API's publications and a profile's manage page read them too, and the profile editor's list
+its own few plain values."""
 
 from __future__ import annotations
 
@@ -23,6 +24,14 @@ from directory.services.department.publications import (
     shown_publications,
 )
 from directory.services.identity import ANONYMOUS, Viewer
+from directory.services.profiles import (
+    EDITED_COLUMNS,
+    EditedPaper,
+    group_publications,
+    paginate_groups,
+    profile_rows,
+    with_edited_papers,
+)
 from directory.services.publication_reads import profile_paper_page
 from directory.services.publications import publication_data
 from directory.services.shown_papers import shown_papers
@@ -185,3 +194,34 @@ def test_the_manage_page_lists_the_same_rows_in_the_same_order(app, db, papers) 
         ]
         seen += page
     assert len(seen) == len(objects) == len(pubs) and any(r.hidden for r in seen)
+
+
+def test_the_editor_lists_each_paper_as_its_objects_read(db, papers) -> None:
+    """The profile editor's list reads its page of papers as plain values
+    (:func:`with_edited_papers`): each row, in the page's order, has the flag and the paper's
+    values of the profile's row read as an object."""
+    owner, _pubs, _ids = papers
+    objects = {
+        row.publication_id: row
+        for row in db.scalars(
+            select(m.ProfilePublication).where(m.ProfilePublication.person_id == owner.id)
+        )
+    }
+    next(iter(objects.values())).hidden = True
+    db.flush()
+    groups = group_publications(profile_rows(db, m.ProfilePublication.person_id == owner.id))
+    page = paginate_groups(groups, 2, 4)
+    order = [row.publication_id for group in page.groups for row in group.items]
+    with_edited_papers(db, owner, page.groups)
+    shown = [row for group in page.groups for row in group.items]
+    assert [row.publication_id for row in shown] == order and len(order) == 4
+    for row in shown:
+        stored = objects[row.publication_id]
+        assert row.hidden == stored.hidden
+        assert {name: getattr(row.publication, name) for name in EDITED_COLUMNS} == {
+            name: getattr(stored.publication, name) for name in EDITED_COLUMNS
+        }
+    assert [f.name for f in fields(EditedPaper)] == list(EDITED_COLUMNS)
+    every = paginate_groups(groups, 1, len(objects))
+    with_edited_papers(db, owner, every.groups)
+    assert any(row.hidden for group in every.groups for row in group.items)

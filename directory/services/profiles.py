@@ -403,7 +403,8 @@ def group_publications(
 def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, Any, Any]:
     """Students of ``person``, their other advisors, and ``person``'s own advisors; a
     relation linking a profile the viewer may not see is left out of all three
-    (:func:`directory.services.access.advising_visible`)."""
+    (:func:`directory.services.access.advising_visible`). Each relation's other person is
+    joined (one statement each, not two: a relation names one person on each side)."""
     confirmed_or_own = or_(
         and_(m.AdvisingRelation.advisor_confirmed, m.AdvisingRelation.student_confirmed),
         m.AdvisingRelation.owner_id == viewer.person_id if viewer.person_id else False,
@@ -414,7 +415,7 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
     as_advisor = list(
         session.scalars(
             base.where(m.AdvisingRelation.advisor_id == person.id)
-            .options(selectinload(m.AdvisingRelation.student))
+            .options(joinedload(m.AdvisingRelation.student))
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
     )
@@ -429,7 +430,7 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
                     m.AdvisingRelation.advisor_id != person.id,
                 ),
             )
-            .options(selectinload(m.AdvisingRelation.advisor))
+            .options(joinedload(m.AdvisingRelation.advisor))
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
         for rel in others:
@@ -454,7 +455,7 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
         rel
         for rel in session.scalars(
             base.where(m.AdvisingRelation.student_id == person.id)
-            .options(selectinload(m.AdvisingRelation.advisor))
+            .options(joinedload(m.AdvisingRelation.advisor))
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
         if advising_visible(viewer, rel)

@@ -393,25 +393,27 @@ def _template_gettext(context: Any, string: str) -> str:
 @pass_context
 def _newstyle_gettext(context: Any, string: str, **variables: Any) -> str:
     """What Jinja's newstyle gettext makes of :func:`_template_gettext` (the translation,
-    Markup when autoescaping, formatted with ``variables``), the same text; a call without
-    variables is made once per request and text (a citation asks for "and", "Abstract",
-    "Bib"… once per paper: a page of papers, some five hundred times)."""
-    if variables:
-        return _newstyle_text(context, string, variables)
+    Markup when autoescaping, formatted with ``variables``), the same text; the translation
+    is looked up once per request and text, and a call without variables made once (a
+    citation asks for "and", "Abstract", "Bib"… once per paper, the editor for "Move up:
+    %(entry)s" once per entry: a page, some five hundred times)."""
     texts = _lookup()[3]
-    key = (string, _directory_template(context), context.eval_ctx.autoescape)
+    key = (string, _directory_template(context), context.eval_ctx.autoescape, bool(variables))
     found = texts.get(key)
     if found is None:
-        found = texts[key] = _newstyle_text(context, string, variables)
-    return found
+        text = _newstyle_text(context, string)
+        # As Jinja's newstyle gettext: always a format string, with or without variables
+        # (kept as one when it has them, else formatted once).
+        found = texts[key] = text if variables else text % variables
+    return found % variables if variables else found
 
 
-def _newstyle_text(context: Any, string: str, variables: dict[str, Any]) -> str:
+def _newstyle_text(context: Any, string: str) -> str:
+    """The translation of ``string`` as a format string (Markup when autoescaping)."""
     text = _template_gettext(context, string)
     if context.eval_ctx.autoescape:
         text = Markup(text)  # noqa: S704 - a translation, trusted as Jinja trusts it
-    # As Jinja's newstyle gettext: always a format string, with or without variables.
-    return text % variables
+    return text
 
 
 @pass_context

@@ -189,38 +189,63 @@ def profile_rows(session: Session, where: Any) -> list[ListedRow]:
 
 
 def with_details(
-    session: Session,
-    person: m.Person,
-    groups: list[PublicationGroup],
-    options: list[Any] | None = None,
+    session: Session, person: m.Person, groups: list[PublicationGroup]
 ) -> list[PublicationGroup]:
     """``groups`` of :class:`ListedRow` with each row's paper filled in for display: a fixed
-    number of statements for the rows shown, whatever the person's number of papers.
+    number of statements for the rows shown, whatever the person's number of papers. Each
+    row's ``publication`` becomes a :class:`~directory.services.shown_papers.ShownPaper`:
+    everything a citation shows, as plain values (a page shows up to a hundred papers, with
+    some four authors each: as ORM objects, their building was a third of the page's time)."""
+    papers = shown_papers(session, {row.publication_id for g in groups for row in g.items})
+    for group in groups:
+        group.items = [replace(row, publication=papers[row.publication_id]) for row in group.items]
+    return groups
 
-    Without ``options`` (the profile, its complete list), each row's ``publication`` becomes
-    a :class:`~directory.services.shown_papers.ShownPaper`: everything a citation shows, as
-    plain values (a page shows up to a hundred papers, with some four authors each: as ORM
-    objects, their building was a third of the page's time). With ``options`` (the editor,
-    which changes them), each row is replaced by its ProfilePublication, its paper loaded
-    with ``options``."""
+
+@dataclass(slots=True)
+class EditedPaper:
+    """What the profile editor's list shows of a paper (and the version its ↑, ↓ and Remove
+    buttons send)."""
+
+    id: int
+    title: str
+    year: int | None
+    venue_short: str | None
+    visibility: str
+    version: int
+
+
+#: The columns of :class:`EditedPaper`, in its order.
+EDITED_COLUMNS = ("id", "title", "year", "venue_short", "visibility", "version")
+
+
+@dataclass(slots=True)
+class EditedRow:
+    """A paper of the profile editor's list: whether the profile hides it, and the paper."""
+
+    publication_id: int
+    hidden: bool
+    publication: EditedPaper
+
+
+def with_edited_papers(
+    session: Session, person: m.Person, groups: list[PublicationGroup]
+) -> list[PublicationGroup]:
+    """``groups`` of :class:`ListedRow` with each row replaced by an :class:`EditedRow` of
+    ``person``'s profile: one statement of plain columns for the rows shown (the editor's page
+    only reads them; its buttons post to the operations, which load what they change)."""
     ids = {row.publication_id for group in groups for row in group.items}
-    if options is None:
-        papers = shown_papers(session, ids)
-        for group in groups:
-            group.items = [
-                replace(row, publication=papers[row.publication_id]) for row in group.items
-            ]
-        return groups
-    found: dict[int, m.ProfilePublication] = {}
+    found: dict[int, EditedRow] = {}
     if ids:
-        pp = m.ProfilePublication
+        pp, pub = m.ProfilePublication, m.Publication
+        stmt = (
+            select(pp.publication_id, pp.hidden, *(getattr(pub, f) for f in EDITED_COLUMNS))
+            .join(pub, pub.id == pp.publication_id)
+            .where(pp.person_id == person.id, pp.publication_id.in_(ids))
+        )
         found = {
-            row.publication_id: row
-            for row in session.scalars(
-                select(pp)
-                .where(pp.person_id == person.id, pp.publication_id.in_(ids))
-                .options(selectinload(pp.publication).options(*options))
-            )
+            pub_id: EditedRow(pub_id, hidden, EditedPaper(*paper))
+            for pub_id, hidden, *paper in session.connection().execute(stmt)
         }
     for group in groups:
         group.items = [found[row.publication_id] for row in group.items]
@@ -378,7 +403,8 @@ def group_publications(
 def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, Any, Any]:
     """Students of ``person``, their other advisors, and ``person``'s own advisors; a
     relation linking a profile the viewer may not see is left out of all three
-    (:func:`directory.services.access.advising_visible`)."""
+    (:func:`directory.services.access.advising_visible`). Each relation's other person is
+    joined (one statement each, not two: a relation names one person on each side)."""
     confirmed_or_own = or_(
         and_(m.AdvisingRelation.advisor_confirmed, m.AdvisingRelation.student_confirmed),
         m.AdvisingRelation.owner_id == viewer.person_id if viewer.person_id else False,
@@ -389,7 +415,7 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
     as_advisor = list(
         session.scalars(
             base.where(m.AdvisingRelation.advisor_id == person.id)
-            .options(selectinload(m.AdvisingRelation.student))
+            .options(joinedload(m.AdvisingRelation.student))
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
     )
@@ -404,7 +430,7 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
                     m.AdvisingRelation.advisor_id != person.id,
                 ),
             )
-            .options(selectinload(m.AdvisingRelation.advisor))
+            .options(joinedload(m.AdvisingRelation.advisor))
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
         for rel in others:
@@ -429,7 +455,7 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
         rel
         for rel in session.scalars(
             base.where(m.AdvisingRelation.student_id == person.id)
-            .options(selectinload(m.AdvisingRelation.advisor))
+            .options(joinedload(m.AdvisingRelation.advisor))
             .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
         )
         if advising_visible(viewer, rel)

@@ -8,6 +8,7 @@ they are kept apart here until that lands.) The read rules themselves are
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -19,6 +20,7 @@ from directory.models.vocabularies import N_
 from directory.services.access import listed_publications, owned_entry_clause
 from directory.services.department.publications import publications_stmt
 from directory.services.identity import Viewer
+from directory.services.shown_papers import ShownPaper, paper_columns, shown_rows_of
 
 #: How a related paper of an unknown kind of relation is named.
 RELATED_VERSION = N_("Related version")
@@ -130,21 +132,33 @@ def profile_paper_count(session: Session, person: m.Person) -> int:
     return session.scalar(select(func.count()).select_from(_listed_by(person).subquery())) or 0
 
 
+@dataclass(slots=True)
+class ManagedRow:
+    """A paper of a profile's manage page: how the profile lists it, and the paper as its
+    citation reads it (a :class:`~directory.services.shown_papers.ShownPaper`)."""
+
+    selected: bool
+    hidden: bool
+    publication: ShownPaper
+
+
 def profile_paper_page(
-    session: Session, person: m.Person, number: int, size: int, options: list[Any]
-) -> list[m.ProfilePublication]:
-    """Page ``number`` of ``size`` of the papers ``person``'s profile lists, newest first."""
-    return list(
-        session.scalars(
-            _listed_by(person)
-            .join(m.Publication)
-            .options(*options)
-            .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
-            .order_by(m.Publication.id)
-            .limit(size)
-            .offset((number - 1) * size)
-        )
+    session: Session, person: m.Person, number: int, size: int
+) -> list[ManagedRow]:
+    """Page ``number`` of ``size`` of the papers ``person``'s profile lists, hidden ones too,
+    newest first, read as plain values (six statements, however many authors the papers
+    have; the page only reads them: its form saves by the papers' uids)."""
+    pp, pub = m.ProfilePublication, m.Publication
+    stmt = (
+        select(pp.selected, pp.hidden, *paper_columns())
+        .select_from(pp)
+        .join(pub, pub.id == pp.publication_id)
+        .where(pp.person_id == person.id)
+        .order_by(pub.year.desc().nulls_last(), pp.position, pub.id)
+        .limit(size)
+        .offset((number - 1) * size)
     )
+    return [ManagedRow(*own, paper) for own, paper in shown_rows_of(session, stmt, own=2)]
 
 
 def profile_paper_uids(session: Session, person: m.Person) -> list[str]:

@@ -199,11 +199,18 @@ def shown_papers_of(session: Session, stmt: Any) -> list[ShownPaper]:
     """The papers ``stmt`` selects (:func:`paper_columns`, with its filters, order and limit)
     in its order, each with its parts as :func:`shown_papers` gives them: one statement fewer
     than choosing the ids first."""
+    return [paper for _own, paper in shown_rows_of(session, stmt)]
+
+
+def shown_rows_of(session: Session, stmt: Any, own: int = 0) -> list[tuple[Any, ShownPaper]]:
+    """:func:`shown_papers_of` for a statement that selects ``own`` columns of its own (a
+    profile row's flags, say) before :func:`paper_columns`: each row's own values (a tuple)
+    with its paper."""
     execute = session.connection().execute
-    papers = [ShownPaper(*row) for row in execute(stmt)]
-    if papers:
-        _add_parts(execute, {paper.id: paper for paper in papers})
-    return papers
+    rows = [(row[:own], ShownPaper(*row[own:])) for row in execute(stmt)]
+    if rows:
+        _add_parts(execute, {paper.id: paper for _own, paper in rows})
+    return rows
 
 
 def _add_parts(execute: Any, papers: dict[int, ShownPaper]) -> None:

@@ -157,3 +157,29 @@ def test_item_urls_built_once_a_request_are_url_for_s(app, value) -> None:
     with app.app_context():
         assert profile_url(value) == url_for("directory.profile", slug=value)
         assert profile_url(value).startswith("http")
+
+
+@pytest.mark.parametrize("slug", ["ada-lovelace", "名字", "a 9081726354 b"])
+@pytest.mark.parametrize("entry_id", [7, 9081726354, 123456789012])
+def test_item_urls_with_more_arguments_are_url_for_s(app, slug, entry_id) -> None:
+    """The editor's links and buttons (an entry's or paper's number, with the profile, the
+    kind and the page of papers fixed) are url_for's URLs, built once and pasted together;
+    a URL the number's marker is already in is url_for's own."""
+    from flask import url_for
+
+    from directory.web.views.common import item_url
+
+    with app.test_request_context("/directory/me"):
+        for _ in range(2):  # built, then from the cache
+            for kind in ("news", "awards"):
+                args = {"slug": slug, "kind": kind}
+                assert item_url("directory.move_entry", "entry_id", entry_id, **args) == url_for(
+                    "directory.move_entry", entry_id=entry_id, **args
+                )
+            for query in ({}, {"papers": 3}, {"papers": entry_id}):
+                assert item_url(
+                    "directory.remove_publication", "pub_id", entry_id, slug=slug, **query
+                ) == url_for("directory.remove_publication", slug=slug, pub_id=entry_id, **query)
+            assert item_url("directory.profile", "slug", slug, external=True) == url_for(
+                "directory.profile", slug=slug, _external=True
+            )

@@ -4,8 +4,9 @@ either way. Each paper of the display fixtures (editors, "et al.", organisations
 Markdown, unpublished papers, abstracts; tests/fixtures/bibtex) and one with links, badges,
 versions and co-authors whose profiles are private or unlisted renders the same citation,
 Bib block, interchange data (BibTeX, JSON-LD), JSON-LD author links and API item from both,
-for each kind of viewer. The department's publications page, a research area's papers and the
-API's publications read them too."""
+for each kind of viewer. The department's publications page, a research area's papers, the
+API's publications and a profile's manage page read them too, and the profile editor's list
+its own few plain values."""
 
 from __future__ import annotations
 
@@ -23,6 +24,15 @@ from directory.services.department.publications import (
     shown_publications,
 )
 from directory.services.identity import ANONYMOUS, Viewer
+from directory.services.profiles import (
+    EDITED_COLUMNS,
+    EditedPaper,
+    group_publications,
+    paginate_groups,
+    profile_rows,
+    with_edited_papers,
+)
+from directory.services.publication_reads import profile_paper_page
 from directory.services.publications import publication_data
 from directory.services.shown_papers import shown_papers
 from directory.web.api import representations as rep
@@ -151,3 +161,67 @@ def test_the_department_list_shows_the_same_papers_in_the_same_order(app, db, pa
             assert [publication_data(p) for p in plain] == [publication_data(p) for p in objects]
     assert len(shown_publications(db, ANONYMOUS, PublicationFilters(person=owner.slug), 6, 3)) == 6
     assert shown_publications(db, ANONYMOUS, PublicationFilters(year=1901), 6) == []
+
+
+def test_the_manage_page_lists_the_same_rows_in_the_same_order(app, db, papers) -> None:
+    """The manage page reads its page of a profile's papers as plain values
+    (:func:`profile_paper_page`): the same rows, in the same order (newest first, hidden ones
+    too), with the same flags and citation data, as the profile's rows read as objects."""
+    owner, pubs, _ids = papers
+    rows = db.scalars(
+        select(m.ProfilePublication).where(m.ProfilePublication.person_id == owner.id)
+    ).all()
+    for i, row in enumerate(rows):
+        row.selected, row.hidden = i % 3 == 0, i % 4 == 1
+        row.position = i % 2  # papers of a year in the owner's order, then by id
+    db.flush()
+    objects = db.scalars(
+        select(m.ProfilePublication)
+        .join(m.Publication)
+        .where(m.ProfilePublication.person_id == owner.id)
+        .order_by(m.Publication.year.desc().nulls_last(), m.ProfilePublication.position)
+        .order_by(m.Publication.id)
+    ).all()
+    size, seen = 5, []
+    for number in range(1, -(-len(objects) // size) + 2):
+        page = profile_paper_page(db, owner, number, size)
+        expected = objects[(number - 1) * size : number * size]
+        assert [(r.publication.uid, r.selected, r.hidden) for r in page] == [
+            (r.publication.uid, r.selected, r.hidden) for r in expected
+        ]
+        assert [publication_data(r.publication) for r in page] == [
+            publication_data(r.publication) for r in expected
+        ]
+        seen += page
+    assert len(seen) == len(objects) == len(pubs) and any(r.hidden for r in seen)
+
+
+def test_the_editor_lists_each_paper_as_its_objects_read(db, papers) -> None:
+    """The profile editor's list reads its page of papers as plain values
+    (:func:`with_edited_papers`): each row, in the page's order, has the flag and the paper's
+    values of the profile's row read as an object."""
+    owner, _pubs, _ids = papers
+    objects = {
+        row.publication_id: row
+        for row in db.scalars(
+            select(m.ProfilePublication).where(m.ProfilePublication.person_id == owner.id)
+        )
+    }
+    next(iter(objects.values())).hidden = True
+    db.flush()
+    groups = group_publications(profile_rows(db, m.ProfilePublication.person_id == owner.id))
+    page = paginate_groups(groups, 2, 4)
+    order = [row.publication_id for group in page.groups for row in group.items]
+    with_edited_papers(db, owner, page.groups)
+    shown = [row for group in page.groups for row in group.items]
+    assert [row.publication_id for row in shown] == order and len(order) == 4
+    for row in shown:
+        stored = objects[row.publication_id]
+        assert row.hidden == stored.hidden
+        assert {name: getattr(row.publication, name) for name in EDITED_COLUMNS} == {
+            name: getattr(stored.publication, name) for name in EDITED_COLUMNS
+        }
+    assert [f.name for f in fields(EditedPaper)] == list(EDITED_COLUMNS)
+    every = paginate_groups(groups, 1, len(objects))
+    with_edited_papers(db, owner, every.groups)
+    assert any(row.hidden for group in every.groups for row in group.items)

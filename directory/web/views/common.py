@@ -101,27 +101,33 @@ def _can_view(obj: object) -> bool:
 #: A value url_for puts in a URL as it is (no quoting): slugs and uids.
 _PLAIN_VALUE = re.compile(r"[A-Za-z0-9._~-]+")
 _MARKER = "0directory-url-marker0"
+#: The marker of a number (an ``int`` converter takes no text).
+_NUMBER_MARKER = 9081726354
 
 
-def item_url(endpoint: str, name: str, value: str, external: bool | None = None) -> str:
-    """``url_for(endpoint, **{name: value}, _external=external)`` (None: url_for's default),
-    built once per request for the endpoint and pasted together for each value: a page links
-    hundreds of authors and papers (its citations, and its JSON-LD with full addresses), and
-    url_for costs tens of microseconds each (a value that would need quoting goes through
-    url_for)."""
-    if not _PLAIN_VALUE.fullmatch(value):
-        return url_for(endpoint, **{name: value}, _external=external)
+def item_url(
+    endpoint: str, name: str, value: str | int, external: bool | None = None, **fixed: Any
+) -> str:
+    """``url_for(endpoint, **fixed, **{name: value}, _external=external)`` (None: url_for's
+    default), built once per request for the endpoint and ``fixed`` arguments and pasted
+    together for each value: a page links hundreds of authors and papers (its citations, and
+    its JSON-LD with full addresses), the editor posts hundreds of buttons, and url_for
+    costs microseconds each (a value that would need quoting goes through url_for)."""
+    text = str(value)
+    if not _PLAIN_VALUE.fullmatch(text):
+        return url_for(endpoint, **fixed, **{name: value}, _external=external)
     templates = g.setdefault("directory_url_templates", {})
-    key = (endpoint, name, external)
+    key = (endpoint, name, external, *sorted(fixed.items()))
     parts = templates.get(key)
     if parts is None:
-        marked = url_for(endpoint, **{name: _MARKER}, _external=external)
-        parts = templates[key] = marked.split(_MARKER)
+        marker = _NUMBER_MARKER if isinstance(value, int) else _MARKER
+        marked = url_for(endpoint, **fixed, **{name: marker}, _external=external)
+        parts = templates[key] = marked.split(str(marker))
         if len(parts) != 2:  # the marker came out changed: no shortcut for this endpoint
             parts = templates[key] = None
     if parts is None:
-        return url_for(endpoint, **{name: value}, _external=external)
-    return parts[0] + value + parts[1]
+        return url_for(endpoint, **fixed, **{name: value}, _external=external)
+    return parts[0] + text + parts[1]
 
 
 def profile_url(slug: str) -> str:

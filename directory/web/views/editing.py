@@ -44,7 +44,7 @@ from directory.services.profiles import (
     group_publications,
     paginate_groups,
     profile_rows,
-    with_details,
+    with_edited_papers,
 )
 from directory.services.snapshots import diff
 from directory.services.unit_of_work import current_unit_of_work
@@ -251,7 +251,7 @@ def editor_page(person: m.Person) -> str:
 def _editor_papers(person: m.Person) -> dict[str, Any]:
     """The editor's papers under the profile's headings, a page at a time; ↑ and ↓ are
     offered by a paper's place in its whole heading, not in the page. Grouped on plain
-    values: only the page's papers are loaded as objects."""
+    values, and the page's papers read as plain values too."""
     session = get_session()
     publications = profile_rows(session, m.ProfilePublication.person_id == person.id)
     groups = group_publications(publications, unpublished_in_year=person.unpublished_in_year)
@@ -259,7 +259,7 @@ def _editor_papers(person: m.Person) -> dict[str, Any]:
     papers = paginate_groups(
         groups, paper_filters.papers, current_app.config["DIRECTORY_PAGE_SIZE"]
     )
-    with_details(session, person, papers.groups, options=[])
+    with_edited_papers(session, person, papers.groups)
     return {
         "publications": publications,
         "papers": papers,

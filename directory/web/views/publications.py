@@ -15,7 +15,6 @@ from typing import Any
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_wtf.file import FileField
-from sqlalchemy.orm import selectinload
 from wtforms import (
     BooleanField,
     HiddenField,
@@ -48,7 +47,6 @@ from directory.services.operations import publications as paper_operations
 from directory.services.orcid_records import OrcidFetchError, fetch_orcid_record
 from directory.services.paging import Page
 from directory.services.profiles import profile_publications
-from directory.services.profiles import publication_options as citation_options
 from directory.services.pubimport.decisions import (
     PlanRefused,
     decision_choices,
@@ -473,9 +471,7 @@ def publications_manage(slug: str) -> Any:
     total = publication_reads.profile_paper_count(session, person)
     pages = max(1, -(-total // size))
     number = min(filters.page, pages)
-    # What a citation shows, loaded with each paper.
-    options = [_row_option(o) for o in citation_options()]
-    rows = publication_reads.profile_paper_page(session, person, number, size, options)
+    rows = publication_reads.profile_paper_page(session, person, number, size)
     form = PublicationListForm()
     form.set_papers(
         publication_reads.profile_paper_uids(session, person)
@@ -505,10 +501,6 @@ def publications_manage(slug: str) -> Any:
         page_args=lambda n: {"slug": person.slug, **filters.with_page(n)},
         can_manage_records=can_manage_publication_records(current_viewer()),
     ), 200 if request.method == "GET" else 400  # fmt: skip
-
-
-def _row_option(option: Any) -> Any:
-    return selectinload(m.ProfilePublication.publication).options(option)
 
 
 # --------------------------------------------------------------------------------------------

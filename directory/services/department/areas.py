@@ -11,13 +11,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from directory import models as m
 from directory.i18n import current_locale
-from directory.services.access import (
-    AREA_TREE,
-    in_area,
-    listed_notices,
-    listed_people,
-    people_in_area,
-)
+from directory.services.access import AREA_TREE, listed_notices, listed_people, people_in_area
 from directory.services.department.people import PeopleGroup, group_people, listing_page_stmt
 from directory.services.department.publications import PublicationFilters, shown_publications
 from directory.services.department.recruiting import (
@@ -144,10 +138,10 @@ def area_page(
     if area is None:
         return None
     conditions = [people_in_area(viewer, slug)]
-    # The area's people (people_in_area: listed, and in the area) and all the listed people,
-    # in one statement: their ratio tells how the area's newest papers are best found.
+    # The area's people and all the listed people, in one statement: their ratio tells how
+    # the area's newest papers are best found.
     listed, total = session.execute(
-        select(func.count(m.Person.id), func.count(m.Person.id).filter(in_area(slug))).where(
+        select(func.count(m.Person.id), func.count(m.Person.id).filter(*conditions)).where(
             listed_people(viewer)
         )
     ).one()

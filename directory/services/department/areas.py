@@ -26,6 +26,11 @@ from directory.services.shown_papers import ShownPaper
 
 #: Papers shown on a research area's page.
 AREA_RECENT_PAPERS = 10
+#: An area whose people are at least this share of the listed people has its newest papers
+#: found by walking the department's papers newest first (some hundred read, whatever the
+#: area's size); a smaller one's are read from its people (a walk would read far more papers
+#: before it found ten of theirs).
+AREA_WALK_SHARE = 0.05
 
 
 def _people_per_area(viewer: Viewer) -> Select:
@@ -133,7 +138,13 @@ def area_page(
     if area is None:
         return None
     conditions = [people_in_area(viewer, slug)]
-    total = session.scalar(select(func.count(m.Person.id)).where(*conditions)) or 0
+    # The area's people and all the listed people, in one statement: their ratio tells how
+    # the area's newest papers are best found.
+    listed, total = session.execute(
+        select(func.count(m.Person.id), func.count(m.Person.id).filter(*conditions)).where(
+            listed_people(viewer)
+        )
+    ).one()
     people = (
         shown_cards_of(session, listing_page_stmt(conditions, current_locale(), page_size, 1))
         if total
@@ -147,7 +158,10 @@ def area_page(
         )
     )
     notices = recruiting_page(session, viewer, day, RecruitingPageFilters(area=slug), page_size)
-    papers = shown_publications(session, viewer, PublicationFilters(area=slug), AREA_RECENT_PAPERS)
+    walk = total > 0 and total >= AREA_WALK_SHARE * listed
+    papers = shown_publications(
+        session, viewer, PublicationFilters(area=slug), AREA_RECENT_PAPERS, walk=walk
+    )
     return AreaPage(
         area=area,
         children=children,

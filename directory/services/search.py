@@ -294,14 +294,10 @@ class _SQLite(_Engine):
         session.execute(delete(_FTS))
 
 
-#: Ranking only: the same tokens with positions and weights (title above body), which
-#: ``ts_rank`` needs and ``array_to_tsvector`` does not give. Matching never uses it. Stored in
-#: the generated column ``PG_RANK_COLUMN`` (migration search4_1), so that ranking a search's
-#: matches does not build each one's vector again.
-PG_RANK_VECTOR_SQL = (
-    "setweight(to_tsvector('simple', title_tokens), 'A') || "
-    "setweight(to_tsvector('simple', body_tokens), 'D')"
-)
+#: Ranking only: a generated column (migration search4_1, which declares it) holding the same
+#: tokens with positions and weights (title above body), which ``ts_rank`` needs and
+#: ``array_to_tsvector`` does not give; PostgreSQL keeps it in step with the tokens, so ranking
+#: a search's matches builds no vector. Matching never uses it.
 PG_RANK_COLUMN = f"{FTS_TABLE}_rank"
 
 

@@ -23,7 +23,8 @@ depends_on = None
 
 TABLE = "directory_search_documents"
 COLUMN = "directory_search_fts_rank"
-#: directory.services.search.PG_RANK_VECTOR_SQL as it stood at this revision.
+#: The ranking vector (directory.services.search reads it as PG_RANK_COLUMN): the tokens with
+#: the title weighed above the body, as ts_rank read them when they were built at query time.
 VECTOR = (
     "setweight(to_tsvector('simple', title_tokens), 'A') || "
     "setweight(to_tsvector('simple', body_tokens), 'D')"

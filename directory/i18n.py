@@ -24,7 +24,7 @@ Catalogues are read once per process and locale; a request only looks its locale
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from functools import lru_cache
@@ -220,13 +220,17 @@ def command_request_context(app: Flask, **options: Any) -> Iterator[None]:
         yield
 
 
+#: What a request keeps of its locale (``g``'s names): set anew inside :func:`force_locale`.
+_PER_LOCALE = ("_directory_locale", "_directory_lookup", "_directory_markup_gettext")
+
+
 @contextmanager
 def force_locale(locale: str) -> Iterator[None]:
     """Speak ``locale`` (one of DIRECTORY_LANGUAGES, else the closest, else the first) inside
     the block, e.g. for a message to someone else than the reader, then the reader's again."""
     chosen = match_language(locale, languages()) or languages()[0]
-    saved = {key: g.get(key) for key in ("_directory_locale", "_directory_lookup")}
-    g._directory_locale, g._directory_lookup = chosen, None
+    saved = {key: g.get(key) for key in _PER_LOCALE}
+    g._directory_locale, g._directory_lookup, g._directory_markup_gettext = chosen, None, None
     try:
         with flask_babel.force_locale(chosen):
             yield
@@ -427,10 +431,51 @@ def _newstyle_alias(context: Any, *args: Any, **kwargs: Any) -> Any:
 
 @pass_context
 def _template_ngettext(context: Any, singular: str, plural: str, num: int) -> str:
+    return _plural_text(singular, plural, num, _directory_template(context))
+
+
+def _plural_text(singular: str, plural: str, num: int, directory: bool) -> str:
     messages, ours, host, _texts = _lookup()
-    if _directory_template(context) and (singular, 0) in messages:
+    if directory and (singular, 0) in messages:
         return ours.ngettext(singular, plural, num)
     return host.ngettext(singular, plural, num)
+
+
+def markup_gettext(string: str, **variables: Any) -> Markup:
+    """What ``{{ _(string) }}`` or ``{% trans %}`` prints in one of the directory's templates,
+    for HTML written in Python (:mod:`directory.web.citation_html`): the same translation,
+    trusted as the template trusts it, with ``variables`` escaped into it."""
+    return markup_translator()(string, **variables)
+
+
+def markup_translator() -> Callable[..., Markup]:
+    """:func:`markup_gettext` for the current request, its texts looked up once per request
+    and text, as the templates' own (a page of citations asks for "and", "Abstract"… a few
+    hundred times: take it once, name it ``_``, and call it)."""
+    found = g.get("_directory_markup_gettext") if has_app_context() else None
+    if found is not None:
+        return found
+    messages, _ours, host, texts = _lookup()
+
+    def translated(string: str, **variables: Any) -> Markup:
+        key = (string, True, True, bool(variables))
+        text = texts.get(key)
+        if text is None:
+            found = messages.get(string)
+            text = Markup(found if found is not None else host.gettext(string))  # noqa: S704
+            text = texts[key] = text if variables else text % variables
+        return text % variables if variables else text
+
+    if has_app_context():
+        g._directory_markup_gettext = translated
+    return translated
+
+
+def markup_ngettext(singular: str, plural: str, num: int, **variables: Any) -> Markup:
+    """What ``{% trans count=num %}…{% pluralize %}…{% endtrans %}`` prints in one of the
+    directory's templates (:func:`markup_gettext`'s plural)."""
+    text = Markup(_plural_text(singular, plural, num, True))  # noqa: S704 - a translation
+    return text % {"num": num, **variables}
 
 
 def _template_pgettext(context: str, string: str) -> str:

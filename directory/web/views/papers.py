@@ -8,7 +8,6 @@ the page is a 404, like a missing one."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from flask import abort, current_app, render_template, url_for
@@ -20,10 +19,8 @@ from directory.formats.bibtex.keys import make_citation_key
 from directory.formats.citations import (
     highwire_tags,
     plain_citation,
-    venue_badge,
     venue_has_year,
 )
-from directory.formats.identifiers import normalise_doi
 from directory.i18n import department_name
 from directory.i18n import gettext as _
 from directory.services import publication_reads
@@ -34,13 +31,24 @@ from directory.services.identity import Viewer, current_viewer
 from directory.services.profiles import publication_options, year_heading
 from directory.services.publications import publication_data
 from directory.web.blueprint import blueprint
+from directory.web.citation_html import (
+    author_list,
+    by_role,
+    citation,
+    doi_linked,
+    fold_authors,
+    paragraphs,
+    publication_badge,
+    venue_line,
+    venue_parts,
+)
 from directory.web.page_cache import cached_page
 from directory.web.structured import (
     paper_page_jsonld,
     papers_collection_jsonld,
     scholarly_article,
 )
-from directory.web.views.common import item_url, month_year
+from directory.web.views.common import item_url
 
 
 def paper_or_404(uid: str, viewer: Viewer) -> m.Publication:
@@ -63,11 +71,6 @@ def author_profile_urls(pub: m.Publication, viewer: Viewer) -> list[str | None]:
         else None
         for a in pub.authorships
     ]
-
-
-def paragraphs(text: str | None) -> list[str]:
-    """A text's paragraphs (separated by blank lines), each on one line."""
-    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text or "") if p.strip()]
 
 
 def citation_bibtex(data: dict[str, Any]) -> str:
@@ -137,86 +140,6 @@ def paper(uid: str) -> str:
     )
 
 
-#: A list folds only when that hides at least this many names: "and 2 more authors" takes
-#: about the room of the two names it would hide.
-MIN_FOLDED_AUTHORS = 3
-
-
-def fold_authors(
-    authorships: list[m.Authorship], keep_id: int | None = None
-) -> tuple[list[m.Authorship | None], int]:
-    """Authors shown before a long list folds, and how many are folded: the first
-    DIRECTORY_AUTHOR_LIST_LENGTH, plus ``keep_id`` (the profile's owner) and every co-first
-    author wherever they are; ``None`` marks a gap between them (none at the end: the
-    "and N more authors" that follows says so)."""
-    limit = current_app.config["DIRECTORY_AUTHOR_LIST_LENGTH"]
-    if not limit or len(authorships) <= limit:
-        return list(authorships), 0
-    shown: list[m.Authorship | None] = []
-    for i, author in enumerate(authorships):
-        keep = i < limit or author.co_first or (keep_id and author.person_id == keep_id)
-        if keep:
-            shown.append(author)
-        elif shown and shown[-1] is not None:
-            shown.append(None)
-    folded = len(authorships) - sum(1 for a in shown if a is not None)
-    if folded < MIN_FOLDED_AUTHORS:
-        return list(authorships), 0
-    if shown[-1] is None:
-        shown.pop()  # "…, and N more authors" would say the same twice
-    return shown, folded
-
-
-def by_role(pub: m.Publication) -> tuple[list[m.Authorship], list[m.Authorship]]:
-    """(authors, editors) of a paper, each in print order."""
-    authors = [a for a in pub.authorships if (a.role or "author") == "author"]
-    return authors, [a for a in pub.authorships if a.role == "editor"]
-
-
-#: Types whose publisher and place are part of the reference ("Springer, Berlin, 2004").
-PUBLISHED_BY = frozenset(["book", "chapter", "report", "thesis"])
-
-
-def venue_parts(pub: m.Publication) -> list[str]:
-    """The pieces of a paper's venue line, in order, none empty; joined by ", " and ended by a
-    full stop (no line at all when there is nothing)."""
-    parts = [pub.venue] if pub.venue else []
-    editors = by_role(pub)[1]
-    if editors and any((a.role or "author") == "author" for a in pub.authorships):
-        names = [a.name for a in editors]
-        # Names keep the paper's bibliographic style ("A, B and C"), as author lists do.
-        joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-        parts.append(_("edited by %(names)s", names=joined))
-    if pub.volume:
-        parts.append(_("vol. %(volume)s", volume=pub.volume))
-    if pub.number:
-        parts.append(_("no. %(number)s", number=pub.number))
-    if pub.article:
-        parts.append(_("article %(article)s", article=pub.article))
-    if pub.pages:
-        parts.append(_("pp. %(pages)s", pages=pub.pages))
-    if pub.type in PUBLISHED_BY and pub.publisher and pub.publisher != pub.venue:
-        parts.append(pub.publisher)
-    if pub.location:
-        parts.append(pub.location)
-    if pub.year and not venue_has_year(pub.venue, pub.year):
-        parts.append(month_year(pub.year, pub.month))
-    return parts
-
-
-def doi_linked(pub: m.Publication) -> bool:
-    """Whether one of the paper's own links is its DOI's address (so that the DOI is not
-    listed twice); otherwise the DOI is always shown."""
-    doi = (pub.doi or "").lower()
-    return bool(doi) and any(
-        normalise_doi(link.url) == doi for link in pub.links if "doi.org/" in link.url.lower()
-    )
-
-
-def publication_badge(pub: m.Publication) -> str | None:
-    return venue_badge(pub.venue_short, pub.year)
-
-
 def publication_bibtex(pub: m.Publication) -> str:
     return citation_bibtex(publication_data(pub))
 
@@ -235,4 +158,7 @@ def _paper_globals(state: Any) -> None:
         directory_paragraphs=paragraphs,
         directory_bibtex=publication_bibtex,
         directory_papers_jsonld=department_papers_jsonld,
+        directory_citation=citation,
+        directory_author_list=author_list,
+        directory_venue_line=venue_line,
     )

@@ -16,7 +16,6 @@ from flask import abort, current_app, render_template, url_for
 from directory import models as m
 from directory.db import get_session
 from directory.formats.bibtex.export import publication_to_bibtex
-from directory.formats.bibtex.keys import make_citation_key
 from directory.formats.citations import (
     highwire_tags,
     plain_citation,
@@ -71,8 +70,9 @@ def paragraphs(text: str | None) -> list[str]:
 
 
 def citation_bibtex(data: dict[str, Any]) -> str:
-    """One paper's BibTeX entry, under its own key or one made from it."""
-    return publication_to_bibtex({**data, "key": data.get("key") or make_citation_key(data)})
+    """One paper's BibTeX entry, under its own key or one made from it
+    (:func:`~directory.formats.bibtex.keys.make_citation_key`, which the writer falls back on)."""
+    return publication_to_bibtex(data)
 
 
 def citation_block(data: dict[str, Any]) -> dict[str, str | None]:

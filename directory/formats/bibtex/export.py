@@ -39,6 +39,7 @@ _PROTECT_RE = re.compile(r"(?<![\\\w])([^\W\d_]\w*?[A-Z]\w*)")
 # most, has nothing to protect.
 _INNER_CAPITAL_RE = re.compile(r"\w[A-Z]")
 _URL_ESCAPES = str.maketrans({"%": r"\%", "#": r"\#", "{": "%7B", "}": "%7D", "\\": "%5C"})
+# The characters _URL_ESCAPES replaces, which few addresses have.
 _URL_SPECIAL_RE = re.compile(r"[%#{}\\]")
 
 _EXPORT_ENTRY_TYPES = {

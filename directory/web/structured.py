@@ -24,11 +24,12 @@ def _dump(data: dict[str, Any]) -> Markup:
 
 #: Words in an organisation's name that say what it is, most telling first.
 _ORGANIZATION_WORDS = (
-    ("CollegeOrUniversity", r"universit|college|école|ecole|universidad|universität|institute of "
-     r"technology|polytechnic|\bETH\b|\bEPFL\b|\bMIT\b"),
-    ("ResearchOrganization", r"research|laborator|\blabs?\b|institut|\bcentre\b|\bcenter\b|"
-     r"academy|akademie"),
-    ("Corporation", r"\b(inc|corp|corporation|ltd|llc|gmbh|co\.|company|technologies)\b"),
+    ("CollegeOrUniversity", re.compile(r"universit|college|école|ecole|universidad|universität|"
+     r"institute of technology|polytechnic|\bETH\b|\bEPFL\b|\bMIT\b", re.IGNORECASE)),
+    ("ResearchOrganization", re.compile(r"research|laborator|\blabs?\b|institut|\bcentre\b|"
+     r"\bcenter\b|academy|akademie", re.IGNORECASE)),
+    ("Corporation", re.compile(r"\b(inc|corp|corporation|ltd|llc|gmbh|co\.|company|technologies)\b",
+     re.IGNORECASE)),
 )  # fmt: skip
 
 
@@ -36,10 +37,11 @@ def organization_type(name: str | None) -> str:
     """The schema.org type of an organisation, from its name ("Duke University" a
     CollegeOrUniversity, "NVIDIA Research" a ResearchOrganization, "Acme Inc." a Corporation);
     the department's own institution has the type DIRECTORY_INSTITUTION_TYPE."""
-    if not name or name == current_app.config["DIRECTORY_INSTITUTION_NAME"]:
-        return current_app.config["DIRECTORY_INSTITUTION_TYPE"]
+    config = current_app.config
+    if not name or name == config["DIRECTORY_INSTITUTION_NAME"]:
+        return config["DIRECTORY_INSTITUTION_TYPE"]
     for kind, pattern in _ORGANIZATION_WORDS:
-        if re.search(pattern, name, re.IGNORECASE):
+        if pattern.search(name):
             return kind
     return "Organization"
 

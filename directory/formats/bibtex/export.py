@@ -4,7 +4,7 @@ same publications."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from directory.formats.bibtex.authors import AND_RE
@@ -27,12 +27,20 @@ _LATEX_ESCAPES = str.maketrans(
         "^": r"\textasciicircum{}",
     }
 )
+# The characters _LATEX_ESCAPES replaces: most values have none, and looking for them is
+# several times cheaper than translating.
+_LATEX_SPECIAL_RE = re.compile(r"[\\{}&%$#_~^]")
 # "--" would read back as an en dash; "-{}-" keeps the hyphens.
 _DOUBLE_HYPHEN_RE = re.compile(r"-(?=-)")
 # Words with a capital after their first letter (BERT, GPUs, iPhone) get braces, so that
 # bibliography styles that lower-case titles keep them.
 _PROTECT_RE = re.compile(r"(?<![\\\w])([^\W\d_]\w*?[A-Z]\w*)")
+# What every such word has (a capital after a word character): a title without it, like
+# most, has nothing to protect.
+_INNER_CAPITAL_RE = re.compile(r"\w[A-Z]")
 _URL_ESCAPES = str.maketrans({"%": r"\%", "#": r"\#", "{": "%7B", "}": "%7D", "\\": "%5C"})
+# The characters _URL_ESCAPES replaces, which few addresses have.
+_URL_SPECIAL_RE = re.compile(r"[%#{}\\]")
 
 _EXPORT_ENTRY_TYPES = {
     "conference": ("inproceedings", "booktitle"),
@@ -69,16 +77,27 @@ _EXPORT_PUBSTATE = {
 
 
 def _escape(value: Any, *, keep_hyphens: bool = True) -> str:
-    text = str(value).translate(_LATEX_ESCAPES)
+    text = str(value)
+    if _LATEX_SPECIAL_RE.search(text):
+        text = text.translate(_LATEX_ESCAPES)
     if keep_hyphens and "--" in text:
         text = _DOUBLE_HYPHEN_RE.sub("-{}", text)
     return text
 
 
+def _escape_url(url: Any) -> str:
+    text = str(url)
+    return text.translate(_URL_ESCAPES) if _URL_SPECIAL_RE.search(text) else text
+
+
 def _escape_title(value: str) -> str:
-    return _PROTECT_RE.sub(r"{\1}", _escape(value))
+    text = _escape(value)
+    if not _INNER_CAPITAL_RE.search(text):
+        return text
+    return _PROTECT_RE.sub(r"{\1}", text)
 
 
+@lru_cache(maxsize=4096)  # a page's papers share their authors
 def _escape_name(name: str) -> str:
     text = _escape(name)
     # A name with a comma or a literal " and " (an organisation) is one brace-protected unit.
@@ -102,7 +121,15 @@ def bibtex_name(author: dict[str, Any]) -> str:
     family = author.get("family")
     if not family:
         return _escape_name(author.get("name") or "")
-    given, particle, suffix = author.get("given"), author.get("particle"), author.get("suffix")
+    return _name_from_parts(
+        family, author.get("given"), author.get("particle"), author.get("suffix")
+    )
+
+
+@lru_cache(maxsize=4096)  # a page's papers share their authors
+def _name_from_parts(
+    family: str, given: str | None, particle: str | None, suffix: str | None
+) -> str:
     if not (given or particle or suffix):
         return "{" + _escape(family) + "}" if " " in family or "," in family else _escape(family)
     words = family.split()
@@ -135,11 +162,14 @@ def _name_list(authors: list[dict[str, Any]], incomplete: bool) -> str:
     return " and ".join(names)
 
 
+# Characters that would end a citation key or break \cite.
+_KEY_BREAKING_RE = re.compile(r"[\s,{}()=\"#%'\\~]+")
+
+
 def _sanitise_key(key: Any) -> str:
     if not key:
         return ""
-    # Characters that would end the key or break \cite.
-    return re.sub(r"[\s,{}()=\"#%'\\~]+", "", str(key))
+    return _KEY_BREAKING_RE.sub("", str(key))
 
 
 def publication_to_bibtex(pub: dict[str, Any], key: str | None = None) -> str:
@@ -159,78 +189,86 @@ def publication_to_bibtex(pub: dict[str, Any], key: str | None = None) -> str:
     entry_type, venue_field = _EXPORT_ENTRY_TYPES[pub_type]
     arxiv_id = normalise_arxiv(pub.get("arxiv_id"))
     authors = [a for a in pub.get("authors") or [] if (a.get("role") or "author") == "author"]
-    lines = [
-        *_name_fields(pub, authors),
-        *_bibliographic_fields(pub, pub_type, venue_field),
-        *_identifier_fields(pub, arxiv_id),
-        *_link_fields(pub.get("links") or [], arxiv_id),
-        *_site_fields(pub, authors),
-    ]
+    fields: list[Field] = []
+    _add_name_fields(fields, pub, authors)
+    _add_bibliographic_fields(fields, pub, pub_type, venue_field)
+    _add_identifier_fields(fields, pub, arxiv_id)
+    _add_link_fields(fields, pub.get("links") or [], arxiv_id)
+    _add_site_fields(fields, pub, authors)
     # Say the type explicitly only where the entry type and venue would be read otherwise.
     type_venue = pub.get("venue") if venue_field in ("journal", "booktitle") else None
     if infer_type(entry_type, type_venue, bool(arxiv_id)) != pub_type:
-        lines.append(("pubtype", pub_type))
-    lines.extend(_escaped("abstract", pub.get("abstract")))
+        fields.append(("pubtype", pub_type))
+    _add_escaped(fields, "abstract", pub.get("abstract"))
     body = "".join(
-        f"  {name} = {value},\n" if name == "month" else f"  {name} = {{{value}}},\n"
-        for name, value in lines
+        [
+            f"  {name} = {value},\n" if name == "month" else f"  {name} = {{{value}}},\n"
+            for name, value in fields
+        ]
     )
     return f"@{entry_type}{{{key},\n{body}}}\n"
 
 
+# Each _add_* function appends its fields, in order, to the entry's list of (name, value).
 Field = tuple[str, str]
 
 
-def _escaped(name: str, value: Any) -> Iterator[Field]:
+def _add_escaped(fields: list[Field], name: str, value: Any) -> None:
     """The field ``name`` with ``value`` escaped; nothing for an empty value."""
     if value is None or value == "" or value == []:
         return
-    yield name, _escape(value)
+    fields.append((name, _escape(value)))
 
 
-def _name_fields(pub: dict[str, Any], authors: list[dict[str, Any]]) -> Iterator[Field]:
+def _add_name_fields(
+    fields: list[Field], pub: dict[str, Any], authors: list[dict[str, Any]]
+) -> None:
     editors = [a for a in pub.get("authors") or [] if a.get("role") == "editor"]
     incomplete = bool(pub.get("authors_incomplete"))
     if authors:
-        yield "author", _name_list(authors, incomplete)
+        fields.append(("author", _name_list(authors, incomplete)))
     if editors:
-        yield "editor", _name_list(editors, incomplete and not authors)
+        fields.append(("editor", _name_list(editors, incomplete and not authors)))
 
 
-def _bibliographic_fields(pub: dict[str, Any], pub_type: str, venue_field: str) -> Iterator[Field]:
+def _add_bibliographic_fields(
+    fields: list[Field], pub: dict[str, Any], pub_type: str, venue_field: str
+) -> None:
     """Title, venue, date, volume, issue, pages, publisher, address, note and status."""
     if pub.get("title"):
-        yield "title", _escape_title(pub["title"])
-    yield from _escaped(venue_field, pub.get("venue"))
-    yield from _escaped("year", pub.get("year"))
+        fields.append(("title", _escape_title(pub["title"])))
+    _add_escaped(fields, venue_field, pub.get("venue"))
+    _add_escaped(fields, "year", pub.get("year"))
     month = pub.get("month")
     if isinstance(month, int) and 1 <= month <= 12:
-        yield "month", MONTH_MACROS[month - 1]
-    yield from _escaped("volume", pub.get("volume"))
-    yield from _escaped("number", pub.get("number"))
+        fields.append(("month", MONTH_MACROS[month - 1]))
+    _add_escaped(fields, "volume", pub.get("volume"))
+    _add_escaped(fields, "number", pub.get("number"))
     pages = pub.get("pages")
     if pages:
         # Page ranges are meant as en dashes, which BibTeX spells "--".
         pages_text = str(pages).replace("–", "--").replace("—", "--")
-        yield "pages", _escape(pages_text, keep_hyphens=False)
-    yield from _escaped("publisher", pub.get("publisher"))
-    yield from _escaped("address", pub.get("location"))
-    yield from _escaped("note", pub.get("note"))
+        fields.append(("pages", _escape(pages_text, keep_hyphens=False)))
+    _add_escaped(fields, "publisher", pub.get("publisher"))
+    _add_escaped(fields, "address", pub.get("location"))
+    _add_escaped(fields, "note", pub.get("note"))
     status = pub.get("status")
     if status in _EXPORT_PUBSTATE and not (status == "preprint" and pub_type == "preprint"):
-        yield "pubstate", _EXPORT_PUBSTATE[status]
+        fields.append(("pubstate", _EXPORT_PUBSTATE[status]))
 
 
-def _identifier_fields(pub: dict[str, Any], arxiv_id: str | None) -> Iterator[Field]:
+def _add_identifier_fields(fields: list[Field], pub: dict[str, Any], arxiv_id: str | None) -> None:
     doi = normalise_doi(pub.get("doi"))
     if doi:
-        yield "doi", doi.replace("{", "%7B").replace("}", "%7D")
+        fields.append(("doi", doi.replace("{", "%7B").replace("}", "%7D")))
     if arxiv_id:
-        yield "eprint", arxiv_id
-        yield "archiveprefix", "arXiv"
+        fields.append(("eprint", arxiv_id))
+        fields.append(("archiveprefix", "arXiv"))
 
 
-def _link_fields(links: list[dict[str, Any]], arxiv_id: str | None) -> Iterator[Field]:
+def _add_link_fields(
+    fields: list[Field], links: list[dict[str, Any]], arxiv_id: str | None
+) -> None:
     """The first link of each kind, in the field that reads back as that kind; the first two
     paper links as ``url`` and ``pdf``; the arXiv page not again (``eprint`` says it)."""
     paper_fields = ["url", "pdf"]
@@ -250,29 +288,31 @@ def _link_fields(links: list[dict[str, Any]], arxiv_id: str | None) -> Iterator[
             if name in written:
                 continue
         written.add(name)
-        yield name, str(url).translate(_URL_ESCAPES)
+        fields.append((name, _escape_url(url)))
 
 
-def _site_fields(pub: dict[str, Any], authors: list[dict[str, Any]]) -> Iterator[Field]:
+def _add_site_fields(
+    fields: list[Field], pub: dict[str, Any], authors: list[dict[str, Any]]
+) -> None:
     """What al-folio sites add (and this module reads back): short venue, awards, badges,
     labels, the selected flag, co-first and corresponding authors."""
-    yield from _escaped("abbr", pub.get("venue_short"))
-    yield from _escaped("award", "; ".join(pub.get("awards") or []))
+    _add_escaped(fields, "abbr", pub.get("venue_short"))
+    _add_escaped(fields, "award", "; ".join(pub.get("awards") or []))
     badges = [
         f"{b['name']} ({b['issuer']})" if b.get("issuer") else b["name"]
         for b in pub.get("badges") or []
         if b.get("name")
     ]
-    yield from _escaped("badges", ", ".join(badges))
-    yield from _escaped("labels", ", ".join(pub.get("labels") or []))
+    _add_escaped(fields, "badges", ", ".join(badges))
+    _add_escaped(fields, "labels", ", ".join(pub.get("labels") or []))
     if pub.get("selected"):
-        yield "selected", "true"
+        fields.append(("selected", "true"))
     co_first = [str(i) for i, a in enumerate(authors, start=1) if a.get("co_first")]
     if co_first:
-        yield "co_first", ",".join(co_first)
+        fields.append(("co_first", ",".join(co_first)))
     corresponding = [_escape_name(a["name"]) for a in authors if a.get("corresponding")]
     if corresponding:
-        yield "corresponding", " and ".join(corresponding)
+        fields.append(("corresponding", " and ".join(corresponding)))
 
 
 def publications_to_bibtex(pubs: list[dict[str, Any]]) -> str:

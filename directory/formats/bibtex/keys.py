@@ -25,6 +25,8 @@ _KEY_STOPWORDS = frozenset(
 
 def _ascii(text: str) -> str:
     """Lower-case ASCII letters and digits only: "Müller-Lüdenscheidt" → "mullerludenscheidt"."""
+    if text.isascii():  # nothing to fold (most names and words): skip the Unicode round trip
+        return _NON_ALNUM_RE.sub("", text.lower())
     text = unicodedata.normalize("NFKD", text.translate(_ASCII_FOLD))
     return _NON_ALNUM_RE.sub("", text.encode("ascii", "ignore").decode("ascii").lower())
 

@@ -15,7 +15,6 @@ from flask import abort, current_app, render_template, url_for
 from directory import models as m
 from directory.db import get_session
 from directory.formats.bibtex.export import publication_to_bibtex
-from directory.formats.bibtex.keys import make_citation_key
 from directory.formats.citations import (
     highwire_tags,
     plain_citation,
@@ -63,19 +62,33 @@ def paper_url(pub: m.Publication) -> str:
     return item_url("directory.paper", "uid", pub.uid, external=True)
 
 
-def author_profile_urls(pub: m.Publication, viewer: Viewer) -> list[str | None]:
-    """In author order, the profile address of each author ``viewer`` may see (else None)."""
-    return [
-        item_url("directory.profile", "slug", a.person.slug, external=True)
-        if a.person is not None and person_visible(viewer, a.person)
-        else None
-        for a in pub.authorships
-    ]
+def author_profile_urls(
+    pub: m.Publication, viewer: Viewer, known: dict[int, str | None] | None = None
+) -> list[str | None]:
+    """In author order, the profile address of each author ``viewer`` may see (else None);
+    ``known``: the answers so far, by person id, for a caller asking about many papers (which
+    share their authors: a profile's owner wrote every one), which this adds to."""
+    known = {} if known is None else known
+    urls = []
+    for a in pub.authorships:
+        person = a.person
+        if person is None:
+            urls.append(None)
+            continue
+        if person.id not in known:
+            known[person.id] = (
+                item_url("directory.profile", "slug", person.slug, external=True)
+                if person_visible(viewer, person)
+                else None
+            )
+        urls.append(known[person.id])
+    return urls
 
 
 def citation_bibtex(data: dict[str, Any]) -> str:
-    """One paper's BibTeX entry, under its own key or one made from it."""
-    return publication_to_bibtex({**data, "key": data.get("key") or make_citation_key(data)})
+    """One paper's BibTeX entry, under its own key or one made from it
+    (:func:`~directory.formats.bibtex.keys.make_citation_key`, which the writer falls back on)."""
+    return publication_to_bibtex(data)
 
 
 def citation_block(data: dict[str, Any]) -> dict[str, str | None]:
@@ -96,8 +109,9 @@ def articles(pubs: list[Any], data: list[dict[str, Any]] | None = None) -> list[
     viewer = current_viewer()
     if data is None:
         data = [publication_data(pub) for pub in pubs]
+    known: dict[int, str | None] = {}
     return [
-        scholarly_article(item, paper_url(pub), author_profile_urls(pub, viewer))
+        scholarly_article(item, paper_url(pub), author_profile_urls(pub, viewer, known))
         for pub, item in zip(pubs, data, strict=True)
     ]
 

@@ -45,7 +45,8 @@ browser:
 
 ## Pango and a font for WeasyPrint's PDFs (the CV), from Debian (installed as root if missing).
 pdf-libs:
-	@ldconfig -p | grep -q libpangoft2-1.0.so.0 && [ -d /usr/share/fonts/truetype/dejavu ] || { \
+	@ldconfig -p | grep -q libpangoft2-1.0.so.0 && ldconfig -p | grep -q libharfbuzz-subset.so.0 \
+	  && [ -d /usr/share/fonts/truetype/dejavu ] || { \
 	  echo "Installing Pango and DejaVu fonts for PDF output"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	    libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core >/dev/null; }

@@ -636,6 +636,27 @@ def _hit(token: str, terms: Sequence[Term]) -> bool:
 
 def _spans(text: str, terms: Sequence[Term]) -> list[tuple[int, int]]:
     """Character ranges of ``text`` that matched a term."""
+    if text.isascii():
+        return _ascii_spans(text, terms)
+    return _unicode_spans(text, terms)
+
+
+def _ascii_spans(text: str, terms: Sequence[Term]) -> list[tuple[int, int]]:
+    """:func:`_unicode_spans` of ASCII text (a search page highlights some fifty titles,
+    summaries and bodies, most of them ASCII): each word is its own token, lower-cased, and
+    text without any term in it has no span."""
+    lowered = text.lower()
+    words = [t for t in terms if t.text in lowered]
+    if not words:
+        return []
+    spans = []
+    for match in _WORD.finditer(lowered):
+        if _hit(match.group()[:MAX_TOKEN_LENGTH], words):
+            spans.append(match.span())
+    return spans
+
+
+def _unicode_spans(text: str, terms: Sequence[Term]) -> list[tuple[int, int]]:
     words = [t for t in terms if not _is_cjk(t.text[0])]
     grams = [t.text for t in terms if _is_cjk(t.text[0])]
     spans: list[tuple[int, int]] = []

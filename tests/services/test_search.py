@@ -3,6 +3,7 @@ and the search page (the demo-based comparison of the engines is in test_search_
 
 from __future__ import annotations
 
+import random
 from datetime import date, timedelta
 
 import pytest
@@ -333,3 +334,20 @@ def test_ascii_is_folded_as_any_text_is() -> None:
     texts = [*every, every, "Wei Chen-Lovelace", "SIGCOMM'24", "x\x00y"]
     assert [fold_for_search(t) for t in texts] == [_fold_unicode(t) for t in texts]
     assert fold_for_search("Müller") == "muller"  # and the rest still folds accents
+
+
+def test_ascii_text_is_highlighted_as_any_text_is() -> None:
+    """The short cut for ASCII text (its words lower-cased, no span without a term in it)
+    marks what the general path marks, for random texts and queries of words and prefixes."""
+    rng = random.Random(30)
+    alphabet = "abcAB c-_'.,0129 \t\nXYZxyz"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
+        query = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 8)))
+        terms = index.parse_query(query)
+        if not terms:
+            continue
+        assert index._ascii_spans(text, terms) == index._unicode_spans(text, terms), (text, query)
+    long_word = "a" * 100
+    terms = index.parse_query("a" * 70)
+    assert index._ascii_spans(long_word, terms) == index._unicode_spans(long_word, terms)

@@ -7,11 +7,12 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import cache
 from itertools import groupby
 from typing import Any
 
 from sqlalchemy import and_, or_, select
-from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy.orm import Session, aliased, selectinload
 
 from directory import models as m
 from directory.models.vocabularies import N_
@@ -25,7 +26,15 @@ from directory.services.access import (
 from directory.services.identity import Viewer
 from directory.services.interchange import profile_publication_order
 from directory.services.paging import PageSpan
-from directory.services.shown_papers import ShownPaper, shown_papers
+from directory.services.shown_cards import CardArea
+from directory.services.shown_entries import (
+    entry_columns,
+    entry_select,
+    link_columns,
+    shown_entries,
+    with_parts,
+)
+from directory.services.shown_papers import ShownPaper, ShownPerson, ShownTarget, shown_papers
 
 
 @dataclass
@@ -76,42 +85,79 @@ class Profile:
         return FLAT_ENTRIES.get(kind, lambda p: p.sections[kind])(self)
 
 
-def _entries(
-    session: Session, model: Any, person: m.Person, viewer: Viewer, *options: Any
-) -> list[Any]:
-    stmt = (
-        select(model)
-        .where(model.owner_id == person.id, visibility_clause(viewer, model))
-        .options(*options)
-        .order_by(model.position, model.id)
-    )
-    return list(session.scalars(stmt))
+def _entries(session: Session, model: Any, person: m.Person, viewer: Viewer) -> list[Any]:
+    """``person``'s entries of ``model`` that ``viewer`` may see, in the owner's order, as
+    plain values (:mod:`~directory.services.shown_entries`)."""
+    stmt = entry_select(model).where(*_own(model, person, viewer))
+    return shown_entries(session, model, stmt.order_by(model.position, model.id))
 
 
-def _projects(
-    session: Session, person: m.Person, viewer: Viewer, listed: set[int]
-) -> list[m.ResearchProject]:
+def _own(model: Any, person: m.Person, viewer: Viewer) -> tuple[Any, ...]:
+    """The clauses of ``person``'s entries of ``model`` that ``viewer`` may see."""
+    return model.owner_id == person.id, visibility_clause(viewer, model)
+
+
+#: The people on the two sides of an advising relation (tables, as for the entries' columns).
+_ADVISOR = m.Person.__table__.alias("advisor")
+_STUDENT = m.Person.__table__.alias("student")
+#: The profile's person's relations as advisor, in the statement of their students' others.
+_MINE = aliased(m.AdvisingRelation, name="mine")
+
+
+@cache
+def _joined() -> dict[str, Any]:
+    """The statements of the kinds whose entries link to other rows, built once (a select of
+    some twenty columns and its joins costs more to build than to run): the entries' columns
+    (:func:`~directory.services.shown_entries.entry_columns`), then each linked row's,
+    outer-joined, in the entries' order and each entry's links' order. The caller adds which
+    rows (its ``where``)."""
+    project, notice, award, advising = (
+        m.ResearchProject, m.RecruitingNotice, m.Award, m.AdvisingRelation
+    )  # fmt: skip
+    paper, area = m.Publication.__table__, m.ResearchArea.__table__
+    papers, areas = m.project_publications, m.notice_areas
+    return {
+        # Each project's papers in the relationship's order, by year.
+        "projects": select(*entry_columns(project), *link_columns(paper, ShownTarget))
+        .outerjoin(papers, papers.c.project_id == project.id)
+        .outerjoin(paper, paper.c.id == papers.c.publication_id)
+        .order_by(project.position, project.id, paper.c.year, paper.c.id),
+        # Each notice's areas in the relationship's order, by name.
+        "recruiting": select(*entry_columns(notice), *link_columns(area, CardArea))
+        .outerjoin(areas, areas.c.notice_id == notice.id)
+        .outerjoin(area, area.c.id == areas.c.area_id)
+        .order_by(notice.position, notice.id, area.c.name, area.c.id),
+        # The paper an award was given for.
+        "awards": select(*entry_columns(award), *link_columns(paper, ShownTarget))
+        .outerjoin(paper, paper.c.id == award.publication_id)
+        .order_by(award.position, award.id),
+        # The people on both sides of an advising relation.
+        "advising": select(
+            *entry_columns(advising),
+            *link_columns(_ADVISOR, ShownPerson),
+            *link_columns(_STUDENT, ShownPerson),
+        )
+        .outerjoin(_ADVISOR, _ADVISOR.c.id == advising.advisor_id)
+        .outerjoin(_STUDENT, _STUDENT.c.id == advising.student_id)
+        .order_by(advising.position, advising.id),
+    }
+
+
+def _projects(session: Session, person: m.Person, viewer: Viewer, listed: set[int]) -> list[Any]:
     """Top-level projects; each gets ``visible_children`` (recursively) and
     ``visible_publications`` (those of its papers the profile lists: ``listed`` ids) so that
-    templates never touch unfiltered relationships."""
-    rows = list(
-        session.scalars(
-            select(m.ResearchProject)
-            .where(
-                m.ResearchProject.owner_id == person.id,
-                visibility_clause(viewer, m.ResearchProject),
-            )
-            .options(selectinload(m.ResearchProject.publications))
-            .order_by(m.ResearchProject.position, m.ResearchProject.id)
-        )
-    )
-    by_parent: dict[int | None, list[m.ResearchProject]] = defaultdict(list)
+    templates never touch unfiltered relationships. One statement, the papers joined."""
+    project = m.ResearchProject
+    stmt = _joined()["projects"].where(*_own(project, person, viewer))
+    # Every paper of each project, then only those the profile lists.
+    rows = with_parts(session, project, stmt, "visible_publications", ShownTarget)
+    by_parent: dict[int | None, list[Any]] = defaultdict(list)
     ids = {p.id for p in rows}
     for project in rows:
         by_parent[project.parent_id if project.parent_id in ids else None].append(project)
     for project in rows:
         project.visible_children = by_parent.get(project.id, [])
-        project.visible_publications = [pub for pub in project.publications if pub.id in listed]
+        project.visible_publications = [p for p in project.visible_publications if p.id in listed]
     return by_parent.get(None, [])
 
 
@@ -403,41 +449,40 @@ def group_publications(
 def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, Any, Any]:
     """Students of ``person``, their other advisors, and ``person``'s own advisors; a
     relation linking a profile the viewer may not see is left out of all three
-    (:func:`directory.services.access.advising_visible`). Each relation's other person is
-    joined (one statement each, not two: a relation names one person on each side)."""
-    confirmed_or_own = or_(
-        and_(m.AdvisingRelation.advisor_confirmed, m.AdvisingRelation.student_confirmed),
-        m.AdvisingRelation.owner_id == viewer.person_id if viewer.person_id else False,
-    )
-    base = select(m.AdvisingRelation).where(
-        visibility_clause(viewer, m.AdvisingRelation), confirmed_or_own
-    )
-    as_advisor = list(
-        session.scalars(
-            base.where(m.AdvisingRelation.advisor_id == person.id)
-            .options(joinedload(m.AdvisingRelation.student))
-            .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
+    (:func:`directory.services.access.advising_visible`). One statement: the relations naming
+    ``person`` on either side and the other relations of ``person``'s students, each with the
+    people on both sides joined (``advisor`` and ``student``, plain values)."""
+    advising = m.AdvisingRelation
+
+    def shown(relation: Any) -> Any:
+        confirmed_or_own = or_(
+            and_(relation.advisor_confirmed, relation.student_confirmed),
+            relation.owner_id == viewer.person_id if viewer.person_id else False,
         )
+        return and_(visibility_clause(viewer, relation), confirmed_or_own)
+
+    students = select(_MINE.student_id).where(_MINE.advisor_id == person.id, shown(_MINE))
+    others_of_students = and_(
+        advising.student_id.in_(students),
+        or_(advising.advisor_id.is_(None), advising.advisor_id != person.id),
     )
-    student_ids = [rel.student_id for rel in as_advisor if rel.student_id]
+    stmt = _joined()["advising"].where(
+        shown(advising),
+        or_(advising.advisor_id == person.id, advising.student_id == person.id,
+            others_of_students),
+    )  # fmt: skip
+    relations = shown_entries(
+        session, advising, stmt, ("advisor", ShownPerson), ("student", ShownPerson)
+    )
+    as_advisor = [rel for rel in relations if rel.advisor_id == person.id]
+    student_ids = {rel.student_id for rel in as_advisor if rel.student_id}
     co_advisors: dict[int, list[str]] = defaultdict(list)
-    if student_ids:
-        others = session.scalars(
-            base.where(
-                m.AdvisingRelation.student_id.in_(student_ids),
-                or_(
-                    m.AdvisingRelation.advisor_id.is_(None),
-                    m.AdvisingRelation.advisor_id != person.id,
-                ),
-            )
-            .options(joinedload(m.AdvisingRelation.advisor))
-            .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
-        )
-        for rel in others:
-            # A department co-advisor's name only if their profile is visible (an external
-            # name, typed in, stays).
-            if advising_visible(viewer, rel):
-                co_advisors[rel.student_id].append(rel.advisor_display)
+    for rel in relations:
+        # A department co-advisor's name only if their profile is visible (an external
+        # name, typed in, stays).
+        other_advisor = rel.student_id in student_ids and rel.advisor_id != person.id
+        if other_advisor and advising_visible(viewer, rel):
+            co_advisors[rel.student_id].append(rel.advisor_display)
     groups = StudentGroups()
     for rel in as_advisor:
         if not advising_visible(viewer, rel):
@@ -452,22 +497,16 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
             groups.current_other.append(rel)
     groups.past.sort(key=lambda r: (-(r.end_year or 0), r.position))
     advisors = [
-        rel
-        for rel in session.scalars(
-            base.where(m.AdvisingRelation.student_id == person.id)
-            .options(joinedload(m.AdvisingRelation.advisor))
-            .order_by(m.AdvisingRelation.position, m.AdvisingRelation.id)
-        )
-        if advising_visible(viewer, rel)
+        rel for rel in relations if rel.student_id == person.id and advising_visible(viewer, rel)
     ]
     return groups, dict(co_advisors), advisors
 
 
-def _service_groups(rows: list[m.Service]) -> list[tuple[str, list[tuple[int | None, list]]]]:
+def _service_groups(rows: list[Any]) -> list[tuple[str, list[tuple[int | None, list]]]]:
     """Service grouped by kind (in vocabulary order), then by year, newest first."""
     order = {kind: i for i, kind in enumerate(m.values(m.SERVICE_KINDS))}
     result = []
-    by_kind: dict[str, list[m.Service]] = defaultdict(list)
+    by_kind: dict[str, list[Any]] = defaultdict(list)
     for row in rows:
         by_kind[row.kind].append(row)
     for kind in sorted(by_kind, key=lambda k: order.get(k, 99)):
@@ -488,8 +527,9 @@ class ProfileQuery:
     today: date
     listed: set[int]
 
-    def entries(self, model: Any, *options: Any) -> list[Any]:
-        return _entries(self.session, model, self.person, self.viewer, *options)
+    def entries(self, model: Any) -> list[Any]:
+        """The person's entries of ``model`` the viewer may see, in order, as plain values."""
+        return _entries(self.session, model, self.person, self.viewer)
 
 
 def _experience(q: ProfileQuery) -> dict[str, Any]:
@@ -506,13 +546,20 @@ def _advising_sections(q: ProfileQuery) -> dict[str, Any]:
 def _recruiting(q: ProfileQuery) -> dict[str, Any]:
     # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
     # joined, not selected afterwards, so the page costs the same statements with or without.
-    notices = q.session.scalars(
-        select(m.RecruitingNotice)
-        .where(m.RecruitingNotice.owner_id == q.person.id, listed_notices(q.viewer, q.today))
-        .options(joinedload(m.RecruitingNotice.areas))
-        .order_by(m.RecruitingNotice.position, m.RecruitingNotice.id)
+    notice = m.RecruitingNotice
+    stmt = _joined()["recruiting"].where(
+        notice.owner_id == q.person.id, listed_notices(q.viewer, q.today)
     )
-    return {"recruiting": list(notices.unique())}
+    notices = with_parts(q.session, notice, stmt, "areas", CardArea)
+    for each in notices:
+        each.owner = q.person
+    return {"recruiting": notices}
+
+
+def _awards(q: ProfileQuery) -> dict[str, Any]:
+    """The awards, each with the paper it was given for (``publication``, joined)."""
+    stmt = _joined()["awards"].where(*_own(m.Award, q.person, q.viewer))
+    return {"awards": shown_entries(q.session, m.Award, stmt, ("publication", ShownTarget))}
 
 
 #: How a kind's part of the profile is loaded, where it is more than its entries the viewer
@@ -523,6 +570,7 @@ LOADERS: dict[str, Callable[[ProfileQuery], dict[str, Any]]] = {
     "service": lambda q: {"service": _service_groups(q.entries(m.Service))},
     "advising": _advising_sections,
     "recruiting": _recruiting,
+    "awards": _awards,
 }
 
 #: A kind's entries as one list in the page's order, where its part of the profile is more

@@ -11,7 +11,7 @@ from functools import cache
 from itertools import groupby
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import Date, and_, bindparam, or_, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from directory import models as m
@@ -85,16 +85,73 @@ class Profile:
         return FLAT_ENTRIES.get(kind, lambda p: p.sections[kind])(self)
 
 
-def _entries(session: Session, model: Any, person: m.Person, viewer: Viewer) -> list[Any]:
-    """``person``'s entries of ``model`` that ``viewer`` may see, in the owner's order, as
-    plain values (:mod:`~directory.services.shown_entries`)."""
-    stmt = entry_select(model).where(*_own(model, person, viewer))
-    return shown_entries(session, model, stmt.order_by(model.position, model.id))
+#: The parameters of the statements of a profile's entries (:func:`_statement`): whose
+#: profile, the viewer's own profile (its id) and the day.
+_PERSON = bindparam("person_id")
+_VIEWER = bindparam("viewer_id")
+_TODAY = bindparam("today", type_=Date)
 
 
-def _own(model: Any, person: m.Person, viewer: Viewer) -> tuple[Any, ...]:
-    """The clauses of ``person``'s entries of ``model`` that ``viewer`` may see."""
-    return model.owner_id == person.id, visibility_clause(viewer, model)
+def _parameters(person: m.Person, viewer: Viewer, today: date | None = None) -> dict[str, Any]:
+    """The values of the parameters of :func:`_statement`."""
+    return {"person_id": person.id, "viewer_id": viewer.person_id, "today": today}
+
+
+def _statement(model: Any, viewer: Viewer) -> Any:
+    """The statement of a profile's entries of ``model`` that ``viewer`` may see, as values
+    (:mod:`~directory.services.shown_entries`) in the owner's order: the clauses of
+    :data:`_SHOWN` (by default :func:`_own`) on the columns of :func:`_joined` (by default
+    the entries' own). Built once for all the viewers who see what ``viewer`` sees (the same
+    visibility levels; a profile of their own or none), whose profile, the viewer's and the
+    day being its parameters (:func:`_parameters`): building a statement of some twenty
+    columns and its cache key costs more than running it."""
+    return _built(model, (viewer.is_authenticated, viewer.person_id is not None,
+                          viewer.is_admin, viewer.is_chair))  # fmt: skip
+
+
+@cache
+def _built(model: Any, kind: tuple[bool, bool, bool, bool]) -> Any:
+    authenticated, own_profile, is_admin, is_chair = kind
+    # The access rules read a viewer: this one's profile is the parameter.
+    viewer = Viewer(key="viewer" if authenticated else None,
+                    person_id=_VIEWER if own_profile else None,  # type: ignore[arg-type]
+                    is_admin=is_admin, is_chair=is_chair)  # fmt: skip
+    base = _joined().get(model)
+    if base is None:
+        base = entry_select(model).order_by(model.position, model.id)
+    return base.where(*_SHOWN.get(model, _own)(model, viewer))
+
+
+def _own(model: Any, viewer: Viewer) -> tuple[Any, ...]:
+    """A profile's entries of ``model`` that ``viewer`` may see."""
+    return model.owner_id == _PERSON, visibility_clause(viewer, model)
+
+
+def _listed_notices(notice: Any, viewer: Viewer) -> tuple[Any, ...]:
+    """A profile's notices as on the recruiting page: none on an alumnus's profile."""
+    return notice.owner_id == _PERSON, listed_notices(viewer, _TODAY)
+
+
+def _shown_advising(advising: Any, viewer: Viewer) -> tuple[Any, ...]:
+    """The relations naming the profile's person on either side and the other relations of
+    the person's students, those ``viewer`` may see, confirmed by both sides or entered by
+    the viewer (:func:`_advising` leaves out those linking a profile the viewer may not
+    see)."""
+
+    def shown(relation: Any) -> Any:
+        confirmed_or_own = or_(
+            and_(relation.advisor_confirmed, relation.student_confirmed),
+            relation.owner_id == viewer.person_id if viewer.person_id is not None else False,
+        )
+        return and_(visibility_clause(viewer, relation), confirmed_or_own)
+
+    students = select(_MINE.student_id).where(_MINE.advisor_id == _PERSON, shown(_MINE))
+    others_of_students = and_(
+        advising.student_id.in_(students),
+        or_(advising.advisor_id.is_(None), advising.advisor_id != _PERSON),
+    )
+    mine = or_(advising.advisor_id == _PERSON, advising.student_id == _PERSON)
+    return shown(advising), or_(mine, others_of_students)
 
 
 #: The people on the two sides of an advising relation (tables, as for the entries' columns).
@@ -105,12 +162,10 @@ _MINE = aliased(m.AdvisingRelation, name="mine")
 
 
 @cache
-def _joined() -> dict[str, Any]:
-    """The statements of the kinds whose entries link to other rows, built once (a select of
-    some twenty columns and its joins costs more to build than to run): the entries' columns
+def _joined() -> dict[Any, Any]:
+    """The columns of the kinds whose entries link to other rows, by model: the entries'
     (:func:`~directory.services.shown_entries.entry_columns`), then each linked row's,
-    outer-joined, in the entries' order and each entry's links' order. The caller adds which
-    rows (its ``where``)."""
+    outer-joined, in the entries' order and each entry's links' order."""
     project, notice, award, advising = (
         m.ResearchProject, m.RecruitingNotice, m.Award, m.AdvisingRelation
     )  # fmt: skip
@@ -118,21 +173,21 @@ def _joined() -> dict[str, Any]:
     papers, areas = m.project_publications, m.notice_areas
     return {
         # Each project's papers in the relationship's order, by year.
-        "projects": select(*entry_columns(project), *link_columns(paper, ShownTarget))
+        project: select(*entry_columns(project), *link_columns(paper, ShownTarget))
         .outerjoin(papers, papers.c.project_id == project.id)
         .outerjoin(paper, paper.c.id == papers.c.publication_id)
         .order_by(project.position, project.id, paper.c.year, paper.c.id),
         # Each notice's areas in the relationship's order, by name.
-        "recruiting": select(*entry_columns(notice), *link_columns(area, CardArea))
+        notice: select(*entry_columns(notice), *link_columns(area, CardArea))
         .outerjoin(areas, areas.c.notice_id == notice.id)
         .outerjoin(area, area.c.id == areas.c.area_id)
         .order_by(notice.position, notice.id, area.c.name, area.c.id),
         # The paper an award was given for.
-        "awards": select(*entry_columns(award), *link_columns(paper, ShownTarget))
+        award: select(*entry_columns(award), *link_columns(paper, ShownTarget))
         .outerjoin(paper, paper.c.id == award.publication_id)
         .order_by(award.position, award.id),
         # The people on both sides of an advising relation.
-        "advising": select(
+        advising: select(
             *entry_columns(advising),
             *link_columns(_ADVISOR, ShownPerson),
             *link_columns(_STUDENT, ShownPerson),
@@ -148,9 +203,9 @@ def _projects(session: Session, person: m.Person, viewer: Viewer, listed: set[in
     ``visible_publications`` (those of its papers the profile lists: ``listed`` ids) so that
     templates never touch unfiltered relationships. One statement, the papers joined."""
     project = m.ResearchProject
-    stmt = _joined()["projects"].where(*_own(project, person, viewer))
+    stmt, given = _statement(project, viewer), _parameters(person, viewer)
     # Every paper of each project, then only those the profile lists.
-    rows = with_parts(session, project, stmt, "visible_publications", ShownTarget)
+    rows = with_parts(session, project, stmt, given, "visible_publications", ShownTarget)
     by_parent: dict[int | None, list[Any]] = defaultdict(list)
     ids = {p.id for p in rows}
     for project in rows:
@@ -449,31 +504,14 @@ def group_publications(
 def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, Any, Any]:
     """Students of ``person``, their other advisors, and ``person``'s own advisors; a
     relation linking a profile the viewer may not see is left out of all three
-    (:func:`directory.services.access.advising_visible`). One statement: the relations naming
-    ``person`` on either side and the other relations of ``person``'s students, each with the
-    people on both sides joined (``advisor`` and ``student``, plain values)."""
+    (:func:`directory.services.access.advising_visible`). One statement
+    (:func:`_shown_advising`): the relations naming ``person`` on either side and the other
+    relations of ``person``'s students, each with the people on both sides joined
+    (``advisor`` and ``student``, plain values)."""
     advising = m.AdvisingRelation
-
-    def shown(relation: Any) -> Any:
-        confirmed_or_own = or_(
-            and_(relation.advisor_confirmed, relation.student_confirmed),
-            relation.owner_id == viewer.person_id if viewer.person_id else False,
-        )
-        return and_(visibility_clause(viewer, relation), confirmed_or_own)
-
-    students = select(_MINE.student_id).where(_MINE.advisor_id == person.id, shown(_MINE))
-    others_of_students = and_(
-        advising.student_id.in_(students),
-        or_(advising.advisor_id.is_(None), advising.advisor_id != person.id),
-    )
-    stmt = _joined()["advising"].where(
-        shown(advising),
-        or_(advising.advisor_id == person.id, advising.student_id == person.id,
-            others_of_students),
-    )  # fmt: skip
-    relations = shown_entries(
-        session, advising, stmt, ("advisor", ShownPerson), ("student", ShownPerson)
-    )
+    stmt, given = _statement(advising, viewer), _parameters(person, viewer)
+    links = ("advisor", ShownPerson), ("student", ShownPerson)
+    relations = shown_entries(session, advising, stmt, given, *links)
     as_advisor = [rel for rel in relations if rel.advisor_id == person.id]
     student_ids = {rel.student_id for rel in as_advisor if rel.student_id}
     co_advisors: dict[int, list[str]] = defaultdict(list)
@@ -527,9 +565,16 @@ class ProfileQuery:
     today: date
     listed: set[int]
 
-    def entries(self, model: Any) -> list[Any]:
-        """The person's entries of ``model`` the viewer may see, in order, as plain values."""
-        return _entries(self.session, model, self.person, self.viewer)
+    def entries(self, model: Any, *links: tuple[str, type]) -> list[Any]:
+        """The person's entries of ``model`` the viewer may see, in order, as plain values
+        (with ``links``, those :func:`_joined` joins: see
+        :func:`~directory.services.shown_entries.shown_entries`)."""
+        stmt, given = _statement(model, self.viewer), self.parameters
+        return shown_entries(self.session, model, stmt, given, *links)
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return _parameters(self.person, self.viewer, self.today)
 
 
 def _experience(q: ProfileQuery) -> dict[str, Any]:
@@ -544,22 +589,21 @@ def _advising_sections(q: ProfileQuery) -> dict[str, Any]:
 
 
 def _recruiting(q: ProfileQuery) -> dict[str, Any]:
-    # The same notices as on the recruiting page: none on an alumnus's profile. The areas are
+    # The same notices as on the recruiting page (:func:`_listed_notices`). The areas are
     # joined, not selected afterwards, so the page costs the same statements with or without.
     notice = m.RecruitingNotice
-    stmt = _joined()["recruiting"].where(
-        notice.owner_id == q.person.id, listed_notices(q.viewer, q.today)
-    )
-    notices = with_parts(q.session, notice, stmt, "areas", CardArea)
+    stmt = _statement(notice, q.viewer)
+    notices = with_parts(q.session, notice, stmt, q.parameters, "areas", CardArea)
     for each in notices:
         each.owner = q.person
     return {"recruiting": notices}
 
 
-def _awards(q: ProfileQuery) -> dict[str, Any]:
-    """The awards, each with the paper it was given for (``publication``, joined)."""
-    stmt = _joined()["awards"].where(*_own(m.Award, q.person, q.viewer))
-    return {"awards": shown_entries(q.session, m.Award, stmt, ("publication", ShownTarget))}
+#: Which of a profile's entries of a kind are read, where it is not :func:`_own`.
+_SHOWN: dict[Any, Callable[[Any, Viewer], tuple[Any, ...]]] = {
+    m.RecruitingNotice: _listed_notices,
+    m.AdvisingRelation: _shown_advising,
+}
 
 
 #: How a kind's part of the profile is loaded, where it is more than its entries the viewer
@@ -570,7 +614,8 @@ LOADERS: dict[str, Callable[[ProfileQuery], dict[str, Any]]] = {
     "service": lambda q: {"service": _service_groups(q.entries(m.Service))},
     "advising": _advising_sections,
     "recruiting": _recruiting,
-    "awards": _awards,
+    # Each with the paper it was given for (``publication``).
+    "awards": lambda q: {"awards": q.entries(m.Award, ("publication", ShownTarget))},
 }
 
 #: A kind's entries as one list in the page's order, where its part of the profile is more

@@ -104,21 +104,25 @@ def entry_class(model: type) -> type:
 
 
 def shown_entries(
-    session: Session, model: type, stmt: Select, *links: tuple[str, type]
+    session: Session,
+    model: type,
+    stmt: Select,
+    parameters: dict[str, Any],
+    *links: tuple[str, type],
 ) -> list[Any]:
-    """The entries ``stmt`` selects, in its order, as values of :func:`entry_class`. The
-    statement selects :func:`entry_columns`, then for each of ``links`` (attribute, value
-    class) the columns of one linked row (:func:`link_columns`, outer-joined: all None when
-    there is none), which becomes the entry's ``attribute``. Read on the session's
-    connection: plain columns need none of the ORM's work on their rows (the pages that
-    show a profile have written nothing that is not flushed)."""
+    """The entries ``stmt`` selects (given ``parameters``), in its order, as values of
+    :func:`entry_class`. The statement selects :func:`entry_columns`, then for each of
+    ``links`` (attribute, value class) the columns of one linked row (:func:`link_columns`,
+    outer-joined: all None when there is none), which becomes the entry's ``attribute``.
+    Read on the session's connection: plain columns need none of the ORM's work on their
+    rows (the pages that show a profile have written nothing that is not flushed)."""
     value, own = entry_class(model), len(entry_names(model))
     spans, start = [], own
     for attribute, link in links:
         spans.append((attribute, link, start, start + len(fields(link))))
         start += len(fields(link))
     entries = []
-    for row in session.connection().execute(stmt):
+    for row in session.connection().execute(stmt, parameters):
         entry = value(*row[:own])
         for attribute, link, first, end in spans:
             if row[first] is not None:  # the linked row's id: there is one
@@ -128,17 +132,22 @@ def shown_entries(
 
 
 def with_parts(
-    session: Session, model: type, stmt: Select, attribute: str, part: type
+    session: Session,
+    model: type,
+    stmt: Select,
+    parameters: dict[str, Any],
+    attribute: str,
+    part: type,
 ) -> list[Any]:
-    """The entries ``stmt`` selects, each with its linked rows as ``part`` values in its list
-    ``attribute``: the statement selects :func:`entry_columns`, then ``part``'s
-    (:func:`link_columns`) outer-joined, a row per entry and linked row, in the entries'
-    order and the linked rows' order within each entry. One statement for the entries and
-    all they link to."""
+    """The entries ``stmt`` selects (given ``parameters``), each with its linked rows as
+    ``part`` values in its list ``attribute``: the statement selects :func:`entry_columns`,
+    then ``part``'s (:func:`link_columns`) outer-joined, a row per entry and linked row, in
+    the entries' order and the linked rows' order within each entry. One statement for the
+    entries and all they link to."""
     value, own = entry_class(model), len(entry_names(model))
     ids = entry_names(model).index("id")
     entries: dict[int, Any] = {}
-    for row in session.connection().execute(stmt):
+    for row in session.connection().execute(stmt, parameters):
         entry = entries.get(row[ids])
         if entry is None:
             entry = entries[row[ids]] = value(*row[:own])

@@ -12,7 +12,7 @@ from itertools import groupby
 from typing import Any
 
 from sqlalchemy import Date, and_, bindparam, or_, select
-from sqlalchemy.orm import Session, aliased, selectinload
+from sqlalchemy.orm import Session, aliased, joinedload, selectinload
 
 from directory import models as m
 from directory.models.vocabularies import N_
@@ -687,12 +687,18 @@ def listed_people_dates(session: Session, viewer: Viewer) -> list[tuple[str, Any
 
 def person_by_slug(session: Session, slug: str, *load: str) -> m.Person | None:
     """The person at ``slug`` (whoever may see them: the caller checks), with the
-    relationships ``load`` ("links", "areas", "photo")."""
+    relationships ``load`` ("links", "areas", "photo"). The photo is joined to the person's
+    row (no statement of its own), without its bytes: pages show its facts, and its own
+    address reads the bytes when it is asked for them."""
     return session.scalar(
         select(m.Person)
         .where(m.Person.slug == slug)
-        .options(*(selectinload(getattr(m.Person, name)) for name in load))
+        .options(*(_PERSON_LOADS.get(name, selectinload)(getattr(m.Person, name)) for name in load))
     )
+
+
+#: How :func:`person_by_slug` loads a relationship otherwise than in a statement of its own.
+_PERSON_LOADS = {"photo": lambda photo: joinedload(photo).defer(m.PersonPhoto.data)}
 
 
 def person_by_id(session: Session, person_id: int) -> m.Person | None:

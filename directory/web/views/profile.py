@@ -23,7 +23,7 @@ from directory.web.views.papers import shown_citations
 def get_person_or_404(slug: str) -> m.Person:
     """Load a person by slug, 404 when missing or not visible to the viewer (a hidden profile
     is indistinguishable from a missing one)."""
-    person = profiles.person_by_slug(get_session(), slug, "links", "areas")
+    person = profiles.person_by_slug(get_session(), slug, "links", "areas", "photo")
     if person is None or not person_visible(current_viewer(), person):
         abort(404)
     return person

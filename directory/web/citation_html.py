@@ -230,7 +230,6 @@ def citation(
     starts the element's id (then the paper's uid)."""
     _ = markup_translator()
     viewer = current_viewer()
-    title = _text(pub.title)
     badge = publication_badge(pub)
     out = [
         f'\n<article class="pub{" pub--awarded" if pub.awards else ""}" '
@@ -241,6 +240,34 @@ def citation(
             f'\n  <div class="pub__aside"><span class="tag tag--venue">{_text(badge)}</span></div>'
         )
     out.append('\n  <div class="pub__body">\n  <p class="pub__title-line">\n    ')
+    _title_line(out, pub, viewer)
+    if pub.authorships:
+        out.append('\n  <div class="pub__meta pub__meta--authors">')
+        out.append(author_list(pub, emphasise_id))
+        out.append("</div>")
+    venue = venue_line(pub)
+    if venue or pub.note:
+        note = f'<span class="pub__note">{_text(pub.note)}</span>' if pub.note else ""
+        out.append(f'\n  <p class="pub__meta">{venue}{" " if venue and note else ""}{note}</p>')
+    if pub.awards or pub.badges:
+        _honours(out, pub, _)
+    _relations(out, pub, viewer)
+    actions = pub.links or pub.doi or pub.abstract or bib
+    if actions:
+        out.append('\n  <div class="pub__actions">')
+    if pub.links or pub.doi:
+        _links(out, pub, _)
+    if pub.abstract or bib:
+        _toggles(out, pub, bib, _)
+    if actions:
+        out.append("\n  </div>")
+    out.append("\n  </div>\n</article>")
+    return Markup("".join(out))  # noqa: S704 - every value escaped where it was added
+
+
+def _title_line(out: list[str], pub: Any, viewer: Any) -> None:
+    """The title (linked to the paper's page when the viewer may see it), status and labels."""
+    title = _text(pub.title)
     if can_view(viewer, pub):
         out.append(f'<cite class="pub__title"><a href="{_text(paper_url(pub.uid))}">{title}</a>')
     else:
@@ -254,23 +281,22 @@ def citation(
     for label in pub.labels:
         out.append(f' <span class="tag tag--label">{_text(label)}</span>')
     out.append("</p>")
-    if pub.authorships:
-        out.append('\n  <div class="pub__meta pub__meta--authors">')
-        out.append(author_list(pub, emphasise_id))
-        out.append("</div>")
-    venue = venue_line(pub)
-    if venue or pub.note:
-        note = f'<span class="pub__note">{_text(pub.note)}</span>' if pub.note else ""
-        out.append(f'\n  <p class="pub__meta">{venue}{" " if venue and note else ""}{note}</p>')
-    if pub.awards or pub.badges:
-        out.append(f'\n  <ul class="pub__honours" aria-label="{_("Awards and badges")}">')
-        for award in pub.awards:
-            out.append('<li class="award-badge"><span aria-hidden="true">★</span> ')
-            out.append(f"{render_inline(award.name)}</li>")
-        for honour in pub.badges:
-            issuer = f"{_text(honour.issuer)} {_('badge:')} " if honour.issuer else ""
-            out.append(f'<li class="artifact-badge">{issuer}{_text(honour.name)}</li>')
-        out.append("</ul>")
+
+
+def _honours(out: list[str], pub: Any, _: Any) -> None:
+    """The paper's awards (their Markdown rendered) and artifact badges."""
+    out.append(f'\n  <ul class="pub__honours" aria-label="{_("Awards and badges")}">')
+    for award in pub.awards:
+        out.append('<li class="award-badge"><span aria-hidden="true">★</span> ')
+        out.append(f"{render_inline(award.name)}</li>")
+    for honour in pub.badges:
+        issuer = f"{_text(honour.issuer)} {_('badge:')} " if honour.issuer else ""
+        out.append(f'<li class="artifact-badge">{issuer}{_text(honour.name)}</li>')
+    out.append("</ul>")
+
+
+def _relations(out: list[str], pub: Any, viewer: Any) -> None:
+    """Each related version the viewer may see, linked to its page."""
     for rel in pub.relations:
         if not can_view(viewer, rel.target):
             continue
@@ -282,37 +308,36 @@ def citation(
             f'\n  <p class="pub__relation">{_text(kind)}:\n    '
             f'<a href="{url}">{shown}{_text(rel.target.title)}</a></p>'
         )
-    actions = pub.links or pub.doi or pub.abstract or bib
-    if actions:
-        out.append('\n  <div class="pub__actions">')
-    if pub.links or pub.doi:
+
+
+def _links(out: list[str], pub: Any, _: Any) -> None:
+    """The paper's own links, then its DOI unless one of them is the DOI's address."""
+    out.append(
+        f'\n  <ul class="pub__links" aria-label="{_("Links for %(title)s", title=pub.title)}">'
+    )
+    for link in pub.links:
+        text = link.label or vocabulary_label(m.PUBLICATION_LINK_KINDS, link.kind)
+        out.append(f'<li><a href="{_text(link.url)}">{_text(text)}</a></li>')
+    if pub.doi and not doi_linked(pub):
+        out.append(f'<li><a href="https://doi.org/{_text(pub.doi)}">{_("DOI")}</a></li>')
+    out.append("</ul>")
+
+
+def _toggles(out: list[str], pub: Any, bib: str | None, _: Any) -> None:
+    """The Abstract and Bib toggles (open without JavaScript)."""
+    out.append('\n  <div class="pub__toggles">')
+    if pub.abstract:
         out.append(
-            f'\n  <ul class="pub__links" aria-label="{_("Links for %(title)s", title=pub.title)}">'
+            f'\n  <details class="pub__abstract"><summary>{_("Abstract")}'
+            f'<span class="visually-hidden"> {_("of %(title)s", title=pub.title)}</span>'
+            "</summary>"
         )
-        for link in pub.links:
-            text = link.label or vocabulary_label(m.PUBLICATION_LINK_KINDS, link.kind)
-            out.append(f'<li><a href="{_text(link.url)}">{_text(text)}</a></li>')
-        if pub.doi and not doi_linked(pub):
-            out.append(f'<li><a href="https://doi.org/{_text(pub.doi)}">{_("DOI")}</a></li>')
-        out.append("</ul>")
-    if pub.abstract or bib:
-        out.append('\n  <div class="pub__toggles">')
-        if pub.abstract:
-            out.append(
-                f'\n  <details class="pub__abstract"><summary>{_("Abstract")}'
-                f'<span class="visually-hidden"> {_("of %(title)s", title=pub.title)}</span>'
-                "</summary>"
-            )
-            out.extend(f"<p>{_text(para)}</p>" for para in paragraphs(pub.abstract))
-            out.append("</details>")
-        if bib:
-            out.append(
-                f'\n  <details class="pub__bib"><summary>{_("Bib")}'
-                f'<span class="visually-hidden">{_("TeX of %(title)s", title=pub.title)}</span>'
-                f'</summary><pre class="bibtex"><code>{_text(bib)}</code></pre></details>'
-            )
-        out.append("\n  </div>")
-    if actions:
-        out.append("\n  </div>")
-    out.append("\n  </div>\n</article>")
-    return Markup("".join(out))  # noqa: S704 - every value escaped where it was added
+        out.extend(f"<p>{_text(para)}</p>" for para in paragraphs(pub.abstract))
+        out.append("</details>")
+    if bib:
+        out.append(
+            f'\n  <details class="pub__bib"><summary>{_("Bib")}'
+            f'<span class="visually-hidden">{_("TeX of %(title)s", title=pub.title)}</span>'
+            f'</summary><pre class="bibtex"><code>{_text(bib)}</code></pre></details>'
+        )
+    out.append("\n  </div>")

@@ -122,6 +122,37 @@ def _built(model: Any, kind: tuple[bool, bool, bool, bool]) -> Any:
     return base.where(*_SHOWN.get(model, _own)(model, viewer))
 
 
+def editor_entries(session: Session, person: m.Person) -> dict[str, list[Any]]:
+    """Every entry of ``person``'s profile, by kind, whatever its visibility, in the owner's
+    order: what their editing page lists (its summaries, states and buttons), as values
+    (:mod:`~directory.services.shown_entries`), an advising relation with the people on both
+    sides. One statement per kind, built once; the editor changes an entry as an object, on
+    its own page."""
+    given = {"person_id": person.id}
+    return {
+        kind.name: shown_entries(
+            session,
+            kind.model,
+            _editor_statement(kind.model),
+            given,
+            *_EDITOR_LINKS.get(kind.model, ()),
+        )  # fmt: skip
+        for kind in m.ENTRY_KINDS.values()
+    }
+
+
+#: What an editor's list of a kind reads of the rows its entries link to.
+_EDITOR_LINKS = {m.AdvisingRelation: (("advisor", ShownPerson), ("student", ShownPerson))}
+
+
+@cache
+def _editor_statement(model: Any) -> Any:
+    base = _joined()[model] if model in _EDITOR_LINKS else None
+    if base is None:
+        base = entry_select(model).order_by(model.position, model.id)
+    return base.where(model.owner_id == _PERSON)
+
+
 def _own(model: Any, viewer: Viewer) -> tuple[Any, ...]:
     """A profile's entries of ``model`` that ``viewer`` may see."""
     return model.owner_id == _PERSON, visibility_clause(viewer, model)

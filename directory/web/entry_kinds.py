@@ -68,8 +68,6 @@ class EntryKind:
     singular: Any
     #: One line naming an entry (default: its title).
     summarise: Callable[[Any], str] | None = None
-    #: Relationships that summary reads, loaded for all of a profile's entries at once.
-    load: tuple[str, ...] = ()
 
     def summary(self, entry: Any) -> str:
         """One line naming an entry in lists and messages."""
@@ -103,10 +101,6 @@ SUMMARIES: dict[str, Callable[[Any], str]] = {
     "service": _service,
 }
 
-#: Relationships a kind's summary reads (by kind).
-LOADS: dict[str, tuple[str, ...]] = {"advising": ("advisor", "student")}
-
-
 #: The editing kind made for each declared kind, once (a kind taken away again, such as a
 #: test's throwaway kind, leaves with its declaration).
 _MADE: WeakKeyDictionary[m.EntryKind, EntryKind] = WeakKeyDictionary()
@@ -127,7 +121,6 @@ def _make(declared: m.EntryKind) -> EntryKind:
         _l(declared.title),
         _l(declared.singular),
         SUMMARIES.get(name),
-        load=LOADS.get(name, ()),
     )
 
 

@@ -217,10 +217,8 @@ def edit_person(slug: str) -> Any:
 def editor_page(person: m.Person) -> str:
     session = get_session()
     viewer = current_viewer()
-    uow = current_unit_of_work()
-    sections = [
-        (spec, entries.list_of(uow, spec.model, person, *spec.load)) for spec in KINDS.values()
-    ]
+    listed = profiles.editor_entries(session, person)
+    sections = [(spec, listed[spec.name]) for spec in KINDS.values()]
     pending = editor.recent_proposals(session, person)
     own = viewer.person_id == person.id
     return render_template(

@@ -135,20 +135,19 @@ def editor_entries(session: Session, person: m.Person) -> dict[str, list[Any]]:
             kind.model,
             _editor_statement(kind.model),
             given,
-            *_EDITOR_LINKS.get(kind.model, ()),
+            *(_ADVISING_LINKS if kind.model is m.AdvisingRelation else ()),
         )  # fmt: skip
         for kind in m.ENTRY_KINDS.values()
     }
 
 
-#: What an editor's list of a kind reads of the rows its entries link to.
-_EDITOR_LINKS = {m.AdvisingRelation: (("advisor", ShownPerson), ("student", ShownPerson))}
-
-
 @cache
 def _editor_statement(model: Any) -> Any:
-    base = _joined()[model] if model in _EDITOR_LINKS else None
-    if base is None:
+    """Every entry of ``model`` of the profile ``_PERSON``: an advising relation with its
+    people (as :func:`_joined` reads them), any other kind's own columns."""
+    if model is m.AdvisingRelation:
+        base = _joined()[model]
+    else:
         base = entry_select(model).order_by(model.position, model.id)
     return base.where(model.owner_id == _PERSON)
 
@@ -188,6 +187,8 @@ def _shown_advising(advising: Any, viewer: Viewer) -> tuple[Any, ...]:
 #: The people on the two sides of an advising relation (tables, as for the entries' columns).
 _ADVISOR = m.Person.__table__.alias("advisor")
 _STUDENT = m.Person.__table__.alias("student")
+#: What an advising relation's values carry of its people (the columns :func:`_joined` adds).
+_ADVISING_LINKS = (("advisor", ShownPerson), ("student", ShownPerson))
 #: The profile's person's relations as advisor, in the statement of their students' others.
 _MINE = aliased(m.AdvisingRelation, name="mine")
 
@@ -541,8 +542,7 @@ def _advising(session: Session, person: m.Person, viewer: Viewer) -> tuple[Any, 
     (``advisor`` and ``student``, plain values)."""
     advising = m.AdvisingRelation
     stmt, given = _statement(advising, viewer), _parameters(person, viewer)
-    links = ("advisor", ShownPerson), ("student", ShownPerson)
-    relations = shown_entries(session, advising, stmt, given, *links)
+    relations = shown_entries(session, advising, stmt, given, *_ADVISING_LINKS)
     as_advisor = [rel for rel in relations if rel.advisor_id == person.id]
     student_ids = {rel.student_id for rel in as_advisor if rel.student_id}
     co_advisors: dict[int, list[str]] = defaultdict(list)

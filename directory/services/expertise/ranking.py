@@ -59,10 +59,12 @@ from directory.services.identity import Viewer
 from directory.services.search import (
     SearchHit,
     _is_cjk,
+    best_per_kind,
     engine_for,
     highlight,
     localised,
     matches,
+    ranked_once,
     tokenize,
     topic_terms,
 )
@@ -229,32 +231,23 @@ def _keyword_people(
     d = SearchDocument
     people = select(m.Person.id).where(listed_people(viewer), *among)
     scores: dict[int, float] = defaultdict(float)
-    # The best people's own documents and the best papers, each kind ranked, numbered and cut
-    # in one statement: the matches are ranked once. The person documents are those of the
-    # people listed (among ``among``); the papers' are checked per person below.
-    matched = (
-        stmt.with_only_columns(d.kind, d.object_id, d.title_tokens, rank.label("rank"))
-        .where(
+    # The best people's own documents and the best papers, each kind's cut from the matches
+    # ranked once, in one statement. The person documents are those of the people listed
+    # (among ``among``); the papers' are checked per person below.
+    matched = ranked_once(
+        stmt.with_only_columns(d.kind, d.object_id, d.title_tokens, rank.label("rank")).where(
             or_(
                 and_(d.kind == "person", d.object_id.in_(people)),
                 d.kind == "publication",
             )
         )
-        .subquery("matched")
     )
-    placed = select(
-        matched,
-        func.row_number()
-        .over(
-            partition_by=matched.c.kind,
-            order_by=(matched.c.rank.desc(), matched.c.object_id),
-        )
-        .label("place"),
-    ).subquery("placed")
+    order = (matched.c.rank.desc(), matched.c.object_id)
+    cut = best_per_kind(matched, ("person", "publication"), matched.c, order, KEYWORD_PAPERS)
     best = session.execute(
-        select(placed.c.kind, placed.c.object_id, placed.c.title_tokens, placed.c.rank)
-        .where(placed.c.place <= KEYWORD_PAPERS)
-        .order_by(placed.c.kind, placed.c.place)
+        select(cut.c.kind, cut.c.object_id, cut.c.title_tokens, cut.c.rank).order_by(
+            cut.c.kind, cut.c.rank.desc(), cut.c.object_id
+        )
     ).all()
     rows = [(object_id, tokens, r) for kind, object_id, tokens, r in best if kind == "person"]
     top = max((float(r or 0) for *_, r in rows), default=0.0) or 1.0

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import socket
+from datetime import date
 
 import pytest
 from sqlalchemy import select
@@ -15,6 +16,7 @@ from sqlalchemy import select
 from directory import models as m
 from directory.services import health
 from directory.services.expertise import model, ranking, vectors
+from directory.services.expertise.ranking import paper_weight
 from directory.services.identity import ANONYMOUS, Viewer
 from tests.conftest import login
 from tests.support.pages import ATOM, atom_entries, get, notice_owners
@@ -348,3 +350,18 @@ def test_the_nearest_papers_are_those_a_full_partition_finds() -> None:
             take = min(200, size)
             expected = set(model.np.argsort(-sims, kind="stable")[:take].tolist())
             assert set(ranking.nearest(sims, 200).tolist()) == expected, size
+
+
+def test_a_papers_weight_by_role_and_age() -> None:
+    """First (or co-first) author 1, a student's 1.25, last 0.8, any other 0.4; halved every
+    eight years, never below a quarter; a paper of no year counts as eight years old."""
+    today = date(2026, 6, 1)
+    assert paper_weight(0, 3, False, "faculty", 2026, today) == 1.0
+    assert paper_weight(0, 3, False, "phd_student", 2026, today) == 1.25
+    assert paper_weight(1, 3, True, "faculty", 2026, today) == 1.0
+    assert paper_weight(2, 3, False, "faculty", 2026, today) == 0.8
+    assert paper_weight(1, 3, False, "faculty", 2026, today) == 0.4
+    assert paper_weight(0, 1, False, "faculty", 2018, today) == 0.5
+    assert paper_weight(0, 1, False, "faculty", None, today) == 0.5
+    assert paper_weight(0, 1, False, "faculty", 1980, today) == 0.25
+    assert paper_weight(0, 1, False, "faculty", 2030, today) == 1.0  # a future year: no age

@@ -29,6 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from flask import url_for
@@ -36,6 +37,7 @@ from markupsafe import Markup
 from sqlalchemy import (
     ARRAY,
     Integer,
+    Select,
     String,
     and_,
     any_,
@@ -136,15 +138,25 @@ def paper_weight(
 ) -> float:
     """What a paper says about one of its authors: first author (or co-first) 1, a
     student's first-author paper 1.25, last author (the advisor's place) 0.8, any other 0.4;
-    times its age's weight, halving every eight years, at least a quarter."""
+    times its age's weight (:func:`age_weight`)."""
+    return _role_weight(position, authors, co_first, role) * age_weight(year, today.year)
+
+
+def _role_weight(position: int, authors: int, co_first: bool, role: str) -> float:
     if position == 0 or co_first:
-        role_weight = 1.25 if role in m.STUDENT_ROLES else 1.0
-    elif authors > 1 and position == authors - 1:
-        role_weight = 0.8
-    else:
-        role_weight = 0.4
-    age = max(0, today.year - year) if year else 8
-    return role_weight * max(0.25, 0.5 ** (age / 8))
+        return 1.25 if role in m.STUDENT_ROLES else 1.0
+    if authors > 1 and position == authors - 1:
+        return 0.8
+    return 0.4
+
+
+@lru_cache(maxsize=256)
+def age_weight(year: int | None, this_year: int) -> float:
+    """A paper's weight by its age: halving every eight years, at least a quarter; a paper
+    of no year counts as eight years old. Kept per year: a question weighs hundreds of
+    papers of a few dozen years."""
+    age = max(0, this_year - year) if year else 8
+    return max(0.25, 0.5 ** (age / 8))
 
 
 def one_of(session: Session, column: Any, name: str) -> Any:
@@ -152,7 +164,10 @@ def one_of(session: Session, column: Any, name: str) -> Any:
     an array on PostgreSQL, a JSON list read by ``json_each`` on SQLite. A statement of 500
     ids then compiles and binds as one of 5 (an ``IN`` list turns each id into a literal of
     its own, then a placeholder: most of a question's CPU time at a university's size)."""
-    dialect = session.get_bind().dialect.name
+    return _one_of(session.get_bind().dialect.name, column, name)
+
+
+def _one_of(dialect: str, column: Any, name: str) -> Any:
     if dialect == "postgresql":
         return column == any_(cast(bindparam(name, type_=String), ARRAY(Integer)))
     if dialect == "sqlite":
@@ -172,6 +187,28 @@ def id_values(session: Session, ids: Iterable[int]) -> Any:
     return json.dumps(values) if dialect == "sqlite" else values
 
 
+@lru_cache(maxsize=64)
+def _attribution_statements(dialect: str, viewer: Viewer) -> tuple[Select, Select]:
+    """:func:`_attributions`' two statements for ``viewer`` (the papers a parameter), built
+    once per viewer and dialect and kept: building them cost more than running them."""
+    pp, a, pub, person = m.ProfilePublication, m.Authorship, m.Publication, m.Person
+    authorships = select(a.publication_id, a.person_id, a.position, a.co_first).where(
+        _one_of(dialect, a.publication_id, "papers")
+    )
+    shown = (
+        select(pp.person_id, pp.publication_id, pub.year, person.role)
+        .join(pub, pub.id == pp.publication_id)
+        .join(person, person.id == pp.person_id)
+        .where(
+            _one_of(dialect, pp.publication_id, "papers"),
+            pp.hidden.is_(False),
+            publication_clause(viewer, pub),
+            listed_people(viewer, person),
+        )
+    )
+    return authorships, shown
+
+
 def _attributions(
     session: Session, viewer: Viewer, pub_ids: Iterable[int], among: Sequence[Any], today: date
 ) -> list[tuple[int, int, float]]:
@@ -186,37 +223,19 @@ def _attributions(
     papers = id_values(session, pub_ids)
     if papers in ([], "[]", "{}"):
         return []
-    pp, a, pub, person = m.ProfilePublication, m.Authorship, m.Publication, m.Person
+    authorships_of, shown_of = _attribution_statements(session.get_bind().dialect.name, viewer)
     connection = session.connection()
-    authorships = connection.execute(
-        select(a.publication_id, a.person_id, a.position, a.co_first).where(
-            one_of(session, a.publication_id, "papers")
-        ),
-        {"papers": papers},
-    ).all()
+    authorships = connection.execute(authorships_of, {"papers": papers}).all()
     authors: dict[int, int] = defaultdict(int)
     for pub_id, *_rest in authorships:
         authors[pub_id] += 1
-    shown = connection.execute(
-        select(pp.person_id, pp.publication_id, pub.year, person.role)
-        .join(pub, pub.id == pp.publication_id)
-        .join(person, person.id == pp.person_id)
-        .where(
-            one_of(session, pp.publication_id, "papers"),
-            pp.hidden.is_(False),
-            publication_clause(viewer, pub),
-            listed_people(viewer, person),
-            *among,
-        ),
-        {"papers": papers},
-    ).all()
-    roles = {pid: role for pid, _pub_id, _year, role in shown}
-    year_of = {(pid, pub_id): year for pid, pub_id, year, _role in shown}
+    shown = connection.execute(shown_of.where(*among) if among else shown_of, {"papers": papers})
+    role_year = {(pid, pub_id): (role, year) for pid, pub_id, year, role in shown}
     return [
-        (pid, pub_id, paper_weight(pos, authors[pub_id], co_first, roles[pid], year, today))
+        (pid, pub_id, paper_weight(pos, authors[pub_id], co_first, role, year, today))
         for pub_id, pid, pos, co_first in authorships
-        if (pid, pub_id) in year_of
-        for year in (year_of[(pid, pub_id)],)
+        if (pid, pub_id) in role_year
+        for role, year in (role_year[(pid, pub_id)],)
     ]
 
 

@@ -1,6 +1,7 @@
 """Full-text search over people, publications and recruiting notices.
 
-One interface, :func:`search`, over two engines chosen by the database's dialect:
+One interface, :func:`search`, over engines chosen by the database's dialect
+(:mod:`directory.services.search_engines`):
 
 * SQLite: the FTS5 virtual table ``directory_search_fts`` (its rowid is the document's id);
 * PostgreSQL: a GIN index on a ``tsvector`` expression over the same token columns.
@@ -27,6 +28,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from flask import url_for
@@ -34,22 +36,13 @@ from markupsafe import Markup, escape
 from sqlalchemy import (
     Select,
     and_,
-    bindparam,
-    case,
-    cast,
-    column,
-    delete,
     exists,
     func,
-    insert,
-    literal,
     literal_column,
     or_,
     select,
-    table,
     union_all,
 )
-from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.orm import Session
 
 from directory import models as m
@@ -64,6 +57,7 @@ from directory.services.access import (
     person_clause,
 )
 from directory.services.identity import Viewer
+from directory.services.search_engines import SearchEngine, engine_for
 
 #: The kinds of things found, in the order results are grouped.
 KINDS = ("person", "publication", "notice")
@@ -80,7 +74,6 @@ KIND_NOUNS = {
 
 #: The FTS5 table (SQLite) and the GIN index (PostgreSQL) are created by the migration with
 #: raw DDL; :func:`directory.migrate.include_object` knows them by this prefix.
-FTS_TABLE = "directory_search_fts"
 
 MAX_QUERY_LENGTH = 200
 MAX_QUERY_TERMS = 12
@@ -223,129 +216,6 @@ def localised(text: str) -> str:
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-# ----------------------------------------------------------------------------- engines
-
-_DOCS = SearchDocument.__table__
-_FTS = table(FTS_TABLE, column("rowid"), column("title_tokens"), column("body_tokens"))
-
-#: The tsvector the PostgreSQL GIN index is built on. The migration creates the index on this
-#: very expression (unqualified there); keep both identical or the index is not used.
-PG_VECTOR_SQL = (
-    "(setweight(array_to_tsvector(string_to_array({t}title_tokens, ' ')), 'A') || "
-    "setweight(array_to_tsvector(string_to_array({t}body_tokens, ' ')), 'D'))"
-)
-
-
-class _Engine:
-    """How one kind of database finds documents, and keeps its own structure (if it has one
-    beside the documents table) in step with the documents."""
-
-    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
-        """A select of the documents matching every term, and a rank (higher is better)."""
-        raise NotImplementedError
-
-    def remove(self, session: Session, ids: Select) -> None:
-        """The documents ``ids`` are about to be deleted."""
-
-    def add(self, session: Session, ids: Select) -> None:
-        """The documents ``ids`` were just written."""
-
-    def clear(self, session: Session) -> None:
-        """Every document is about to be rewritten."""
-
-
-class _SQLite(_Engine):
-    """FTS5 with the ``ascii`` tokenizer: it splits on spaces only, since stored tokens hold
-    nothing but letters and digits, so it stores exactly our tokens."""
-
-    @staticmethod
-    def query_text(terms: Sequence[Term]) -> str:
-        # Every term is quoted; quotes inside are doubled (there are none: terms are words).
-        return " ".join(
-            '"{}"{}'.format(t.text.replace('"', '""'), "*" if t.prefix else "") for t in terms
-        )
-
-    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
-        rank = -func.bm25(literal_column(FTS_TABLE), 4.0, 1.0)
-        stmt = (
-            select(SearchDocument)
-            .join(_FTS, _FTS.c.rowid == SearchDocument.id)
-            .where(literal_column(FTS_TABLE).match(self.query_text(terms)))
-        )
-        return stmt, rank
-
-    def remove(self, session: Session, ids: Select) -> None:
-        session.execute(delete(_FTS).where(_FTS.c.rowid.in_(ids)))
-
-    def add(self, session: Session, ids: Select) -> None:
-        # Rows left behind by anything that bypassed this module must not collide.
-        session.execute(delete(_FTS).where(_FTS.c.rowid.in_(ids)))
-        session.execute(
-            insert(_FTS).from_select(
-                ["rowid", "title_tokens", "body_tokens"],
-                select(_DOCS.c.id, _DOCS.c.title_tokens, _DOCS.c.body_tokens).where(
-                    _DOCS.c.id.in_(ids)
-                ),
-            )
-        )
-
-    def clear(self, session: Session) -> None:
-        session.execute(delete(_FTS))
-
-
-#: Ranking only: a generated column (migration search4_1, which declares it) holding the same
-#: tokens with positions and weights (title above body), which ``ts_rank`` needs and
-#: ``array_to_tsvector`` does not give; PostgreSQL keeps it in step with the tokens, so ranking
-#: a search's matches builds no vector. Matching never uses it.
-PG_RANK_COLUMN = f"{FTS_TABLE}_rank"
-
-
-class _PostgreSQL(_Engine):
-    """A GIN index on a tsvector built from the stored tokens as they are (array_to_tsvector
-    applies no parser and no dictionary); the query is a tsquery cast from quoted lexemes."""
-
-    vector = literal_column(PG_VECTOR_SQL.format(t="directory_search_documents."))
-    rank_vector = literal_column(f"directory_search_documents.{PG_RANK_COLUMN}")
-
-    @staticmethod
-    def query_text(terms: Sequence[Term]) -> str:
-        def lexeme(text: str) -> str:
-            return "'{}'".format(text.replace("\\", "\\\\").replace("'", "''"))
-
-        return " & ".join(lexeme(t.text) + (":*" if t.prefix else "") for t in terms)
-
-    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
-        query = cast(bindparam("tsquery", self.query_text(terms)), TSQUERY)
-        stmt = select(SearchDocument).where(self.vector.op("@@", is_comparison=True)(query))
-        # Normalisation 1 (divide by 1 + log of the length) favours short documents, as bm25.
-        return stmt, func.ts_rank(self.rank_vector, query, 1)
-
-
-class _Portable(_Engine):
-    """Any other database: LIKE over the space-separated tokens. No index, so slower on a big
-    directory, but the same answers (and writes never fail for want of an engine)."""
-
-    @staticmethod
-    def _contains(tokens: Any, term: Term) -> Any:
-        spaced = literal(" ") + tokens + literal(" ")
-        return spaced.contains(f" {term.text}" + ("" if term.prefix else " "), autoescape=True)
-
-    def matching(self, terms: Sequence[Term]) -> tuple[Select, Any]:
-        d = SearchDocument
-        everything = d.title_tokens + literal(" ") + d.body_tokens
-        stmt = select(d).where(*(self._contains(everything, t) for t in terms))
-        rank = sum(case((self._contains(d.title_tokens, t), 1), else_=0) for t in terms)
-        return stmt, rank
-
-
-#: The engine used for each dialect; any other gets :class:`_Portable`.
-ENGINES: dict[str, type[_Engine]] = {"sqlite": _SQLite, "postgresql": _PostgreSQL}
-
-
-def engine_for(session: Session) -> _Engine:
-    return ENGINES.get(session.get_bind().dialect.name, _Portable)()
 
 
 # ----------------------------------------------------------------------------- searching
@@ -502,11 +372,40 @@ def _best_of_each(
     limit: int,
 ) -> tuple[dict[str, int], list[Any]]:
     """Each of ``kinds``' matching documents counted and its ``limit`` best, with their rank,
-    in one statement: the matches' ids ranked once (:func:`ranked_once`), each kind's best cut
-    from them and counted (:func:`best_per_kind`), and only then joined to their documents
-    (sorting whole documents costs more than ranking them)."""
+    in one statement (:func:`_best_of_each_statement`)."""
+    engine = engine_for(session)
+    if engine.keeps:
+        stmt = _kept_best_of_each(type(engine), viewer, today, tuple(kinds), limit)
+    else:
+        stmt = _best_of_each_statement(engine, terms, viewer, today, kinds, limit)
+    found = session.execute(stmt, engine.parameters(terms)).all()
+    counts = {kind: 0 for kind in kinds} | {doc.kind: n for doc, _rank, n in found}
+    return counts, [(doc, score) for doc, score, _n in found]
+
+
+@lru_cache(maxsize=64)
+def _kept_best_of_each(
+    engine: type[SearchEngine], viewer: Viewer, today: date, kinds: tuple[str, ...], limit: int
+) -> Select:
+    """:func:`_best_of_each_statement` for any question (a parameter), built once per viewer,
+    day and kinds and kept: building it (read rules included) cost more than the database
+    took to run it."""
+    return _best_of_each_statement(engine(), None, viewer, today, kinds, limit)
+
+
+def _best_of_each_statement(
+    engine: SearchEngine,
+    terms: Sequence[Term] | None,
+    viewer: Viewer,
+    today: date,
+    kinds: Sequence[str],
+    limit: int,
+) -> Select:
+    """The matches' ids ranked once (:func:`ranked_once`), each kind's best cut from them and
+    counted (:func:`best_per_kind`), and only then joined to their documents (sorting whole
+    documents costs more than ranking them)."""
     d = SearchDocument
-    stmt, rank = engine_for(session).matching(terms)
+    stmt, rank = engine.matching(terms)
     matched = ranked_once(
         stmt.where(_shown_to(viewer, today), d.kind.in_(kinds)).with_only_columns(
             d.id, d.kind, d.title, rank.label("rank")
@@ -520,13 +419,11 @@ def _best_of_each(
         limit,
         counted=True,
     )
-    found = session.execute(
+    return (
         select(d, best.c.rank, best.c.found)
         .join(best, best.c.id == d.id)
         .order_by(d.kind, best.c.rank.desc(), d.title, d.id)
-    ).all()
-    counts = {kind: 0 for kind in kinds} | {doc.kind: n for doc, _rank, n in found}
-    return counts, [(doc, score) for doc, score, _n in found]
+    )
 
 
 def ranked_once(matching: Select) -> Any:

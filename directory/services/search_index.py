@@ -34,9 +34,9 @@ from directory.services.search import (
     FUNDED,
     KINDS,
     RECRUITING_PREFIX,
-    engine_for,
     tokenize,
 )
+from directory.services.search_engines import engine_for
 
 _DOCS = SearchDocument.__table__
 

@@ -11,7 +11,7 @@ of the comparison with the models):
 * SQLite: the FTS5 table ``directory_search_fts`` (rowid = document id; its ``ascii``
   tokenizer splits on the spaces between the tokens ``directory.services.search`` stores);
 * PostgreSQL: the GIN index ``directory_search_fts_vector`` on the tsvector expression that
-  ``directory.services.search.PG_VECTOR_SQL`` queries (the two must stay identical).
+  ``directory.services.search_engines.PG_VECTOR_SQL`` queries (the two must stay identical).
 
 The index starts empty: ``flask directory db upgrade`` fills it when the directory already has
 people, and ``flask directory reindex`` rebuilds it at any time.

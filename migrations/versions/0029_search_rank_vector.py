@@ -23,7 +23,7 @@ depends_on = None
 
 TABLE = "directory_search_documents"
 COLUMN = "directory_search_fts_rank"
-#: The ranking vector (directory.services.search reads it as PG_RANK_COLUMN): the tokens with
+#: The ranking vector (directory.services.search_engines reads it as PG_RANK_COLUMN): the tokens with
 #: the title weighed above the body, as ts_rank read them when they were built at query time.
 VECTOR = (
     "setweight(to_tsvector('simple', title_tokens), 'A') || "

@@ -8,10 +8,12 @@ from datetime import date, timedelta
 
 import pytest
 from sqlalchemy import delete, event, select
+from sqlalchemy.exc import StatementError
 
 from directory import models as m
 from directory.formats.names import _fold_unicode, fold_for_search
 from directory.services import search as index
+from directory.services.expertise import ranking
 from directory.services.identity import ANONYMOUS, Viewer
 from directory.services.search import _CJK_RANGES, _is_cjk, _runs
 from tests.conftest import login
@@ -354,3 +356,24 @@ def test_ascii_text_is_highlighted_as_any_text_is() -> None:
     long_word = "a" * 100
     terms = index.parse_query("a" * 70)
     assert index._ascii_spans(long_word, terms) == index._unicode_spans(long_word, terms)
+
+
+def test_a_kept_statement_is_given_each_question(app, db, make_person) -> None:
+    """The statements built once per viewer and kept (every kind's best, the people's keyword
+    ranking) take the question as a parameter: each question gets its own answer, whichever
+    was asked first, and a kept statement run without its question fails instead of
+    answering an earlier one."""
+    ada = make_person("Ada Lantern", interests="lantern optics")
+    ben = make_person("Ben Quartz", interests="quartz clocks")
+    with app.test_request_context():
+        for query, who in (("lantern", ada), ("quartz", ben), ("lantern", ada)):
+            assert [
+                h.ref for h in index.best_of_each(db, query, ANONYMOUS, ("person",), 5).hits
+            ] == [who.slug]
+            assert ranking.rank_people(db, query, ANONYMOUS, use="keyword").people == [who.id]
+        engine = index.engine_for(db)
+        if engine.keeps:
+            kept = index._kept_best_of_each(type(engine), ANONYMOUS, date.today(), ("person",), 5)
+            with pytest.raises(StatementError, match="A value is required"):
+                db.execute(kept)
+            db.rollback()

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from directory import models as m
 from directory.cli import demo_documents
 from directory.services import search as index
-from directory.services import search_index
+from directory.services import search_engines, search_index
 from directory.services.access import listed_notices, listed_people, listed_publications
 from directory.services.identity import ANONYMOUS
 from directory.services.interchange import import_documents
@@ -95,7 +95,7 @@ def test_shared_queries_give_the_reference_answers(app, db) -> None:
 def test_other_databases_get_the_same_answers_without_an_index(app, db, monkeypatch) -> None:
     """Databases other than SQLite and PostgreSQL use a portable LIKE matcher: checked here
     against the same reference, on whichever database the suite runs on."""
-    monkeypatch.setattr(index, "ENGINES", {})
+    monkeypatch.setattr(search_engines, "ENGINES", {})
     today = date.today()
     with app.test_request_context():
         for query in SHARED_QUERIES:

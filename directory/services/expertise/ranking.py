@@ -60,9 +60,9 @@ from directory.services.expertise.vectors import matrices
 from directory.services.identity import Viewer
 from directory.services.search import (
     SearchHit,
+    Term,
     _is_cjk,
     best_per_kind,
-    engine_for,
     highlight,
     localised,
     matches,
@@ -70,6 +70,7 @@ from directory.services.search import (
     tokenize,
     topic_terms,
 )
+from directory.services.search_engines import SearchEngine, engine_for
 
 #: The constant of reciprocal rank fusion (the value of Cormack et al., 2009).
 RRF_K = 60
@@ -246,28 +247,12 @@ def _keyword_people(
     if not terms:
         return {}
     engine = engine_for(session)
-    stmt, rank = engine.matching(terms)
-    d = SearchDocument
-    people = select(m.Person.id).where(listed_people(viewer), *among)
+    if engine.keeps and not among:
+        stmt = _kept_keyword_statement(type(engine), viewer)
+    else:
+        stmt = _keyword_statement(engine, terms, viewer, among)
+    best = session.execute(stmt, engine.parameters(terms)).all()
     scores: dict[int, float] = defaultdict(float)
-    # The best people's own documents and the best papers, each kind's cut from the matches
-    # ranked once, in one statement. The person documents are those of the people listed
-    # (among ``among``); the papers' are checked per person below.
-    matched = ranked_once(
-        stmt.with_only_columns(d.kind, d.object_id, d.title_tokens, rank.label("rank")).where(
-            or_(
-                and_(d.kind == "person", d.object_id.in_(people)),
-                d.kind == "publication",
-            )
-        )
-    )
-    order = (matched.c.rank.desc(), matched.c.object_id)
-    cut = best_per_kind(matched, ("person", "publication"), matched.c, order, KEYWORD_PAPERS)
-    best = session.execute(
-        select(cut.c.kind, cut.c.object_id, cut.c.title_tokens, cut.c.rank).order_by(
-            cut.c.kind, cut.c.rank.desc(), cut.c.object_id
-        )
-    ).all()
     rows = [(object_id, tokens, r) for kind, object_id, tokens, r in best if kind == "person"]
     top = max((float(r or 0) for *_, r in rows), default=0.0) or 1.0
     for person_id, name_tokens, score in rows:
@@ -285,6 +270,38 @@ def _keyword_people(
     for person_id, values in by_person.items():
         scores[person_id] += sum(sorted(values, reverse=True)[:10])
     return scores
+
+
+@lru_cache(maxsize=64)
+def _kept_keyword_statement(engine: type[SearchEngine], viewer: Viewer) -> Select:
+    """:func:`_keyword_statement` for any question (a parameter) among all listed people,
+    built once per viewer and kept: building it cost more than running it."""
+    return _keyword_statement(engine(), None, viewer, ())
+
+
+def _keyword_statement(
+    engine: SearchEngine, terms: Sequence[Term] | None, viewer: Viewer, among: Sequence[Any]
+) -> Select:
+    """The best people's own documents and the best papers (kind, id, title tokens, rank),
+    each kind's cut from the matches ranked once (:func:`ranked_once`). The person documents
+    are those of the people listed (among ``among``); the papers' are checked per person
+    (:func:`_attributions`)."""
+    d = SearchDocument
+    stmt, rank = engine.matching(terms)
+    people = select(m.Person.id).where(listed_people(viewer), *among)
+    matched = ranked_once(
+        stmt.with_only_columns(d.kind, d.object_id, d.title_tokens, rank.label("rank")).where(
+            or_(
+                and_(d.kind == "person", d.object_id.in_(people)),
+                d.kind == "publication",
+            )
+        )
+    )
+    order = (matched.c.rank.desc(), matched.c.object_id)
+    cut = best_per_kind(matched, ("person", "publication"), matched.c, order, KEYWORD_PAPERS)
+    return select(cut.c.kind, cut.c.object_id, cut.c.title_tokens, cut.c.rank).order_by(
+        cut.c.kind, cut.c.rank.desc(), cut.c.object_id
+    )
 
 
 def _semantic_people(

@@ -183,3 +183,18 @@ def test_item_urls_with_more_arguments_are_url_for_s(app, slug, entry_id) -> Non
             assert item_url("directory.profile", "slug", slug, external=True) == url_for(
                 "directory.profile", slug=slug, _external=True
             )
+
+
+def test_item_urls_keep_the_order_of_their_query_arguments(app) -> None:
+    """url_for writes the query's arguments in the order it is given them: two calls with the
+    same arguments in another order are two URLs, each url_for's, not one kept for both."""
+    from flask import url_for
+
+    from directory.web.views.common import item_url
+
+    with app.test_request_context("/directory/me"):
+        for _ in range(2):  # built, then from the cache
+            for query in ({"papers": 2, "q": "x"}, {"q": "x", "papers": 2}):
+                assert item_url(
+                    "directory.remove_publication", "pub_id", 5, slug="ada", **query
+                ) == url_for("directory.remove_publication", slug="ada", **query, pub_id=5)

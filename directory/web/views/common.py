@@ -117,7 +117,8 @@ def item_url(
     if not _PLAIN_VALUE.fullmatch(text):
         return url_for(endpoint, **fixed, **{name: value}, _external=external)
     templates = g.setdefault("directory_url_templates", {})
-    key = (endpoint, name, external, *sorted(fixed.items()))
+    # In the order given: url_for writes the query's arguments in that order.
+    key = (endpoint, name, external, *fixed.items())
     parts = templates.get(key)
     if parts is None:
         marker = _NUMBER_MARKER if isinstance(value, int) else _MARKER

@@ -32,6 +32,7 @@ from directory.i18n import gettext, markup_translator
 from directory.i18n import markup_ngettext as ngettext
 from directory.services.access import can_view
 from directory.services.identity import current_viewer
+from directory.web.html_text import html_text as _text
 from directory.web.views.common import month_year, paper_url, profile_url, vocabulary_label
 
 #: A list folds only when that hides at least this many names: "and 2 more authors" takes
@@ -120,21 +121,6 @@ def paragraphs(text: str | None) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- the HTML
-
-
-def _text(value: str) -> str:
-    """``value`` as HTML text: markupsafe's ``escape`` (the same five characters replaced the
-    same way), as a plain string to paste into the HTML (a profile escapes some two thousand
-    values, and ``escape`` makes a Markup object of each); Markup as it is."""
-    if hasattr(value, "__html__"):
-        return value.__html__()
-    return (
-        value.replace("&", "&amp;")
-        .replace(">", "&gt;")
-        .replace("<", "&lt;")
-        .replace("'", "&#39;")
-        .replace('"', "&#34;")
-    )
 
 
 def venue_line(pub: Any) -> Markup:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, current_app, render_template, request, url_for
 from markupsafe import Markup
 
@@ -22,8 +24,15 @@ from directory.services.department.recruiting import (
 )
 from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.blueprint import blueprint
+from directory.web.notice_html import notice_html
 from directory.web.page_cache import cached_page
 from directory.web.views.common import long_date
+
+
+@blueprint.record_once
+def _notice_globals(state: Any) -> None:
+    """The notice the macro ``ui.recruiting_notice`` prints (directory/web/notice_html.py)."""
+    state.app.jinja_env.globals.update(directory_recruiting_notice=notice_html)
 
 
 @blueprint.route("/recruiting")

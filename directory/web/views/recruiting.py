@@ -26,7 +26,7 @@ from directory.services.identity import ANONYMOUS, current_viewer
 from directory.web.blueprint import blueprint
 from directory.web.notice_html import notice_html
 from directory.web.page_cache import cached_page
-from directory.web.views.common import long_date
+from directory.web.views.common import item_url, long_date
 
 
 @blueprint.record_once
@@ -88,11 +88,13 @@ def recruiting_feed() -> Response:
     notices = recruiting_notices(get_session(), ANONYMOUS, department.today(), filters)
     page_url = url_for("directory.recruiting", **filters.to_args(), _external=True)
     self_url = url_for("directory.recruiting_feed", **filters.to_args(), _external=True)
+    # Built once, not once per entry: a feed holds every open notice (hundreds).
+    notices_url = url_for("directory.recruiting", _external=True)
     entries = [
         FeedEntry(
-            id=url_for("directory.recruiting", _external=True) + f"#notice-{notice.id}",
+            id=f"{notices_url}#notice-{notice.id}",
             title=notice_title(notice),
-            url=url_for("directory.profile", slug=notice.owner.slug, _external=True)
+            url=item_url("directory.profile", "slug", notice.owner.slug, external=True)
             + "#recruiting",
             updated=notice.updated_at,
             published=notice.created_at,

@@ -104,6 +104,33 @@ def test_recruiting_filters_by_term_person_and_funding(client, make_person, db) 
     assert "Funding: NSF." in funded
 
 
+def test_recruiting_offers_rolling_only_for_an_open_rolling_notice(client, make_person, db):
+    """The term filter's choices (one statement finds the terms and the rolling intake): a
+    notice whose intake is unreadable text is neither a term nor rolling, and an expired
+    rolling notice offers nothing."""
+    ada = make_person()
+    db.add_all(
+        [
+            m.RecruitingNotice(owner_id=ada.id, level="phd", term="Fall 2027", description="a"),
+            m.RecruitingNotice(owner_id=ada.id, level="phd", term="after my move", description="b"),
+            m.RecruitingNotice(owner_id=ada.id, level="postdoc", description="c",
+                               expires_on=date(2020, 1, 1)),
+        ]
+    )  # fmt: skip
+    db.commit()
+
+    def offered() -> list[str]:
+        html = get(client, "/directory/recruiting")
+        return re.findall(
+            r'<option value="([^"]*)"', html.split('name="term"')[1].split("</select>")[0]
+        )
+
+    assert offered() == ["", "Fall 2027"]
+    db.add(m.RecruitingNotice(owner_id=ada.id, level="intern", description="d"))
+    db.commit()
+    assert offered() == ["", "Fall 2027", "rolling"]
+
+
 def test_recruiting_is_paginated_and_offers_the_people_shown(
     client, make_person, db, app, monkeypatch
 ) -> None:

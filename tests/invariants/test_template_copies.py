@@ -38,16 +38,12 @@ DIRECTORY_TEMPLATES = sorted(
     if path.is_file()
 )
 
-RECRUITING = "recruiting: being rewritten on perf-recruiting"
 #: Sets after which a call copies the context, kept for now: (template, line of the set). A
 #: page's copies in these templates are not counted either.
 ALLOWED: dict[tuple[str, int], str] = {
     # The editor's list of pending changes ({% set what %} per change, then {% trans %}): a few
     # copies per pending change; editor.html is left to its own branch.
     ("directory/edit/editor.html", 34): "editor: the pending changes' list",
-    # recruiting: being rewritten on perf-recruiting
-    ("directory/recruiting.html", 5): RECRUITING,
-    **{("directory/recruiting.html", line): RECRUITING for line in range(59, 66)},
 }
 
 #: Statements whose body Jinja compiles in a frame of its own, where a set is not a loop's or a

@@ -13,7 +13,7 @@ a statement can be built once and kept for any question (:func:`.search.best_of_
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlalchemy import (
     Select,
@@ -34,8 +34,17 @@ from sqlalchemy.orm import Session
 
 from directory.models import SearchDocument
 
-if TYPE_CHECKING:
-    from directory.services.search import Term
+
+class Term(Protocol):
+    """What an engine reads of a question's term (:class:`directory.services.search.Term`):
+    a token, or with ``prefix`` the start of one."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def prefix(self) -> bool: ...
+
 
 FTS_TABLE = "directory_search_fts"
 _DOCS = SearchDocument.__table__

@@ -26,6 +26,7 @@ pages that only one side has are named and left out. Prints Markdown; asserts no
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import subprocess
@@ -54,9 +55,11 @@ def yardstick() -> None:
     "".join(f"<li>{k}:{','.join(v)}</li>" for k, v in index.items())
 
 
-def serve(root: Path, url_db: str) -> None:
-    """Answer the driver's lines on stdin: a page's name → ``ms status bytes`` of one request;
-    ``yardstick`` → its ms. The first line written names the pages this side has."""
+def serve(root: Path, url_db: str, collector: str) -> None:
+    """Answer the driver's lines on stdin (a page's name and a number of requests) with a
+    block's figures. The first line written names the pages this side has. ``collector``
+    ``off``: Python's cyclic garbage collector disabled after the warm-up, so that two codes
+    whose collections fall differently (``gc.freeze()`` or not) are compared on their work."""
     sys.path.insert(0, str(root))
     from sqlalchemy.orm import Session
 
@@ -79,6 +82,9 @@ def serve(root: Path, url_db: str) -> None:
         url = prefix + page.path(facts)
         if all(client.get(url).status_code == 200 for _ in range(WARM_UP)):
             clients[page.name] = (client, url)
+    if collector == "off":
+        gc.collect()
+        gc.disable()
     print(json.dumps(list(clients)), flush=True)
     for line in sys.stdin:
         name, count = line.rsplit(" ", 1)
@@ -113,10 +119,13 @@ class Block:
 
 
 class Side:
-    def __init__(self, label: str, checkout: Path, python: str | None, url_db: str) -> None:
+    def __init__(
+        self, label: str, checkout: Path, python: str | None, url_db: str, collector: str
+    ) -> None:
         self.label = label
         interpreter = python or str(checkout / ".venv" / "bin" / "python")
-        command = [interpreter, str(Path(__file__).resolve()), "--worker", str(checkout), url_db]
+        script = str(Path(__file__).resolve())
+        command = [interpreter, script, "--worker", str(checkout), url_db, collector]
         self.process = subprocess.Popen(
             command, cwd=checkout, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -197,8 +206,8 @@ def report(pairs: Pairs, labels: tuple[str, str]) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) == 4 and sys.argv[1] == "--worker":
-        serve(Path(sys.argv[2]), sys.argv[3])
+    if len(sys.argv) == 5 and sys.argv[1] == "--worker":
+        serve(Path(sys.argv[2]), sys.argv[3], sys.argv[4])
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--a", type=Path, default=ROOT, help="side A's checkout")
@@ -210,12 +219,18 @@ def main() -> None:
     parser.add_argument("--names", default="A,B", help="the two sides' names in the table")
     parser.add_argument("--rounds", type=int, default=5, help="blocks of each page per side")
     parser.add_argument("--requests", type=int, default=6, help="requests per block")
+    parser.add_argument(
+        "--collector",
+        choices=("on", "off"),
+        default="on",
+        help="off: no cyclic garbage collection in the workers after their warm-up",
+    )
     parser.add_argument("--json", help="also write every block's figures to this file")
     parser.add_argument("pages", nargs="*", help="the pages' names (default: every common one)")
     args = parser.parse_args()
     labels = (*args.names.split(",", 1), "B")[:2]
-    a = Side(labels[0], args.a.resolve(), args.a_python, args.a_db)
-    b = Side(labels[1], args.b.resolve(), args.b_python, args.b_db)
+    a = Side(labels[0], args.a.resolve(), args.a_python, args.a_db, args.collector)
+    b = Side(labels[1], args.b.resolve(), args.b_python, args.b_db, args.collector)
     try:
         common = [name for name in a.pages if name in b.pages]
         for side, other in ((a, b), (b, a)):

@@ -16,7 +16,8 @@ def test_what_the_site_loads_at_start_is_frozen_out_of_full_collections(tmp_path
     them."""
     probe = (
         "import gc, wsgi, pypinyin.phrases_dict as p; "
-        "print(gc.get_freeze_count(), len(gc.get_objects()), len(p.phrases_dict))"
+        "print(gc.get_freeze_count(), len(gc.get_objects()), len(p.phrases_dict), "
+        "*gc.get_threshold())"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe],
@@ -26,7 +27,9 @@ def test_what_the_site_loads_at_start_is_frozen_out_of_full_collections(tmp_path
         text=True,
         check=True,
     ).stdout.split()
-    frozen, collected, phrases = map(int, out)
+    frozen, collected, phrases, *thresholds = map(int, out)
     assert phrases > 40_000 and frozen > 4 * phrases
     assert collected < frozen / 4  # what a full collection still scans
-    assert gc.get_threshold()[0] > 0  # collection itself stays on
+    # Collection itself stays on, as often as Python's default for the young generations;
+    # full collections are considered ten times less often than by default (wsgi.py: why).
+    assert thresholds == [*gc.get_threshold()[:2], 100]

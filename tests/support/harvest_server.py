@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -127,6 +128,17 @@ class Answer:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+class _Server(ThreadingHTTPServer):
+    """A client that gives up on a fault (a timeout, a drip) closes its connection, and the
+    server's next read of it fails: that is the fault doing its work, not the server's error,
+    so it is not printed to the test run's output. Any other error is, as by default."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionResetError | BrokenPipeError):
+            return
+        super().handle_error(request, client_address)
+
+
 class HarvestServer:
     """The server's state: the data, the faults, the request log (see the module docstring)."""
 
@@ -138,7 +150,7 @@ class HarvestServer:
         self.requests: list[LoggedRequest] = []
         self.stopping = threading.Event()
         self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.httpd = _Server(("127.0.0.1", 0), _handler(self))
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
